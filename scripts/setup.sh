@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the native build and tests need (idempotent; run as root).
+set -euo pipefail
+packages=(cmake g++ make rapidjson-dev libhwy-dev libgtest-dev libgmock-dev googletest
+          libtorch-dev python3-torch python3-torchvision python3-numpy)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

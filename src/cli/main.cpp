@@ -1,0 +1,158 @@
+// torchir: native CLI over the engine (info / visualize / pie / run / verify / parity).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "cli/parity.h"
+#include "ir/errors.h"
+#include "ir/info.h"
+#include "ir/json_loader.h"
+#include "ir/mermaid.h"
+#include "runtime/session.h"
+#include "verify/verify.h"
+#include "weights/safetensors.h"
+#include "weights/torch_save.h"
+
+using namespace tir;
+using namespace tir::cli;
+
+namespace {
+
+const char* kUsage =
+    "usage: torchir <command> ...\n"
+    "  info IR [--json] [-o FILE]\n"
+    "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n"
+    "  pie IR [--top N] [-o FILE]\n"
+    "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile]\n"
+    "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
+    "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
+    "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n";
+
+void write_text(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    std::cout << text << "\n";
+    return;
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot write '" + path + "'");
+  f << text << "\n";
+}
+
+const std::string& ir_path(const Args& a) {
+  if (a.positional.empty()) throw Error("missing IR file argument");
+  return a.positional[0];
+}
+
+std::string required(const Args& a, const std::string& opt) {
+  if (!a.has(opt)) throw Error("missing required option " + opt);
+  return a.get(opt);
+}
+
+int cmd_info(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  write_text(a.has("--json") ? model_info_json(m) : model_info_text(m), a.get("-o"));
+  return 0;
+}
+
+int cmd_visualize(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  write_text(ir_to_mermaid(m, int(a.num("--max-nodes", 30)), !a.has("--no-weights")), a.get("-o"));
+  return 0;
+}
+
+int cmd_pie(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  write_text(op_distribution_pie(m, int(a.num("--top", 10))), a.get("-o"));
+  return 0;
+}
+
+// Loads IR + weights + constants into a bound native session.
+std::unique_ptr<Session> open_session(const Args& a, Model model) {
+  auto s = std::make_unique<Session>(std::move(model));
+  s->bind(read_weights_file(required(a, "--weights")), load_optional_tensors(a.get("--constants")));
+  return s;
+}
+
+int cmd_run(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  const std::string io_path = required(a, "--inputs");
+  TensorMap io = read_weights_file(io_path);
+  auto inputs = io_inputs(m, io, io_path);
+  auto session = open_session(a, m);
+  session->set_profiling(a.has("--profile"));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto outputs = session->run(inputs);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  TensorMap out;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out.set("output." + std::to_string(i), outputs[i]);
+    std::printf("output %zu: %s %s\n", i, shape_to_string(outputs[i].shape).c_str(), dtype_name(outputs[i].dtype));
+  }
+  std::printf("run time: %.3f ms\n", ms);
+  for (const auto& t : session->last_profile())
+    std::printf("  %-40s %-40s %9.3f ms\n", t.node.c_str(), t.op_type.c_str(), t.ms);
+  if (a.has("-o")) write_safetensors_file(a.get("-o"), out);
+  return 0;
+}
+
+int cmd_verify(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  const std::string io_path = required(a, "--io");
+  TensorMap io = read_weights_file(io_path);
+  auto inputs = io_inputs(m, io, io_path);
+  auto expected = io_outputs(m, io, io_path);
+  const std::string backend = a.get("--backend", "native");
+  std::vector<Tensor> actual;
+  if (backend == "native") {
+    actual = open_session(a, m)->run(inputs);
+  } else if (backend == "libtorch") {
+    actual = run_reference(m, read_weights_file(required(a, "--weights")),
+                           load_optional_tensors(a.get("--constants")), inputs, a.get("--device", "cpu"));
+  } else {
+    throw Error("unknown backend '" + backend + "' (native|libtorch)");
+  }
+  VerifyReport r = verify_outputs(actual, expected, a.num("--rtol", 1e-5), a.num("--atol", 1e-5));
+  std::cout << format_report(r);
+  return r.is_valid ? 0 : 1;
+}
+
+int cmd_parity(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  const std::string io_path = required(a, "--io");
+  TensorMap io = read_weights_file(io_path);
+  ParityOptions o;
+  o.rtol = a.num("--rtol", 1e-4);
+  o.atol = a.num("--atol", 1e-4);
+  o.device = a.get("--device", "cpu");
+  return run_parity(m, read_weights_file(required(a, "--weights")), load_optional_tensors(a.get("--constants")),
+                    io_inputs(m, io, io_path), o, std::cout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    const Args a = parse_args(argc, argv, 2, {"--json", "--no-weights", "--profile"});
+    if (cmd == "info") return cmd_info(a);
+    if (cmd == "visualize") return cmd_visualize(a);
+    if (cmd == "pie") return cmd_pie(a);
+    if (cmd == "run") return cmd_run(a);
+    if (cmd == "verify") return cmd_verify(a);
+    if (cmd == "parity") return cmd_parity(a);
+    std::cerr << "torchir: unknown command '" << cmd << "'\n" << kUsage;
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "torchir: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,62 @@
+// In-memory form of the JSON IR written by pytorch-ir (see IR_FORMAT.md).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/attr.h"
+#include "ir/dtype.h"
+
+namespace tir {
+
+using Shape = std::vector<int64_t>;
+
+struct TensorMeta {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::F32;
+  std::string producer_node;   // empty: a weight/buffer/constant (or a hand-written graph input)
+  int64_t producer_output_idx = 0;
+  bool has_producer() const { return !producer_node.empty(); }
+  int64_t numel() const;
+};
+
+struct OpNode {
+  std::string name;
+  std::string op_type;         // "aten.add.Tensor", "<built-in function getitem>", ...
+  std::vector<TensorMeta> inputs;
+  std::vector<TensorMeta> outputs;
+  AttrMap attrs;
+};
+
+// A lifted constant's value from the IR's `constants` section.
+struct ConstantValue {
+  DType dtype = DType::F32;
+  Shape shape;                  // from the nesting of `data`
+  std::vector<double> values;   // floats/bools, row-major
+  std::vector<int64_t> ints;    // exact values for integer/bool dtypes
+};
+
+struct Model {
+  std::string model_name;
+  std::string pytorch_version;
+  std::vector<TensorMeta> graph_inputs;
+  std::vector<TensorMeta> graph_outputs;
+  std::vector<TensorMeta> weights;
+  // placeholder -> original key, in file order.
+  std::vector<std::pair<std::string, std::string>> weight_name_mapping;
+  std::vector<OpNode> nodes;
+  std::vector<std::pair<std::string, ConstantValue>> constants;  // by original name, file order
+
+  // Original state_dict key for a placeholder (or the name itself if unmapped).
+  std::string original_name(const std::string& placeholder) const;
+  // Every placeholder mapped to `original`.
+  std::vector<std::string> placeholders_of(const std::string& original) const;
+  const TensorMeta* find_weight(const std::string& name_or_placeholder) const;
+  const TensorMeta* find_graph_input(const std::string& name) const;
+};
+
+std::string shape_to_string(const Shape& s);  // "[1, 3, 224, 224]"
+
+}  // namespace tir

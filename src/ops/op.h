@@ -1,0 +1,98 @@
+// The op interface. Every op is defined once (one file per op family in
+// src/ops) by two functions:
+//   plan(call): runs at compile time. Reads input metadata (shape/dtype/strides;
+//     no data yet), checks arguments, and sets every output either to a fresh
+//     tensor (call.fresh) or to a view of an input (call.alias). May stash parsed
+//     attributes or prepacked data in call.state for run().
+//   run(call): runs at execute time with data. Null for pure view ops.
+// Ops register themselves with TIR_REGISTER_OPS in their own file, so adding an
+// op touches one op file and a test.
+#pragma once
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/attr.h"
+#include "ir/errors.h"
+#include "ir/model.h"
+#include "runtime/tensor.h"
+
+namespace tir {
+
+class OpCall {
+ public:
+  explicit OpCall(const OpNode& n) : node(&n) {}
+
+  const OpNode* node;
+  std::vector<Tensor> in;    // resolved tensor inputs, IR order
+  std::vector<Tensor> out;   // one per IR output
+  std::shared_ptr<void> state;
+
+  // --- attributes (absent or null -> default; absent without default -> error) ---
+  const Attr* attr(const std::string& name) const;  // null when absent or JSON null
+  bool has(const std::string& name) const { return attr(name) != nullptr; }
+  int64_t i(const std::string& name, std::optional<int64_t> def = std::nullopt) const;
+  double f(const std::string& name, std::optional<double> def = std::nullopt) const;
+  bool b(const std::string& name, std::optional<bool> def = std::nullopt) const;
+  std::string str(const std::string& name, std::optional<std::string> def = std::nullopt) const;
+  // int[] argument; a single int expands to `expand` copies (`int[2] padding=0`).
+  std::vector<int64_t> ints(const std::string& name,
+                            std::optional<std::vector<int64_t>> def = std::nullopt,
+                            size_t expand = 1) const;
+  std::optional<std::vector<int64_t>> opt_ints(const std::string& name) const;
+  std::optional<DType> dtype(const std::string& name) const;
+  Scalar scalar(const std::string& name, std::optional<Scalar> def = std::nullopt) const;
+  std::optional<Scalar> opt_scalar(const std::string& name) const;
+  // attrs._tensor_list_sizes / _tensor_list_none_masks
+  std::vector<int64_t> tensor_list_sizes() const;
+  std::vector<std::vector<bool>> tensor_list_none_masks() const;
+
+  // --- checks; messages name the node and op ---
+  [[noreturn]] void fail(const std::string& msg) const;
+  void check(bool cond, const std::string& msg) const { if (!cond) fail(msg); }
+  void expect_inputs(size_t min, size_t max) const;
+  // dim in [-ndim, ndim) -> [0, ndim); `ndim` may be 0 (then -1/0 allowed, as torch)
+  int64_t wrap_dim(int64_t dim, int64_t ndim) const;
+
+  // --- plan helpers ---
+  Tensor& fresh(size_t idx, DType dtype, const Shape& shape);
+  void alias(size_t idx, const Tensor& view) { ensure_out(idx); out[idx] = view; }
+  size_t num_ir_outputs() const { return node->outputs.size(); }
+
+  template <typename T> T& state_as() const { return *static_cast<T*>(state.get()); }
+
+ private:
+  void ensure_out(size_t idx);
+};
+
+struct OpDef {
+  std::function<void(OpCall&)> plan;
+  std::function<void(OpCall&)> run;   // empty for pure view/no-op ops
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& instance();
+  void add(const std::string& op_type, OpDef def);
+  const OpDef* find(const std::string& op_type) const;
+  std::vector<std::string> op_types() const;  // sorted
+ private:
+  std::vector<std::pair<std::string, OpDef>> defs_;
+};
+
+struct OpRegistrar {
+  OpRegistrar(std::initializer_list<std::pair<const char*, OpDef>> defs);
+};
+
+#define TIR_CONCAT2(a, b) a##b
+#define TIR_CONCAT(a, b) TIR_CONCAT2(a, b)
+// Usage (at namespace scope in an op file):
+//   TIR_REGISTER_OPS({"aten.relu.default", {plan_same_shape, run_relu}}, ...);
+#define TIR_REGISTER_OPS(...) \
+  static ::tir::OpRegistrar TIR_CONCAT(tir_op_registrar_, __LINE__)({__VA_ARGS__})
+
+}  // namespace tir

@@ -1,0 +1,433 @@
+// View and bookkeeping ops. Views alias their input's Buffer (no run step), so
+// in-place writes through them reach the base. reshape-like ops copy only when
+// the strides make a view impossible, as torch does.
+#include <algorithm>
+#include <numeric>
+
+#include "ops/op.h"
+
+namespace tir {
+namespace {
+
+// ATen's computeStride: strides for viewing (shape, strides) as new_shape
+// without copying, or nullopt when impossible.
+std::optional<Strides> view_strides(const Shape& shape, const Strides& strides, const Shape& new_shape) {
+  if (shape.empty() || shape_numel(shape) == 0) return contiguous_strides(new_shape);
+  Strides out(new_shape.size(), 1);
+  int64_t view_d = int64_t(new_shape.size()) - 1;
+  int64_t chunk_base_stride = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    tensor_numel *= shape[size_t(d)];
+    if (d == 0 || (shape[size_t(d - 1)] != 1 && strides[size_t(d - 1)] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_shape[size_t(view_d)] == 1)) {
+        out[size_t(view_d)] = view_numel * chunk_base_stride;
+        view_numel *= new_shape[size_t(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = strides[size_t(d - 1)];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+// Resolves one -1 entry from the element count.
+Shape infer_size(const OpCall& c, Shape shape, int64_t numel) {
+  int64_t known = 1, infer_at = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      c.check(infer_at < 0, "only one dimension can be -1 in " + shape_to_string(shape));
+      infer_at = int64_t(i);
+    } else {
+      c.check(shape[i] >= 0, "invalid size " + shape_to_string(shape));
+      known *= shape[i];
+    }
+  }
+  if (infer_at >= 0) {
+    c.check(known != 0 && numel % known == 0,
+            "shape " + shape_to_string(shape) + " is invalid for input of size " + std::to_string(numel));
+    shape[size_t(infer_at)] = numel / known;
+  }
+  c.check(shape_numel(shape) == numel,
+          "shape " + shape_to_string(shape) + " is invalid for input of size " + std::to_string(numel));
+  return shape;
+}
+
+// View when strides allow, else a planned copy (run_reshape_copy fills it).
+void reshape_to(OpCall& c, const Shape& requested) {
+  const Tensor& x = c.in[0];
+  const Shape shape = infer_size(c, requested, x.numel());
+  if (auto st = view_strides(x.shape, x.strides, shape)) {
+    c.alias(0, x.view_as(shape, *st, x.offset));
+  } else {
+    c.fresh(0, x.dtype, shape);
+  }
+}
+
+void run_reshape_copy(OpCall& c) {
+  const Tensor& x = c.in[0];
+  const Tensor& y = c.out[0];
+  if (y.same_storage(x)) return;  // planned as a view
+  copy_into(y.view_as(x.shape, contiguous_strides(x.shape), y.offset), x);
+}
+
+void plan_view(OpCall& c) {
+  c.expect_inputs(1, 1);
+  reshape_to(c, c.ints(c.has("size") ? "size" : "shape"));
+}
+
+void plan_flatten(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  if (x.dim() == 0) return reshape_to(c, {1});
+  const int64_t start = c.wrap_dim(c.i("start_dim", 0), x.dim());
+  const int64_t end = c.wrap_dim(c.i("end_dim", -1), x.dim());
+  c.check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim");
+  Shape shape(x.shape.begin(), x.shape.begin() + start);
+  int64_t n = 1;
+  for (int64_t d = start; d <= end; ++d) n *= x.shape[size_t(d)];
+  shape.push_back(n);
+  shape.insert(shape.end(), x.shape.begin() + end + 1, x.shape.end());
+  reshape_to(c, shape);
+}
+
+void plan_unflatten(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const int64_t dim = c.wrap_dim(c.i("dim"), x.dim());
+  Shape sizes = infer_size(c, c.ints("sizes"), x.shape[size_t(dim)]);
+  Shape shape(x.shape.begin(), x.shape.begin() + dim);
+  shape.insert(shape.end(), sizes.begin(), sizes.end());
+  shape.insert(shape.end(), x.shape.begin() + dim + 1, x.shape.end());
+  reshape_to(c, shape);
+}
+
+void permute_to(OpCall& c, const std::vector<int64_t>& dims) {
+  const Tensor& x = c.in[0];
+  c.check(int64_t(dims.size()) == x.dim(), "number of dims don't match in permute");
+  Shape shape;
+  Strides strides;
+  std::vector<bool> seen(dims.size(), false);
+  for (int64_t d : dims) {
+    const int64_t w = c.wrap_dim(d, x.dim());
+    c.check(!seen[size_t(w)], "repeated dim in permute");
+    seen[size_t(w)] = true;
+    shape.push_back(x.shape[size_t(w)]);
+    strides.push_back(x.strides[size_t(w)]);
+  }
+  c.alias(0, x.view_as(shape, strides, x.offset));
+}
+
+void plan_permute(OpCall& c) {
+  c.expect_inputs(1, 1);
+  permute_to(c, c.ints("dims"));
+}
+
+void plan_transpose(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const int64_t n = c.in[0].dim();
+  std::vector<int64_t> dims(size_t(std::max<int64_t>(n, 0)));
+  std::iota(dims.begin(), dims.end(), 0);
+  if (n == 0) return c.alias(0, c.in[0]);
+  std::swap(dims[size_t(c.wrap_dim(c.i("dim0"), n))], dims[size_t(c.wrap_dim(c.i("dim1"), n))]);
+  permute_to(c, dims);
+}
+
+void plan_t(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const int64_t n = c.in[0].dim();
+  c.check(n <= 2, "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(n) + "D");
+  if (n < 2) return c.alias(0, c.in[0]);
+  permute_to(c, {1, 0});
+}
+
+void plan_unsqueeze(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const int64_t d = c.wrap_dim(c.i("dim"), x.dim() + 1);
+  Shape shape = x.shape;
+  Strides strides = x.strides;
+  const int64_t stride = d < x.dim() ? x.shape[size_t(d)] * x.strides[size_t(d)] : 1;
+  shape.insert(shape.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  c.alias(0, x.view_as(shape, strides, x.offset));
+}
+
+// squeeze.default / .dim / .dims: drops the listed size-1 dims (all when none listed).
+void plan_squeeze(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  std::vector<bool> drop(size_t(x.dim()), false);
+  auto dims = c.opt_ints("dim");
+  if (!dims) {
+    for (int64_t d = 0; d < x.dim(); ++d) drop[size_t(d)] = x.shape[size_t(d)] == 1;
+  } else {
+    for (int64_t d : *dims) {
+      if (x.dim() == 0) continue;
+      const int64_t w = c.wrap_dim(d, x.dim());
+      drop[size_t(w)] = x.shape[size_t(w)] == 1;
+    }
+  }
+  Shape shape;
+  Strides strides;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (drop[size_t(d)]) continue;
+    shape.push_back(x.shape[size_t(d)]);
+    strides.push_back(x.strides[size_t(d)]);
+  }
+  c.alias(0, x.view_as(shape, strides, x.offset));
+}
+
+void plan_expand(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const std::vector<int64_t> size = c.ints("size");
+  c.check(size.size() >= size_t(x.dim()), "expand: the number of sizes provided (" + std::to_string(size.size()) +
+                                             ") must be greater or equal to the number of dimensions in the tensor (" +
+                                             std::to_string(x.dim()) + ")");
+  const size_t lead = size.size() - size_t(x.dim());
+  Shape shape(size.size());
+  Strides strides(size.size(), 0);
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (i < lead) {
+      c.check(size[i] >= 0, "expand: -1 is not allowed in a leading, non-existing dimension");
+      shape[i] = size[i];
+      continue;
+    }
+    const int64_t have = x.shape[i - lead];
+    const int64_t want = size[i] == -1 ? have : size[i];
+    c.check(have == want || have == 1, "expand: size " + std::to_string(want) + " must match the existing size " +
+                                           std::to_string(have) + " at non-singleton dimension " + std::to_string(i));
+    shape[i] = want;
+    strides[i] = have == want ? x.strides[i - lead] : 0;
+  }
+  c.alias(0, x.view_as(shape, strides, x.offset));
+}
+
+// Narrows dim to [start, start + step*len) with the given step.
+Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t len, int64_t step) {
+  Shape shape = x.shape;
+  Strides strides = x.strides;
+  shape[size_t(dim)] = len;
+  strides[size_t(dim)] *= step;
+  return x.view_as(shape, strides, x.offset + start * x.strides[size_t(dim)]);
+}
+
+void plan_slice(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  c.check(x.dim() > 0, "slice() cannot be applied to a 0-dim tensor");
+  const int64_t dim = c.wrap_dim(c.i("dim", 0), x.dim());
+  const int64_t size = x.shape[size_t(dim)];
+  const int64_t step = c.i("step", 1);
+  c.check(step > 0, "slice step must be positive");
+  // Bounds may be INT64_MAX: only add `size` to negative values, then clamp.
+  auto clamp_bound = [&](int64_t v) {
+    if (v < 0) v += size;
+    return std::min(std::max<int64_t>(v, 0), size);
+  };
+  const int64_t start = clamp_bound(c.i("start", 0));
+  const int64_t end = std::max(start, clamp_bound(c.i("end", size)));
+  c.alias(0, slice_view(x, dim, start, (end - start + step - 1) / step, step));
+}
+
+void plan_narrow(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const int64_t dim = c.wrap_dim(c.i("dim"), x.dim());
+  int64_t start = c.i("start");
+  const int64_t length = c.i("length");
+  if (start < 0) start += x.shape[size_t(dim)];
+  c.check(start >= 0 && length >= 0 && start + length <= x.shape[size_t(dim)],
+          "start (" + std::to_string(start) + ") + length (" + std::to_string(length) + ") exceeds dimension size (" +
+              std::to_string(x.shape[size_t(dim)]) + ")");
+  c.alias(0, slice_view(x, dim, start, length, 1));
+}
+
+Tensor select_view(const OpCall& c, const Tensor& x, int64_t dim, int64_t index) {
+  const int64_t size = x.shape[size_t(dim)];
+  c.check(index >= -size && index < size, "select(): index " + std::to_string(index) +
+                                              " out of range for tensor of size " + shape_to_string(x.shape) +
+                                              " at dimension " + std::to_string(dim));
+  if (index < 0) index += size;
+  Shape shape = x.shape;
+  Strides strides = x.strides;
+  shape.erase(shape.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  return x.view_as(shape, strides, x.offset + index * x.strides[size_t(dim)]);
+}
+
+void plan_select(OpCall& c) {
+  c.expect_inputs(1, 1);
+  c.check(c.in[0].dim() > 0, "select() cannot be applied to a 0-dim tensor");
+  const int64_t dim = c.wrap_dim(c.i("dim"), c.in[0].dim());
+  c.alias(0, select_view(c, c.in[0], dim, c.i("index")));
+}
+
+void plan_unbind(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const int64_t dim = c.wrap_dim(c.i("dim", 0), x.dim());
+  c.check(size_t(x.shape[size_t(dim)]) == c.num_ir_outputs(), "unbind: the IR lists " +
+                                                                  std::to_string(c.num_ir_outputs()) + " outputs for size " +
+                                                                  std::to_string(x.shape[size_t(dim)]));
+  for (int64_t k = 0; k < x.shape[size_t(dim)]; ++k) c.alias(size_t(k), select_view(c, x, dim, k));
+}
+
+// Consecutive pieces of `sizes` along dim.
+void split_into(OpCall& c, const std::vector<int64_t>& sizes, int64_t dim) {
+  const Tensor& x = c.in[0];
+  int64_t start = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    c.alias(k, slice_view(x, dim, start, sizes[k], 1));
+    start += sizes[k];
+  }
+  c.check(start == x.shape[size_t(dim)], "split sizes " + shape_to_string(sizes) + " do not add up to dimension size " +
+                                             std::to_string(x.shape[size_t(dim)]));
+}
+
+// split.Tensor and chunk: equal pieces of split_size, the last one smaller.
+void split_even(OpCall& c, int64_t dim, int64_t split_size) {
+  const int64_t size = c.in[0].shape[size_t(dim)];
+  std::vector<int64_t> sizes;
+  if (split_size == 0) {
+    sizes.assign(c.num_ir_outputs(), 0);
+  } else {
+    for (int64_t s = 0; s < size; s += split_size) sizes.push_back(std::min(split_size, size - s));
+    if (sizes.empty()) sizes.push_back(0);
+  }
+  c.check(sizes.size() == c.num_ir_outputs(), "split gives " + std::to_string(sizes.size()) +
+                                                  " pieces but the IR lists " + std::to_string(c.num_ir_outputs()));
+  split_into(c, sizes, dim);
+}
+
+void plan_split(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  split_even(c, dim, c.i("split_size"));
+}
+
+void plan_chunk(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  const int64_t chunks = c.i("chunks");
+  c.check(chunks > 0, "chunk expects `chunks` to be greater than 0");
+  const int64_t size = c.in[0].shape[size_t(dim)];
+  split_even(c, dim, (size + chunks - 1) / chunks);
+}
+
+void plan_split_with_sizes(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  split_into(c, c.ints("split_sizes"), dim);
+}
+
+void plan_identity(OpCall& c) {
+  c.expect_inputs(1, 1);
+  c.alias(0, c.in[0]);
+}
+
+void plan_dropout(OpCall& c) {
+  c.expect_inputs(1, 1);
+  c.check(!c.b("train", false) || c.f("p", 0.5) == 0.0,
+          "dropout with train=True is random and cannot be reproduced; export the model in eval mode");
+  c.alias(0, c.in[0]);
+}
+
+// contiguous: the input itself when already contiguous (so later in-place ops
+// mutate the original, as in eager mode), else a copy.
+void plan_contiguous(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  if (x.is_contiguous()) c.alias(0, x);
+  else c.fresh(0, x.dtype, x.shape);
+}
+
+void run_contiguous(OpCall& c) {
+  if (!c.out[0].same_storage(c.in[0])) copy_into(c.out[0], c.in[0]);
+}
+
+void plan_assert_metadata(OpCall& c) {
+  c.expect_inputs(1, 1);
+  if (auto d = c.dtype("dtype"))
+    c.check(compute_dtype(*d) == c.in[0].dtype,
+            std::string("tensor dtype ") + dtype_name(c.in[0].dtype) + " differs from asserted " + dtype_name(*d));
+  if (auto size = c.opt_ints("size"))
+    c.check(*size == c.in[0].shape, "tensor shape " + shape_to_string(c.in[0].shape) + " differs from asserted " +
+                                        shape_to_string(*size));
+}
+
+// getitem: inputs are all tensor outputs of the producer; attrs.index picks one.
+void plan_getitem(OpCall& c) {
+  const int64_t index = c.i("index");
+  c.check(index >= 0 && size_t(index) < c.in.size(),
+          "getitem index " + std::to_string(index) + " out of range for " + std::to_string(c.in.size()) + " inputs");
+  c.alias(0, c.in[size_t(index)]);
+}
+
+OpDef view_op(void (*plan)(OpCall&)) { return {plan, nullptr}; }
+OpDef reshape_op(void (*plan)(OpCall&)) { return {plan, run_reshape_copy}; }
+
+}  // namespace
+
+TIR_REGISTER_OPS(
+    // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+    {"aten.view.default", reshape_op(plan_view)},
+    // _unsafe_view(Tensor self, SymInt[] size) -> Tensor
+    {"aten._unsafe_view.default", reshape_op(plan_view)},
+    // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+    {"aten.reshape.default", reshape_op(plan_view)},
+    // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+    {"aten.flatten.using_ints", reshape_op(plan_flatten)},
+    // unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
+    {"aten.unflatten.int", reshape_op(plan_unflatten)},
+    // permute(Tensor(a) self, int[] dims) -> Tensor(a)
+    {"aten.permute.default", view_op(plan_permute)},
+    // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+    {"aten.transpose.int", view_op(plan_transpose)},
+    // t(Tensor(a) self) -> Tensor(a)
+    {"aten.t.default", view_op(plan_t)},
+    // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+    {"aten.unsqueeze.default", view_op(plan_unsqueeze)},
+    // squeeze(Tensor(a) self) / squeeze.dim(self, int dim) / squeeze.dims(self, int[] dim)
+    {"aten.squeeze.default", view_op(plan_squeeze)},
+    {"aten.squeeze.dim", view_op(plan_squeeze)},
+    {"aten.squeeze.dims", view_op(plan_squeeze)},
+    // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+    {"aten.expand.default", view_op(plan_expand)},
+    // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+    {"aten.slice.Tensor", view_op(plan_slice)},
+    // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+    {"aten.narrow.default", view_op(plan_narrow)},
+    // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+    {"aten.select.int", view_op(plan_select)},
+    // unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+    {"aten.unbind.int", view_op(plan_unbind)},
+    // split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+    {"aten.split.Tensor", view_op(plan_split)},
+    // split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
+    {"aten.split_with_sizes.default", view_op(plan_split_with_sizes)},
+    // chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
+    {"aten.chunk.default", view_op(plan_chunk)},
+    // alias(Tensor(a) self) -> Tensor(a); detach(Tensor(a) self); detach_(Tensor(a!) self)
+    {"aten.alias.default", view_op(plan_identity)},
+    {"aten.detach.default", view_op(plan_identity)},
+    {"aten.detach_.default", view_op(plan_identity)},
+    // dropout(Tensor input, float p, bool? train) -> Tensor  (eval: identity)
+    {"aten.dropout.default", view_op(plan_dropout)},
+    {"aten.dropout_.default", view_op(plan_dropout)},
+    {"aten.feature_dropout.default", view_op(plan_dropout)},
+    // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+    {"aten.contiguous.default", {plan_contiguous, run_contiguous}},
+    // _assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, ...) -> ()
+    {"aten._assert_tensor_metadata.default", view_op(plan_assert_metadata)},
+    // operator.getitem(outputs, int index) -> Tensor
+    {"<built-in function getitem>", view_op(plan_getitem)});
+
+}  // namespace tir

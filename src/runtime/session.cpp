@@ -1,0 +1,254 @@
+#include "runtime/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "ir/errors.h"
+#include "ir/validator.h"
+#include "runtime/memory_plan.h"
+#include "runtime/session_impl.h"
+
+namespace tir {
+
+bool is_inplace_op(const std::string& op_type) {
+  if (op_type.rfind("aten.", 0) != 0) return false;
+  const size_t dot = op_type.find('.', 5);
+  const std::string name = op_type.substr(5, dot == std::string::npos ? std::string::npos : dot - 5);
+  return name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_';
+}
+
+namespace {
+
+std::string meta_text(const Shape& shape, DType dtype) {
+  return shape_to_string(shape) + " (" + dtype_name(dtype) + ")";
+}
+
+// Every op type without an implementation, with the nodes using it, in one error.
+void check_supported(const Model& model) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> missing;
+  for (const auto& node : model.nodes) {
+    if (OpRegistry::instance().find(node.op_type)) continue;
+    auto it = std::find_if(missing.begin(), missing.end(),
+                           [&](const auto& m) { return m.first == node.op_type; });
+    if (it == missing.end()) missing.push_back({node.op_type, {node.name}});
+    else it->second.push_back(node.name);
+  }
+  if (missing.empty()) return;
+  std::string msg = "Unsupported op type(s) (" + std::to_string(missing.size()) + "):";
+  for (const auto& m : missing) {
+    msg += "\n  - " + m.first + " (node";
+    msg += m.second.size() > 1 ? "s " : " ";
+    for (size_t i = 0; i < m.second.size() && i < 5; ++i) msg += (i ? ", '" : "'") + m.second[i] + "'";
+    if (m.second.size() > 5) msg += ", ... " + std::to_string(m.second.size() - 5) + " more";
+    msg += ")";
+  }
+  throw ExecutionError(msg);
+}
+
+}  // namespace
+
+Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->model = std::move(model);
+  impl_->options = options;
+  impl_->compile();
+}
+
+Session::~Session() = default;
+
+void Session::Impl::compile() {
+  validate_model_or_throw(model);
+  check_supported(model);
+  for (const auto& gi : model.graph_inputs) {
+    Tensor t = make_unplanned(compute_dtype(gi.dtype), gi.shape, gi.name);
+    t.buffer->kind = Buffer::Kind::Input;
+    inputs.push_back(t);
+    values[gi.name] = t;
+  }
+  for (const auto& node : model.nodes) node_by_name[node.name] = &node;
+  for (const auto& node : model.nodes) {
+    auto step = std::make_unique<Step>(node);
+    step->def = OpRegistry::instance().find(node.op_type);
+    for (size_t i = 0; i < node.inputs.size(); ++i) step->call.in.push_back(resolve_input(node, i));
+    step->def->plan(step->call);
+    check_outputs(*step);
+    mark_mutations(*step);
+    for (size_t k = 0; k < node.outputs.size(); ++k) values[node.outputs[k].name] = step->call.out[k];
+    steps.push_back(std::move(step));
+  }
+  for (const auto& go : model.graph_outputs) {
+    auto it = values.find(go.name);
+    if (it == values.end()) throw IRFormatError("graph output '" + go.name + "' is not produced by any node");
+    outputs.push_back(it->second);
+  }
+  plan_arena();
+}
+
+Tensor Session::Impl::resolve_input(const OpNode& node, size_t index) {
+  const TensorMeta& meta = node.inputs[index];
+  Tensor t;
+  if (meta.has_producer()) {
+    auto producer = node_by_name.find(meta.producer_node);
+    // A graph input is its own producer.
+    const std::string name = producer != node_by_name.end()
+                                 ? producer->second->outputs.at(size_t(meta.producer_output_idx)).name
+                                 : meta.producer_node;
+    t = value_named(name, node, index);
+  } else if (model.find_weight(meta.name)) {
+    t = weight_tensor(meta.name, node);
+  } else {
+    t = value_named(meta.name, node, index);  // hand-written files: graph input without producer_node
+  }
+  if (t.shape != meta.shape || t.dtype != compute_dtype(meta.dtype))
+    throw ExecutionError("node '" + node.name + "' input " + std::to_string(index) + " ('" + meta.name +
+                         "'): IR says " + meta_text(meta.shape, meta.dtype) + " but the value is " +
+                         meta_text(t.shape, t.dtype));
+  return t;
+}
+
+Tensor Session::Impl::value_named(const std::string& name, const OpNode& reader, size_t index) const {
+  auto it = values.find(name);
+  if (it == values.end())
+    throw ExecutionError("Weight/input '" + name + "' not found in registry for node '" + reader.name + "'.");
+  return it->second;
+}
+
+Tensor& Session::Impl::weight_tensor(const std::string& placeholder, const OpNode& reader) {
+  const TensorMeta* meta = model.find_weight(placeholder);
+  std::string key = model.original_name(placeholder);
+  auto it = weights.find(key);
+  if (it != weights.end()) return it->second.tensor;
+  WeightSlot slot;
+  slot.key = key;
+  slot.first_placeholder = placeholder;
+  slot.first_reader = reader.name;
+  slot.ir_dtype = meta->dtype;
+  slot.tensor = make_unplanned(compute_dtype(meta->dtype), meta->shape, key);
+  slot.tensor.buffer->kind = Buffer::Kind::Weight;
+  return weights.emplace(key, std::move(slot)).first->second.tensor;
+}
+
+void Session::Impl::check_outputs(const Step& step) const {
+  const OpNode& node = *step.node;
+  const auto& out = step.call.out;
+  if (out.size() != node.outputs.size())
+    throw ExecutionError("node '" + node.name + "' (" + node.op_type + "): op produced " +
+                         std::to_string(out.size()) + " outputs but the IR lists " +
+                         std::to_string(node.outputs.size()));
+  for (size_t k = 0; k < out.size(); ++k) {
+    const TensorMeta& meta = node.outputs[k];
+    if (!out[k].defined() || out[k].shape != meta.shape || out[k].dtype != compute_dtype(meta.dtype))
+      throw ExecutionError("node '" + node.name + "' (" + node.op_type + "): output " + std::to_string(k) +
+                           " is " + (out[k].defined() ? meta_text(out[k].shape, out[k].dtype) : "undefined") +
+                           " but the IR says " + meta_text(meta.shape, meta.dtype));
+  }
+}
+
+void Session::Impl::mark_mutations(const Step& step) {
+  if (!is_inplace_op(step.node->op_type) || step.call.in.empty()) return;
+  const auto& target = step.call.in[0].buffer;
+  for (auto& kv : weights)
+    if (kv.second.tensor.buffer == target) kv.second.mutated = true;
+}
+
+void Session::Impl::plan_arena() {
+  // Each arena buffer lives from its defining step to its last reader/writer.
+  std::vector<Buffer*> buffers;
+  std::vector<LiveRange> ranges;
+  std::unordered_map<Buffer*, size_t> index;
+  const int64_t end = int64_t(steps.size());
+  auto touch = [&](const Tensor& t, int64_t step) {
+    Buffer* b = t.buffer.get();
+    if (b->kind != Buffer::Kind::Arena && b->kind != Buffer::Kind::Input) return;
+    auto it = index.find(b);
+    if (it == index.end()) {
+      index[b] = buffers.size();
+      buffers.push_back(b);
+      ranges.push_back({b->nbytes, step, step});
+    } else {
+      ranges[it->second].last = std::max(ranges[it->second].last, step);
+    }
+  };
+  for (const auto& t : inputs) touch(t, -1);
+  for (int64_t s = 0; s < end; ++s) {
+    for (const auto& t : steps[size_t(s)]->call.in) touch(t, s);
+    for (const auto& t : steps[size_t(s)]->call.out) touch(t, s);
+  }
+  for (const auto& t : outputs) touch(t, end);
+  if (options.keep_intermediates)
+    for (auto& r : ranges) r.last = end;
+  const MemoryPlan plan = plan_memory(ranges);
+  arena_size = plan.total_bytes;
+  arena_storage.reset(new uint8_t[arena_size + kArenaAlignment]);
+  uint8_t* base = arena_storage.get();
+  base += (kArenaAlignment - reinterpret_cast<uintptr_t>(base) % kArenaAlignment) % kArenaAlignment;
+  for (size_t i = 0; i < buffers.size(); ++i) buffers[i]->data = base + plan.offsets[i];
+}
+
+void Session::bind(const TensorMap& weights, const TensorMap& constants) { impl_->bind(weights, constants); }
+
+std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
+  Impl& s = *impl_;
+  if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
+  const auto& metas = s.model.graph_inputs;
+  if (inputs.size() != metas.size())
+    throw ExecutionError("expected " + std::to_string(metas.size()) + " input(s), got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& given = inputs[i];
+    const bool dtype_ok = compute_dtype(given.dtype) == compute_dtype(metas[i].dtype);
+    if (given.shape != metas[i].shape || !dtype_ok)
+      throw ExecutionError("input " + std::to_string(i) + " ('" + metas[i].name + "'): expected " +
+                           meta_text(metas[i].shape, metas[i].dtype) + ", got " +
+                           meta_text(given.shape, given.dtype));
+    copy_into(s.inputs[i], given);
+  }
+  s.profile.clear();
+  for (auto& step : s.steps) {
+    if (!step->def->run) continue;
+    if (s.profiling) {
+      const auto t0 = std::chrono::steady_clock::now();
+      step->def->run(step->call);
+      const auto t1 = std::chrono::steady_clock::now();
+      s.profile.push_back({step->node->name, step->node->op_type,
+                           std::chrono::duration<double, std::milli>(t1 - t0).count()});
+    } else {
+      step->def->run(step->call);
+    }
+  }
+  std::vector<Tensor> result;
+  for (const auto& o : s.outputs) result.push_back(to_dtype_owned(o, o.dtype));
+  return result;
+}
+
+void Session::set_profiling(bool on) { impl_->profiling = on; }
+const std::vector<NodeTiming>& Session::last_profile() const { return impl_->profile; }
+
+std::vector<std::string> Session::mutated_buffers() const {
+  std::vector<std::string> keys;
+  for (const auto& kv : impl_->weights)
+    if (kv.second.mutated) keys.push_back(kv.first);
+  return keys;
+}
+
+Tensor Session::buffer_value(const std::string& key) const {
+  auto it = impl_->weights.find(key);
+  if (it == impl_->weights.end()) throw ExecutionError("no weight/buffer '" + key + "' in this model");
+  if (!impl_->bound) throw ExecutionError("buffer '" + key + "' has no value: bind() was not called");
+  return to_dtype_owned(it->second.tensor, it->second.tensor.dtype);
+}
+
+void Session::reset_buffers() {
+  for (auto& kv : impl_->weights)
+    if (kv.second.mutated && kv.second.bound_value.defined()) copy_into(kv.second.tensor, kv.second.bound_value);
+}
+
+const Tensor* Session::value(const std::string& name) const {
+  if (!impl_->options.keep_intermediates) return nullptr;
+  auto it = impl_->values.find(name);
+  return it == impl_->values.end() ? nullptr : &it->second;
+}
+
+const Model& Session::model() const { return impl_->model; }
+size_t Session::arena_bytes() const { return impl_->arena_size; }
+
+}  // namespace tir

@@ -1,0 +1,66 @@
+// A compiled model: the graph resolved, every op planned, memory laid out in
+// one arena. Lifecycle: Session(model) compiles; bind() attaches weights and
+// constants; run() executes in node order (any number of times).
+#pragma once
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+#include "runtime/tensor.h"
+#include "weights/tensor_map.h"
+
+namespace tir {
+
+struct NodeTiming {
+  std::string node;
+  std::string op_type;
+  double ms = 0;
+};
+
+struct SessionOptions {
+  // Keep every intermediate value readable after run() (parity tooling): each
+  // value gets its own memory instead of sharing the arena.
+  bool keep_intermediates = false;
+};
+
+class Session {
+ public:
+  // Compiles; throws ExecutionError listing ALL unsupported op types.
+  explicit Session(Model model, SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // weights: by original key (state_dict). constants: by original name; they
+  // override the IR's own `constants`. Checks dtype/shape of every bound value.
+  // Missing values fail at bind with pytorch-ir's message naming the first reader.
+  void bind(const TensorMap& weights, const TensorMap& constants = {});
+
+  // Inputs in graph_inputs order. Returns new owned contiguous outputs.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+
+  // Per-node wall time of the last run(); empty unless profiling is on.
+  void set_profiling(bool on);
+  const std::vector<NodeTiming>& last_profile() const;
+
+  // Weights/buffers written in place by the graph (KV caches): current values,
+  // and reset to the bound values.
+  std::vector<std::string> mutated_buffers() const;   // original keys
+  Tensor buffer_value(const std::string& key) const;
+  void reset_buffers();
+
+  // An intermediate value by node output name after run(); requires
+  // SessionOptions::keep_intermediates (null otherwise or when unknown).
+  const Tensor* value(const std::string& node_output_name) const;
+
+  const Model& model() const;
+  size_t arena_bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tir

@@ -1,0 +1,61 @@
+// Internal state of a compiled Session (shared by session.cpp and binder.cpp).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ops/op.h"
+#include "runtime/session.h"
+
+namespace tir {
+
+struct Step {
+  const OpNode* node = nullptr;
+  const OpDef* def = nullptr;
+  OpCall call;
+  explicit Step(const OpNode& n) : node(&n), call(n) {}
+};
+
+// A weight/buffer/constant as the graph sees it (one per original key; every
+// placeholder of that key shares it, so tied weights share memory).
+struct WeightSlot {
+  std::string key;                   // original state_dict key
+  std::string first_placeholder;     // as written in the first node reading it
+  std::string first_reader;          // that node's name (for the missing-value message)
+  DType ir_dtype = DType::F32;       // as declared in the IR
+  Tensor tensor;                     // compute dtype, contiguous; data set by bind()
+  bool mutated = false;              // written in place by some node (KV cache)
+  Tensor bound_value;                // what bind() supplied, for reset_buffers()
+};
+
+struct Session::Impl {
+  Model model;
+  SessionOptions options;
+  std::vector<Tensor> inputs;                           // graph input slots
+  std::vector<std::unique_ptr<Step>> steps;
+  std::unordered_map<std::string, Tensor> values;       // node output name -> value
+  std::unordered_map<std::string, const OpNode*> node_by_name;
+  std::map<std::string, WeightSlot> weights;            // by original key
+  std::vector<Tensor> outputs;                          // graph outputs (views of values)
+  std::unique_ptr<uint8_t[]> arena_storage;
+  size_t arena_size = 0;
+  bool bound = false;
+  bool profiling = false;
+  std::vector<NodeTiming> profile;
+
+  void compile();
+  Tensor resolve_input(const OpNode& node, size_t index);
+  Tensor value_named(const std::string& name, const OpNode& reader, size_t index) const;
+  Tensor& weight_tensor(const std::string& placeholder, const OpNode& reader);
+  void check_outputs(const Step& step) const;
+  void mark_mutations(const Step& step);
+  void plan_arena();
+  void bind(const TensorMap& weights, const TensorMap& constants);
+};
+
+// True for ATen in-place ops ("aten.add_.Tensor", "aten.index_copy_.default").
+bool is_inplace_op(const std::string& op_type);
+
+}  // namespace tir

@@ -1,0 +1,119 @@
+#include "runtime/tensor.h"
+
+#include <cstring>
+
+#include "ir/errors.h"
+#include "kernels/dispatch.h"
+#include "kernels/strided.h"
+
+namespace tir {
+
+Strides contiguous_strides(const Shape& shape) {
+  Strides st(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    st[i] = s;
+    s *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return st;
+}
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+int64_t Tensor::size(int64_t d) const {
+  if (d < 0) d += dim();
+  if (d < 0 || d >= dim()) throw ExecutionError("dimension out of range");
+  return shape[size_t(d)];
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 1) continue;
+    if (strides[i] != expected) return shape_numel(shape) == 0;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+Tensor Tensor::view_as(Shape new_shape, Strides new_strides, int64_t new_offset) const {
+  Tensor t;
+  t.buffer = buffer;
+  t.dtype = dtype;
+  t.shape = std::move(new_shape);
+  t.strides = std::move(new_strides);
+  t.offset = new_offset;
+  return t;
+}
+
+Tensor make_owned(DType dtype, const Shape& shape) {
+  Tensor t;
+  t.buffer = std::make_shared<Buffer>();
+  t.buffer->kind = Buffer::Kind::Scratch;
+  const size_t n = size_t(shape_numel(shape)) * dtype_size(dtype);
+  t.buffer->owned.assign(n ? n : 1, 0);
+  t.buffer->data = t.buffer->owned.data();
+  t.buffer->nbytes = n;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.strides = contiguous_strides(shape);
+  return t;
+}
+
+Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label) {
+  Tensor t;
+  t.buffer = std::make_shared<Buffer>();
+  t.buffer->kind = Buffer::Kind::Arena;
+  t.buffer->nbytes = size_t(shape_numel(shape)) * dtype_size(dtype);
+  t.buffer->label = label;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.strides = contiguous_strides(shape);
+  return t;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.shape != src.shape)
+    throw ExecutionError("copy: shape " + shape_to_string(src.shape) + " does not match " +
+                         shape_to_string(dst.shape));
+  if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
+    if (dst.raw() != src.raw()) std::memmove(dst.raw(), src.raw(), dst.nbytes());
+    return;
+  }
+  dispatch_storage(dst.dtype, [&](auto dtag) {
+    using D = decltype(dtag);
+    dispatch_storage(src.dtype, [&](auto stag) {
+      using S = decltype(stag);
+      D* d = dst.data<D>();
+      const S* s = src.data<S>();
+      for_each_row<2>(dst.shape, {dst.strides.data(), src.strides.data()}, {0, 0},
+                      [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+                        for (int64_t k = 0; k < n; ++k) {
+                          if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>)
+                            d[off[0] + k * st[0]] = store_as<D>(load_as<float>(s[off[1] + k * st[1]]));
+                          else
+                            d[off[0] + k * st[0]] = store_as<D>(s[off[1] + k * st[1]]);
+                        }
+                      });
+    });
+  });
+}
+
+Tensor contiguous_or_self(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor c = make_owned(t.dtype, t.shape);
+  copy_into(c, t);
+  return c;
+}
+
+Tensor to_dtype_owned(const Tensor& src, DType dtype) {
+  Tensor c = make_owned(dtype, src.shape);
+  copy_into(c, src);
+  return c;
+}
+
+}  // namespace tir

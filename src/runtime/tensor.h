@@ -1,0 +1,64 @@
+// A tensor is a strided view on a shared Buffer. Views (view/permute/slice/...)
+// share the Buffer, so writes through a view land in the base. During compile
+// the Buffer of a fresh value has no memory yet; the memory planner later points
+// it into the arena, and every view made from it follows automatically.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/model.h"
+
+namespace tir {
+
+struct Buffer {
+  enum class Kind { Arena, Weight, Input, Scratch };
+  Kind kind = Kind::Scratch;
+  uint8_t* data = nullptr;     // null until planned/bound
+  size_t nbytes = 0;
+  std::vector<uint8_t> owned;  // used by Scratch/Weight buffers that own their bytes
+  std::shared_ptr<const void> keepalive;  // e.g. the mapped weights file `data` points into
+  std::string label;           // value/weight name, for errors and debugging
+  int id = -1;                 // planner id (Arena buffers)
+};
+
+using Strides = std::vector<int64_t>;
+
+Strides contiguous_strides(const Shape& shape);
+int64_t shape_numel(const Shape& shape);
+
+struct Tensor {
+  std::shared_ptr<Buffer> buffer;
+  DType dtype = DType::F32;
+  Shape shape;
+  Strides strides;       // in elements
+  int64_t offset = 0;    // in elements
+
+  int64_t dim() const { return int64_t(shape.size()); }
+  int64_t numel() const { return shape_numel(shape); }
+  int64_t size(int64_t d) const;   // negative d allowed
+  bool defined() const { return buffer != nullptr; }
+  bool is_contiguous() const;
+  size_t nbytes() const { return size_t(numel()) * dtype_size(dtype); }
+  uint8_t* raw() const { return buffer->data + offset * int64_t(dtype_size(dtype)); }
+  template <typename T> T* data() const { return reinterpret_cast<T*>(raw()); }
+
+  // A view with new metadata on the same buffer.
+  Tensor view_as(Shape new_shape, Strides new_strides, int64_t new_offset) const;
+  bool same_storage(const Tensor& o) const { return buffer == o.buffer; }
+};
+
+// New tensor with its own zero-filled memory (for scratch and tests).
+Tensor make_owned(DType dtype, const Shape& shape);
+// Contiguous tensor whose buffer is not yet allocated (the planner places it).
+Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label);
+// Contiguous copy (same dtype) unless already contiguous, then returns t itself.
+Tensor contiguous_or_self(const Tensor& t);
+// Copies src into dst elementwise (shapes equal; strides arbitrary; dtypes may differ: cast).
+void copy_into(const Tensor& dst, const Tensor& src);
+// New owned contiguous tensor of `dtype` holding src's values.
+Tensor to_dtype_owned(const Tensor& src, DType dtype);
+
+}  // namespace tir

@@ -1,0 +1,41 @@
+// LibTorch reference backend (native only). Executes IR nodes through the c10
+// dispatcher (aten::<op>.<overload>), rebuilding each call's arguments from the
+// node's tensor inputs + attrs + schema defaults, like pytorch-ir's executor.
+// This header is free of LibTorch includes so callers compile fast.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+#include "runtime/tensor.h"
+#include "weights/tensor_map.h"
+
+namespace tir {
+
+class ReferenceRunner {
+ public:
+  // device: "cpu" or "cuda" (when LibTorch has CUDA). Weights by original key;
+  // constants by original name override the IR's `constants`.
+  ReferenceRunner(const Model& model, const TensorMap& weights, const TensorMap& constants,
+                  const std::string& device = "cpu");
+  ~ReferenceRunner();
+  // Inputs in graph_inputs order; returns owned contiguous CPU outputs.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  // When kept, every node output after run(), by output name (CPU copies).
+  void set_keep_intermediates(bool on);
+  const Tensor* value(const std::string& name) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One node in isolation: `inputs` are its tensor inputs in IR order.
+std::vector<Tensor> run_node_reference(const OpNode& node, const std::vector<Tensor>& inputs,
+                                       const std::string& device = "cpu");
+
+// "1.13.1", "2.14.1", ...
+std::string libtorch_version();
+
+}  // namespace tir

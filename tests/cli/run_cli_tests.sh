@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# End-to-end checks of the torchir CLI: Mermaid/pie byte identity on the seed
+# IRs, verify (native and LibTorch) and parity on every model fixture, and the
+# error messages for bad input. Usage: run_cli_tests.sh TORCHIR [GENERATED_FIXTURES_DIR]
+set -uo pipefail
+torchir=$1
+here=$(cd "$(dirname "$0")/.." && pwd)
+fixtures=$here/fixtures
+generated=${2:-$here/../build/fixtures}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect_output NAME EXPECTED_EXIT SUBSTRING CMD...
+expect_output() {
+  local name=$1 want_rc=$2 needle=$3; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$want_rc" ]; then bad "$name: exit $rc (want $want_rc): $out"; return; fi
+  if [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then bad "$name: output lacks '$needle': $out"; return; fi
+  ok
+}
+
+for json in "$fixtures"/seeds/*.json; do
+  base=${json%.json}
+  if [ -f "$base.mmd" ]; then
+    "$torchir" visualize "$json" -o "$tmp/out.mmd"
+    # the CLI prints like Python's print(): one trailing newline
+    if cmp -s <(printf '%s\n' "$(cat "$base.mmd")") "$tmp/out.mmd"; then ok; else bad "visualize $(basename "$json")"; fi
+  fi
+  if [ -f "$base.pie" ]; then
+    if cmp -s <(printf '%s\n' "$(cat "$base.pie")") <("$torchir" pie "$json"); then ok; else bad "pie $(basename "$json")"; fi
+  fi
+  expect_output "info $(basename "$json")" 0 "Op distribution:" "$torchir" info "$json"
+done
+
+have_libtorch=0
+"$torchir" verify --help >/dev/null 2>&1
+while IFS= read -r json; do
+  dir=$(dirname "$json"); rel=${dir#"$fixtures"/}
+  w=$dir/weights.safetensors; io=$dir/io.safetensors
+  [ -f "$w" ] || w=$generated/$rel/weights.safetensors
+  [ -f "$io" ] || io=$generated/$rel/io.safetensors
+  if [ ! -f "$w" ] || [ ! -f "$io" ]; then echo "skip $rel (weights/io not generated)"; continue; fi
+  expect_output "verify $rel" 0 "Verification PASSED" "$torchir" verify "$json" --weights "$w" --io "$io" --rtol 1e-4 --atol 1e-4
+  if "$torchir" verify "$json" --weights "$w" --io "$io" --backend libtorch --rtol 1e-4 --atol 1e-4 >"$tmp/ref.txt" 2>&1; then
+    ok; have_libtorch=1
+    expect_output "parity $rel" 0 "parity: no divergence" "$torchir" parity "$json" --weights "$w" --io "$io"
+  elif grep -q "built without the LibTorch backend" "$tmp/ref.txt"; then
+    echo "skip libtorch checks for $rel (no LibTorch backend)"
+  else
+    bad "verify --backend libtorch $rel: $(cat "$tmp/ref.txt")"
+  fi
+done < <(find "$fixtures/models" -name model.json | sort)
+
+# Bad input: each gives a clear message and a non-zero exit, never a crash.
+seed=$fixtures/seeds/SimpleMLP.json
+printf '{"model_name": "x",\n  "nodes": [,]}' > "$tmp/bad.json"
+expect_output "malformed json" 1 "line 2, column" "$torchir" info "$tmp/bad.json"
+expect_output "missing file" 1 "nope.json" "$torchir" info "$tmp/nope.json"
+expect_output "unknown command" 2 "unknown command" "$torchir" frobnicate
+printf 'not a weights file at all' > "$tmp/junk.safetensors"
+expect_output "junk weights" 1 "junk.safetensors" "$torchir" run "$seed" --weights "$tmp/junk.safetensors" --inputs "$tmp/junk.safetensors"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

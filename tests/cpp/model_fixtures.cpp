@@ -1,0 +1,41 @@
+#include "model_fixtures.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+
+namespace tir::test {
+
+std::vector<ModelFixture> model_fixtures() {
+  std::vector<ModelFixture> out;
+  const fs::path root = fs::path(fixtures_dir()) / "models";
+  const fs::path generated = fs::path(generated_fixtures_dir()) / "models";
+  if (!fs::exists(root)) return out;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.path().filename() != "model.json") continue;
+    const fs::path dir = entry.path().parent_path();
+    const fs::path rel = fs::relative(dir, root);
+    ModelFixture f;
+    f.id = rel.generic_string();
+    f.ir = entry.path().string();
+    for (const fs::path& base : {dir, generated / rel}) {
+      if (f.weights.empty() && fs::exists(base / "weights.safetensors")) f.weights = (base / "weights.safetensors").string();
+      if (f.io.empty() && fs::exists(base / "io.safetensors")) f.io = (base / "io.safetensors").string();
+    }
+    out.push_back(f);
+  }
+  std::sort(out.begin(), out.end(), [](const ModelFixture& a, const ModelFixture& b) { return a.id < b.id; });
+  return out;
+}
+
+std::string fixture_test_name(const ModelFixture& f) {
+  std::string s = f.id;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+}  // namespace tir::test

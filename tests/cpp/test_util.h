@@ -1,0 +1,23 @@
+// Helpers shared by the C++ test suites.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+#include "runtime/tensor.h"
+
+namespace tir::test {
+
+// tests/fixtures (env TIR_FIXTURES, else relative to this source file).
+std::string fixtures_dir();
+// Generated fixtures (env TIR_GENERATED_FIXTURES, else build-tree default); may not exist.
+std::string generated_fixtures_dir();
+bool file_exists(const std::string& path);
+std::string read_text(const std::string& path);
+
+Tensor tensor_f32(const Shape& shape, const std::vector<float>& values);
+Tensor tensor_i64(const Shape& shape, const std::vector<int64_t>& values);
+std::vector<float> values_f32(const Tensor& t);    // any dtype, row-major logical order
+std::vector<int64_t> values_i64(const Tensor& t);
+
+}  // namespace tir::test

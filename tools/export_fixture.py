@@ -1,0 +1,757 @@
+#!/usr/bin/env python3
+"""Export a test fixture for torch-ir-wasm: pytorch-ir style IR + weights + reference I/O.
+
+Usage:
+    export_fixture.py MODEL --out DIR [--flavor auto|training|decomposed] [--seed N]
+                      [--ir-only] [--from-ir EXISTING.json]
+
+Writes into DIR:
+    model.json          the IR, in the JSON format written by pytorch-ir (torch_ir.IR.save)
+    weights.safetensors the (seeded, re-initialised) state_dict, original keys
+    io.safetensors      "input.<graph input name>" and "output.<i>" (graph_outputs order);
+                        outputs come from the real nn.Module in eval mode under no_grad
+
+Flavors:
+    training    torch >= 2.5: torch.export.export(model, args), no run_decompositions();
+                this is what pytorch-ir writes.
+    decomposed  torch 1.13 (also works later): make_fx of a functionalized
+                functional_call(model, params+buffers, inputs) with the part of the core-ATen
+                decomposition table that 1.13 knows (aten.t -> permute, _reshape_alias -> view,
+                ...). Close to the "old default export"/core forms.
+    auto        training when torch.export exists (torch >= 2.5), else decomposed.
+
+--ir-only writes just model.json. --from-ir X.json skips the export and writes the weights and
+I/O for the model whose IR is X.json (exported elsewhere, e.g. in the torch 2.x chroot); the
+model's state_dict keys must match X.json's weights.
+
+Runs under Debian's torch 1.13 (/usr/bin/python3) and torch 2.x. Deterministic: the same
+MODEL/seed gives the same files.
+"""
+
+import argparse
+import collections
+import inspect
+import json
+import math
+import operator
+import os
+import re
+import struct
+import sys
+import zlib
+
+import torch
+import torch.nn as nn
+
+TORCH_VERSION = torch.__version__
+_m = re.match(r"(\d+)\.(\d+)", TORCH_VERSION)
+TORCH_MAJOR_MINOR = (int(_m.group(1)), int(_m.group(2)))
+
+
+class FixtureError(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------------------
+# Models
+# ----------------------------------------------------------------------------------------
+
+
+class SmallCNN(nn.Module):
+    """conv-bn-relu-maxpool-conv-bn-relu-adaptiveavgpool-flatten-linear, 1x3x32x32 -> 1x10."""
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, kernel_size=3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, kernel_size=3, stride=2, padding=1)
+        self.bn2 = nn.BatchNorm2d(16)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, num_classes)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.bn1(self.conv1(x))))
+        x = self.relu(self.bn2(self.conv2(x)))
+        x = torch.flatten(self.avgpool(x), 1)
+        return self.fc(x)
+
+
+# The four seed models of shared/seeds-ir, re-created (same state_dict keys, same constants).
+
+
+class SimpleMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class MaskedLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+        self.mask = torch.tensor([1.0, 0.0, 1.0, 0.0])  # plain attribute -> lifted constant
+
+    def forward(self, x):
+        return self.linear(x) * self.mask
+
+
+class GatherWithIndex(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(8, 8)
+        self.indices = torch.tensor([0, 2, 4, 6])  # plain attribute -> lifted constant
+
+    def forward(self, x):
+        return self.linear(x)[:, self.indices]
+
+
+class BufferVsConstant(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+        self.register_buffer("scale", torch.ones(4))  # buffer: in the state_dict
+        self.offset = torch.tensor([0.1, 0.2, 0.3, 0.4])  # constant: not in the state_dict
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offset
+
+
+def _tv():
+    import torchvision
+
+    return torchvision
+
+
+MODELS = collections.OrderedDict(
+    [
+        ("small_cnn", (lambda: SmallCNN(), [(1, 3, 32, 32)])),
+        ("resnet18", (lambda: _tv().models.resnet18(), [(1, 3, 64, 64)])),
+        ("mobilenet_v2", (lambda: _tv().models.mobilenet_v2(), [(1, 3, 64, 64)])),
+        (
+            "vit_tiny",
+            (
+                lambda: _tv().models.VisionTransformer(
+                    image_size=32, patch_size=8, num_layers=2, num_heads=2,
+                    hidden_dim=32, mlp_dim=64, num_classes=10,
+                ),
+                [(1, 3, 32, 32)],
+            ),
+        ),
+        ("SimpleMLP", (lambda: SimpleMLP(), [(1, 4)])),
+        ("MaskedLinear", (lambda: MaskedLinear(), [(1, 4)])),
+        ("GatherWithIndex", (lambda: GatherWithIndex(), [(1, 8)])),
+        ("BufferVsConstant", (lambda: BufferVsConstant(), [(1, 4)])),
+    ]
+)
+
+
+def _generator(seed, key):
+    g = torch.Generator()
+    g.manual_seed((seed * 1000003 + zlib.crc32(key.encode("utf-8"))) % (2**63))
+    return g
+
+
+def init_model(model, seed):
+    """Deterministically re-initialise every float parameter/buffer (non-trivial values)."""
+    with torch.no_grad():
+        tensors = list(model.named_parameters()) + list(model.named_buffers())
+        for key, t in tensors:
+            if not t.is_floating_point():
+                continue  # num_batches_tracked etc. keep their (int64) value
+            g = _generator(seed, key)
+            leaf = key.rsplit(".", 1)[-1]
+            shape = tuple(t.shape)
+            if leaf == "running_var":
+                vals = torch.rand(shape, generator=g, dtype=torch.float32) + 0.5
+            elif leaf == "running_mean":
+                vals = torch.randn(shape, generator=g, dtype=torch.float32) * 0.1
+            elif t.dim() >= 2:
+                fan_in = max(1, t[0].numel())
+                vals = torch.randn(shape, generator=g, dtype=torch.float32) / math.sqrt(fan_in)
+            elif leaf in ("weight", "scale"):
+                vals = 1.0 + 0.1 * torch.randn(shape, generator=g, dtype=torch.float32)
+            else:
+                vals = 0.1 * torch.randn(shape, generator=g, dtype=torch.float32)
+            t.copy_(vals.to(t.dtype))
+
+
+def build_model(name, seed):
+    if name not in MODELS:
+        raise FixtureError("unknown model %r (known: %s)" % (name, ", ".join(MODELS)))
+    ctor, shapes = MODELS[name]
+    torch.manual_seed(seed)
+    model = ctor()
+    init_model(model, seed)
+    model.eval()
+    params = inspect.signature(model.forward).parameters
+    arg_names = [p for p in params][: len(shapes)]
+    inputs = collections.OrderedDict()
+    for arg, shape in zip(arg_names, shapes):
+        g = _generator(seed, "input." + arg)
+        inputs[arg] = torch.randn(shape, generator=g, dtype=torch.float32)
+    return model, inputs
+
+
+# ----------------------------------------------------------------------------------------
+# safetensors (written by hand: 8-byte LE header length, JSON header, raw little-endian data)
+# ----------------------------------------------------------------------------------------
+
+_ST_DTYPES = {
+    torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+    torch.uint8: "U8", torch.bool: "BOOL",
+}
+
+
+def _tensor_bytes(t):
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return t.numpy().tobytes()  # x86/ARM little-endian hosts
+
+
+def write_safetensors(path, tensors, metadata=None):
+    header = collections.OrderedDict()
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    blobs, offset = [], 0
+    for name, t in tensors.items():
+        if t.dtype not in _ST_DTYPES:
+            raise FixtureError("cannot store %s (%s) in safetensors" % (name, t.dtype))
+        b = _tensor_bytes(t)
+        header[name] = {"dtype": _ST_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+# ----------------------------------------------------------------------------------------
+# IR building (emulates torch_ir.analyzer / converter)
+# ----------------------------------------------------------------------------------------
+
+_DTYPE_NAMES = {
+    torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+    torch.bfloat16: "bfloat16", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
+    torch.int64: "int64", torch.uint8: "uint8", torch.bool: "bool",
+    torch.complex64: "complex64", torch.complex128: "complex128",
+}
+
+
+def _dtype_str(dtype):
+    return _DTYPE_NAMES.get(dtype, str(dtype).replace("torch.", ""))
+
+
+def _shape(t):
+    out = []
+    for d in t.shape:
+        if not isinstance(d, int):
+            try:
+                d = int(d)
+            except Exception:
+                raise FixtureError("dynamic dimension %r in shape %r" % (d, tuple(t.shape)))
+        out.append(d)
+    return out
+
+
+def _tensor_metas(value, prefix):
+    """TensorMetas of a node value: one tensor -> [prefix]; tuple/list -> prefix_<i>."""
+    if isinstance(value, torch.Tensor):
+        return [{"name": prefix, "shape": _shape(value), "dtype": _dtype_str(value.dtype)}]
+    if isinstance(value, (list, tuple)):
+        return [
+            {"name": "%s_%d" % (prefix, i), "shape": _shape(v), "dtype": _dtype_str(v.dtype)}
+            for i, v in enumerate(value)
+            if isinstance(v, torch.Tensor)
+        ]
+    return []
+
+
+def _jsonable(v):
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v  # json writes inf/nan as Infinity/NaN, like pytorch-ir's IR.save
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, torch.fx.Node):
+        return v.name
+    # dtype, device, layout, memory_format, ... written as str() (pytorch-ir's workaround)
+    return str(v)
+
+
+def _schema_specs(target):
+    specs = []
+    for a in target._schema.arguments:
+        ts = str(a.type)
+        is_list = ("Tensor[]" in ts or "Tensor?[]" in ts or "List[Tensor]" in ts
+                   or "List[Optional[Tensor]]" in ts)
+        specs.append((a.name, is_list, "Tensor" in ts))
+    return specs
+
+
+def _op_attrs(node):
+    attrs = collections.OrderedDict()
+    for k, v in node.kwargs.items():
+        attrs[k] = _jsonable(v)
+    if node.target is operator.getitem:
+        if len(node.args) >= 2 and not isinstance(node.args[1], torch.fx.Node):
+            attrs["index"] = node.args[1]
+        return attrs
+    specs = _schema_specs(node.target)
+    sizes, masks = [], []
+    for (name, is_list, _), value in zip(specs, node.args):
+        if is_list and isinstance(value, (list, tuple)):
+            sizes.append(sum(1 for v in value if v is not None))
+            mask = [v is None for v in value]
+            if any(mask):
+                masks.append(mask)
+    if sizes:
+        attrs["_tensor_list_sizes"] = sizes
+    if masks:
+        attrs["_tensor_list_none_masks"] = masks
+    for (name, _, is_tensor), value in zip(specs, node.args):
+        if isinstance(value, torch.fx.Node):
+            continue
+        if isinstance(value, (list, tuple)) and any(isinstance(v, torch.fx.Node) for v in value):
+            continue
+        if value is None and is_tensor:
+            continue
+        attrs[name] = _jsonable(value)
+    return attrs
+
+
+def _op_type(target):
+    if target is operator.getitem:
+        return str(target)  # "<built-in function getitem>"
+    s = str(target)
+    if isinstance(target, torch._ops.OpOverload) and s.startswith("aten."):
+        return s
+    raise FixtureError(
+        "node target %r is not an ATen op (prim/sym/higher-order ops are not expected in "
+        "these fixtures)" % (s,)
+    )
+
+
+def build_ir(graph, *, model_name, ph_info, value_of, user_outputs):
+    """Walk an FX graph like torch_ir's GraphAnalyzer.
+
+    ph_info: {fx node: (kind, ir_name, original_key)} for placeholders/get_attr, kind in
+             input/param/buffer/constant. value_of(node) -> the node's (fake or real) value.
+    user_outputs: the output-node arguments that are user outputs.
+    """
+    node_outputs = {}
+    graph_inputs, graph_outputs, weights, mapping, nodes = [], [], [], collections.OrderedDict(), []
+    ir_name = {}
+    weight_nodes = set()
+
+    def input_metas(node):
+        metas = []
+
+        def add(a):
+            is_weight = a in weight_nodes
+            for idx, m in enumerate(node_outputs.get(a, [])):
+                m = dict(m)
+                if not is_weight:
+                    m["producer_node"] = ir_name[a]
+                    m["producer_output_idx"] = idx
+                metas.append(m)
+
+        for arg in node.args:
+            if isinstance(arg, torch.fx.Node):
+                add(arg)
+            elif isinstance(arg, (list, tuple)):
+                for a in arg:
+                    if isinstance(a, torch.fx.Node):
+                        add(a)
+        for k, v in node.kwargs.items():
+            if isinstance(v, torch.fx.Node) or (
+                isinstance(v, (list, tuple)) and any(isinstance(x, torch.fx.Node) for x in v)
+            ):
+                raise FixtureError("node %s has a tensor keyword argument %r" % (node.name, k))
+        return metas
+
+    for node in graph.nodes:
+        if node.op in ("placeholder", "get_attr"):
+            if node not in ph_info:
+                if node.op == "get_attr":
+                    raise FixtureError("unexpected get_attr %s" % node.target)
+                raise FixtureError("unclassified placeholder %s" % node.name)
+            kind, name, key = ph_info[node]
+            ir_name[node] = name
+            metas = _tensor_metas(value_of(node), name)
+            node_outputs[node] = metas
+            if kind == "input":
+                graph_inputs.extend(metas)
+            else:
+                weight_nodes.add(node)
+                mapping[name] = key
+                for m in metas:
+                    weights.append({"name": key, "shape": m["shape"], "dtype": m["dtype"]})
+        elif node.op == "call_function":
+            ir_name[node] = node.name
+            op_type = _op_type(node.target)
+            metas = _tensor_metas(value_of(node), node.name)
+            node_outputs[node] = metas
+            nodes.append(
+                collections.OrderedDict(
+                    [
+                        ("name", node.name),
+                        ("op_type", op_type),
+                        ("inputs", input_metas(node)),
+                        ("outputs", metas),
+                        ("attrs", _op_attrs(node)),
+                    ]
+                )
+            )
+        elif node.op == "output":
+            for arg in user_outputs:
+                if isinstance(arg, torch.fx.Node):
+                    graph_outputs.extend(node_outputs.get(arg, []))
+        else:
+            raise FixtureError("unexpected FX node %s (%s)" % (node.name, node.op))
+
+    return collections.OrderedDict(
+        [
+            ("model_name", model_name),
+            ("pytorch_version", TORCH_VERSION),
+            ("graph_inputs", graph_inputs),
+            ("graph_outputs", graph_outputs),
+            ("weights", weights),
+            ("weight_name_mapping", mapping),
+            ("nodes", nodes),
+        ]
+    )
+
+
+def _placeholder_name(prefix, key):
+    return prefix + key.replace(".", "_")
+
+
+def _constants_json(constants):
+    return collections.OrderedDict(
+        (k, {"data": v.tolist(), "dtype": str(v.dtype).replace("torch.", "")})
+        for k, v in constants.items()
+    )
+
+
+# ---- training flavor: torch.export.export -------------------------------------------------
+
+
+def export_training(model, inputs):
+    if not hasattr(torch, "export") or TORCH_MAJOR_MINOR < (2, 5):
+        raise FixtureError("flavor 'training' needs torch >= 2.5 (this is %s)" % TORCH_VERSION)
+    ep = torch.export.export(model, tuple(inputs.values()))
+    sig = ep.graph_signature
+    params = dict(sig.inputs_to_parameters)
+    buffers = dict(sig.inputs_to_buffers)
+    consts = dict(getattr(sig, "inputs_to_lifted_tensor_constants", {}) or {})
+    user_inputs = list(sig.user_inputs)
+    graph = ep.graph_module.graph
+    ph_info = {}
+    for node in graph.nodes:
+        if node.op != "placeholder":
+            continue
+        if node.name in params:
+            ph_info[node] = ("param", node.name, params[node.name])
+        elif node.name in buffers:
+            ph_info[node] = ("buffer", node.name, buffers[node.name])
+        elif node.name in consts:
+            ph_info[node] = ("constant", node.name, consts[node.name])
+        elif node.name in user_inputs:
+            ph_info[node] = ("input", node.name, None)
+        else:
+            raise FixtureError("placeholder %s is neither a weight nor a user input" % node.name)
+    out_node = [n for n in graph.nodes if n.op == "output"][0]
+    outs = out_node.args[0] if isinstance(out_node.args[0], (list, tuple)) else [out_node.args[0]]
+    user_outs = set(sig.user_outputs)
+    user_outputs = [a for a in outs if isinstance(a, torch.fx.Node) and a.name in user_outs]
+    ir = build_ir(graph, model_name=type(model).__name__, ph_info=ph_info,
+                  value_of=lambda n: n.meta.get("val"), user_outputs=user_outputs)
+    constants = collections.OrderedDict()
+    for k, v in (getattr(ep, "constants", None) or {}).items():
+        if isinstance(v, torch.Tensor):
+            constants[k] = v
+    if constants:
+        ir["constants"] = _constants_json(constants)
+    return ir
+
+
+# ---- decomposed flavor: make_fx + functionalization + core decompositions ----------------
+
+# Ops in torch 2.x's core_aten_decompositions() that torch 1.13's decomposition table also
+# knows (out/backward/fft/loss variants left out). Looked up by name; missing ones are skipped.
+_CORE_DECOMPS = """
+_reshape_alias.default _unsafe_view.default addcdiv.default addcmul.default addr.default
+all.default all.dim arange.default arange.start celu.default clamp_max.Tensor clamp_max.default
+clamp_min.Tensor clamp_min.default detach.default diag_embed.default dot.default
+empty_like.default eye.default eye.m floor_divide.default frac.default glu.default
+hardshrink.default hardsigmoid.default hardswish.default hardswish_.default hardtanh_.default
+heaviside.default index_add.default index_copy.default index_fill.int_Scalar
+index_fill.int_Tensor isneginf.default isposinf.default leaky_relu_.default logit.default
+logsumexp.default masked_fill.Scalar masked_fill.Tensor meshgrid.default meshgrid.indexing
+mish.default mv.default nan_to_num.default new_empty.default new_full.default new_ones.default
+new_zeros.default norm.Scalar norm.ScalarOpt_dim ones.default prelu.default relu6.default
+roll.default rot90.default rsub.Scalar rsub.Tensor selu.default sgn.default silu.default
+silu_.default sinc.default softplus.default softshrink.default split.Tensor squeeze.default
+squeeze.dim stack.default std.correction sum.default t.default threshold.default
+trace.default transpose.int tril.default triu.default unbind.int var_mean.default
+var_mean.dim where.Scalar where.ScalarOther where.ScalarSelf where.default xlogy.Tensor
+zeros.default
+""".split()
+
+
+def _decomposition_table():
+    import torch._decomp as D
+
+    if hasattr(D, "core_aten_decompositions"):
+        return D.core_aten_decompositions()
+    ops = []
+    for name in _CORE_DECOMPS:
+        packet, overload = name.rsplit(".", 1)
+        op = getattr(getattr(torch.ops.aten, packet, None), overload, None)
+        if op is not None and op in D.decomposition_table:
+            ops.append(op)
+    return D.get_decompositions(ops)
+
+
+class _NoMHAFastPath:
+    """torch 1.13's nn.MultiheadAttention / TransformerEncoderLayer take a fused fast path
+    (aten._native_multi_head_attention) in eval mode; make it report has_torch_function so
+    that the traced graph has the ordinary ops instead."""
+
+    def __enter__(self):
+        import torch.overrides as ov
+
+        self._orig = ov.has_torch_function
+        orig = self._orig
+
+        def patched(*args, **kwargs):
+            f = sys._getframe(1).f_code.co_filename.replace("\\", "/")
+            if f.endswith("nn/modules/activation.py") or f.endswith("nn/modules/transformer.py"):
+                return True
+            return orig(*args, **kwargs)
+
+        ov.has_torch_function = patched
+        return self
+
+    def __exit__(self, *exc):
+        import torch.overrides as ov
+
+        ov.has_torch_function = self._orig
+        return False
+
+
+def export_decomposed(model, inputs):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    try:
+        from torch.func import functional_call, functionalize  # torch >= 2.0
+    except ImportError:
+        from functorch.experimental import functionalize
+        from torch.nn.utils.stateless import functional_call
+
+    params = collections.OrderedDict((k, v.detach()) for k, v in model.named_parameters())
+    buffers = collections.OrderedDict(model.named_buffers())
+    input_names = list(inputs)
+
+    def fn(p, b, *args):
+        state = dict(p)
+        state.update(b)
+        return functional_call(model, state, tuple(args))
+
+    flat_args = list(params.values()) + list(buffers.values()) + list(inputs.values())
+    with torch.no_grad(), _NoMHAFastPath():
+        gm = make_fx(functionalize(fn), decomposition_table=_decomposition_table())(
+            params, buffers, *inputs.values()
+        )
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+
+    # Record every node's real value.
+    values = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            r = super().run_node(n)
+            values[n] = r
+            return r
+
+    with torch.no_grad():
+        Recorder(gm).run(*flat_args)
+
+    phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(phs) != len(flat_args):
+        raise FixtureError("expected %d placeholders, traced %d" % (len(flat_args), len(phs)))
+    kinds = ([("param", "p_", k) for k in params] + [("buffer", "b_", k) for k in buffers]
+             + [("input", "", k) for k in input_names])
+    ph_info = {}
+    for node, (kind, prefix, key) in zip(phs, kinds):
+        if kind == "input":
+            ph_info[node] = ("input", key, None)
+        else:
+            ph_info[node] = (kind, _placeholder_name(prefix, key), key)
+
+    # Lifted constants: get_attr nodes holding module tensor attributes.
+    known = {}
+    for mod_name, mod in model.named_modules():
+        for attr, v in vars(mod).items():
+            if isinstance(v, torch.Tensor) and not isinstance(v, nn.Parameter):
+                known.setdefault(id(v), (mod_name + "." + attr) if mod_name else attr)
+    constants = collections.OrderedDict()
+    n_lifted = 0
+    for node in gm.graph.nodes:
+        if node.op != "get_attr":
+            continue
+        t = getattr(gm, node.target)
+        key = known.get(id(t))
+        if key is None:
+            key = "lifted_tensor_%d" % n_lifted
+            n_lifted += 1
+        ph_info[node] = ("constant", _placeholder_name("c_", key), key)
+        constants[key] = t
+
+    out_node = [n for n in gm.graph.nodes if n.op == "output"][0]
+    outs = out_node.args[0] if isinstance(out_node.args[0], (list, tuple)) else [out_node.args[0]]
+    ir = build_ir(gm.graph, model_name=type(model).__name__, ph_info=ph_info,
+                  value_of=lambda n: values.get(n), user_outputs=list(outs))
+    if constants:
+        ir["constants"] = _constants_json(constants)
+    return ir
+
+
+# ----------------------------------------------------------------------------------------
+# Driver
+# ----------------------------------------------------------------------------------------
+
+
+def expected_outputs(model, inputs):
+    with torch.no_grad():
+        out = model(*inputs.values())
+    flat = []
+
+    def walk(o):
+        if isinstance(o, torch.Tensor):
+            flat.append(o)
+        elif isinstance(o, (list, tuple)):
+            for x in o:
+                walk(x)
+        elif isinstance(o, dict):
+            for x in o.values():
+                walk(x)
+
+    walk(out)
+    return flat
+
+
+def write_weights_and_io(model, inputs, out_dir, ir):
+    sd = model.state_dict()
+    write_safetensors(os.path.join(out_dir, "weights.safetensors"), sd, {"format": "pt"})
+    outs = expected_outputs(model, inputs)
+    if len(outs) != len(ir["graph_outputs"]):
+        raise FixtureError("model returns %d tensors but the IR has %d graph outputs"
+                           % (len(outs), len(ir["graph_outputs"])))
+    io = collections.OrderedDict()
+    for (name, t), meta in zip(inputs.items(), ir["graph_inputs"]):
+        io["input." + meta["name"]] = t
+    for i, (t, meta) in enumerate(zip(outs, ir["graph_outputs"])):
+        if list(t.shape) != list(meta["shape"]):
+            raise FixtureError("output %d: model gives shape %s, IR says %s"
+                               % (i, list(t.shape), meta["shape"]))
+        io["output.%d" % i] = t
+    write_safetensors(os.path.join(out_dir, "io.safetensors"), io)
+
+
+def check_against_ir(model, inputs, ir, path):
+    """--from-ir: the IR must describe this model (same state_dict keys, same inputs)."""
+    mapping = ir.get("weight_name_mapping", {})
+    const_keys = {v for k, v in mapping.items() if k.startswith("c_")}
+    ir_keys = [w["name"] for w in ir["weights"] if w["name"] not in const_keys]
+    ir_keys = [mapping.get(k, k) for k in ir_keys]  # older files list placeholder names
+    sd = model.state_dict()
+    named = dict(list(model.named_parameters()) + list(model.named_buffers()))
+    missing = [k for k in ir_keys if k not in named]
+    extra = [k for k in sd if k not in set(ir_keys)]
+    if missing or extra:
+        raise FixtureError(
+            "%s does not match this model's state_dict: in IR but not in model: %s; "
+            "in model but not in IR: %s" % (path, missing[:10], extra[:10])
+        )
+    for w in ir["weights"]:
+        k = mapping.get(w["name"], w["name"])
+        if k in named and list(named[k].shape) != list(w["shape"]):
+            raise FixtureError("%s: weight %s has shape %s in the IR but %s in the model"
+                               % (path, k, w["shape"], list(named[k].shape)))
+    gi = ir["graph_inputs"]
+    if len(gi) != len(inputs):
+        raise FixtureError("%s has %d graph inputs, the model takes %d"
+                           % (path, len(gi), len(inputs)))
+    for meta, (name, t) in zip(gi, inputs.items()):
+        if list(meta["shape"]) != list(t.shape):
+            raise FixtureError("%s: input %s has shape %s, the model's example input is %s"
+                               % (path, meta["name"], meta["shape"], list(t.shape)))
+
+
+def flavor_dir_name(flavor):
+    return "torch%d.%d-%s" % (TORCH_MAJOR_MINOR[0], TORCH_MAJOR_MINOR[1], flavor)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model", help="one of: " + ", ".join(MODELS))
+    ap.add_argument("--out", required=True, help="output directory")
+    ap.add_argument("--flavor", default="auto", choices=["auto", "training", "decomposed"])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ir-only", action="store_true", help="write model.json only")
+    ap.add_argument("--from-ir", metavar="JSON",
+                    help="skip the export; write weights/io for the model of this IR")
+    args = ap.parse_args(argv)
+
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    model, inputs = build_model(args.model, args.seed)
+    os.makedirs(args.out, exist_ok=True)
+
+    if args.from_ir:
+        if args.ir_only:
+            raise FixtureError("--from-ir and --ir-only together write nothing")
+        with open(args.from_ir) as f:
+            ir = json.load(f)
+        check_against_ir(model, inputs, ir, args.from_ir)
+        write_weights_and_io(model, inputs, args.out, ir)
+        print("%s: weights+io for %s -> %s" % (args.model, args.from_ir, args.out))
+        return 0
+
+    flavor = args.flavor
+    if flavor == "auto":
+        flavor = "training" if (hasattr(torch, "export") and TORCH_MAJOR_MINOR >= (2, 5)) \
+            else "decomposed"
+    ir = export_training(model, inputs) if flavor == "training" else \
+        export_decomposed(model, inputs)
+    with open(os.path.join(args.out, "model.json"), "w") as f:
+        json.dump(ir, f, indent=2)
+        f.write("\n")
+    if not args.ir_only:
+        write_weights_and_io(model, inputs, args.out, ir)
+    print("%s: %s flavor (torch %s), %d nodes -> %s"
+          % (args.model, flavor, TORCH_VERSION, len(ir["nodes"]), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except FixtureError as e:
+        print("export_fixture: error: %s" % e, file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make_fixtures.sh OUTDIR — generate the weights and reference I/O that are not committed.
+#
+# For every tests/fixtures/models/<model>/<flavor>/model.json that has no weights.safetensors
+# beside it (resnet18, mobilenet_v2: too big to commit), runs
+#   export_fixture.py <model> --from-ir model.json --out OUTDIR/<model>/<flavor>
+# on the host torch (Debian python3-torch 1.13 + python3-torchvision), and copies model.json
+# there too, so OUTDIR/<model>/<flavor>/ holds model.json, weights.safetensors, io.safetensors.
+# Output is deterministic (fixed seeds); a directory whose files are newer than its model.json
+# and than export_fixture.py is left as it is.
+#
+# Environment: TIR_PYTHON (default /usr/bin/python3), TIR_FIXTURES (default
+# <repo>/tests/fixtures/models).
+set -euo pipefail
+
+[[ $# -eq 1 ]] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
+OUT=$1
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SRC=${TIR_FIXTURES:-$REPO/tests/fixtures/models}
+PY=${TIR_PYTHON:-/usr/bin/python3}
+EXPORTER=$REPO/tools/export_fixture.py
+
+"$PY" -c 'import torch, torchvision' 2>/dev/null || {
+    echo "make_fixtures: $PY cannot import torch and torchvision" \
+         "(apt-get install python3-torch python3-torchvision)" >&2
+    exit 1
+}
+
+mkdir -p "$OUT"
+n=0
+while IFS= read -r json; do
+    dir=$(dirname "$json")
+    [[ -f $dir/weights.safetensors ]] && continue
+    rel=${dir#"$SRC"/}
+    model=${rel%%/*}
+    dest=$OUT/$rel
+    if [[ -f $dest/weights.safetensors && -f $dest/io.safetensors && -f $dest/model.json
+          && $dest/io.safetensors -nt $json && $dest/io.safetensors -nt $EXPORTER ]] \
+       && cmp -s "$json" "$dest/model.json"; then
+        continue
+    fi
+    mkdir -p "$dest"
+    "$PY" "$EXPORTER" "$model" --from-ir "$json" --out "$dest"
+    cp "$json" "$dest/model.json"
+    n=$((n + 1))
+done < <(find "$SRC" -name model.json | LC_ALL=C sort)
+echo "make_fixtures: generated $n fixture(s) under $OUT"
