@@ -35,6 +35,10 @@ class ReferenceRunner {
 std::vector<Tensor> run_node_reference(const OpNode& node, const std::vector<Tensor>& inputs,
                                        const std::string& device = "cpu");
 
+// Whether this LibTorch can run op_type (getitem, the RoPE higher-order ops, or an
+// aten op it registers), so tests can skip ops newer than it (SDPA on 1.13).
+bool reference_supports(const std::string& op_type);
+
 // "1.13.1", "2.14.1", ...
 std::string libtorch_version();
 

@@ -44,7 +44,7 @@ inline std::shared_ptr<Buffer> make_weight_buffer(const uint8_t* p, size_t n, si
   buf->kind = Buffer::Kind::Weight;
   buf->nbytes = n;
   buf->label = std::move(label);
-  if (itemsize > 1 && reinterpret_cast<uintptr_t>(p) % itemsize != 0) {
+  if (n > 0 && itemsize > 1 && reinterpret_cast<uintptr_t>(p) % itemsize != 0) {
     buf->owned.assign(p, p + n);
     buf->data = buf->owned.data();
   } else {

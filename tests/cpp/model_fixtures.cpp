@@ -12,7 +12,7 @@ namespace tir::test {
 std::vector<ModelFixture> model_fixtures() {
   std::vector<ModelFixture> out;
   const fs::path root = fs::path(fixtures_dir()) / "models";
-  const fs::path generated = fs::path(generated_fixtures_dir()) / "models";
+  const fs::path generated = fs::path(generated_fixtures_dir());
   if (!fs::exists(root)) return out;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     if (entry.path().filename() != "model.json") continue;

@@ -2,6 +2,7 @@
 // with weights.safetensors + io.safetensors beside it or, for large models, in the
 // generated-fixtures dir at the same relative path (tools/make_fixtures.sh).
 #pragma once
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct ModelFixture {
 };
 
 std::vector<ModelFixture> model_fixtures();
+// GoogleTest prints the id instead of the struct's bytes.
+inline void PrintTo(const ModelFixture& f, std::ostream* os) { *os << f.id; }
 // Test-name-safe id.
 std::string fixture_test_name(const ModelFixture& f);
 

@@ -1,0 +1,352 @@
+#include "kernels/elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/dispatch.h"
+#include "kernels/strided.h"
+
+namespace tir {
+
+void coalesce_dims(Shape& shape, std::vector<Strides*> strides) {
+  Shape s2;
+  std::vector<Strides> t2(strides.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !s2.empty();
+    for (size_t k = 0; merge && k < strides.size(); ++k)
+      merge = t2[k].back() == (*strides[k])[d] * shape[d];
+    if (merge) {
+      s2.back() *= shape[d];
+      for (size_t k = 0; k < strides.size(); ++k) t2[k].back() = (*strides[k])[d];
+      continue;
+    }
+    s2.push_back(shape[d]);
+    for (size_t k = 0; k < strides.size(); ++k) t2[k].push_back((*strides[k])[d]);
+  }
+  shape = std::move(s2);
+  for (size_t k = 0; k < strides.size(); ++k) *strides[k] = std::move(t2[k]);
+}
+
+namespace {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kGeluTanhBeta = 0.79788456080286535588;  // sqrt(2/pi)
+
+// Integer arithmetic wraps like torch's (two's complement) without signed-overflow UB.
+template <typename T> inline T wrap_add(T a, T b) { return T(uint64_t(a) + uint64_t(b)); }
+template <typename T> inline T wrap_mul(T a, T b) { return T(uint64_t(a) * uint64_t(b)); }
+
+template <typename O, typename T, typename F>
+void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  Shape shape = out.shape;
+  Strides so = out.strides, sa = a.strides, sb = b.strides;
+  coalesce_dims(shape, {&so, &sa, &sb});
+  O* po = out.data<O>();
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  for_each_row<3>(shape, {so.data(), sa.data(), sb.data()}, {0, 0, 0},
+                  [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> s) {
+                    O* o = po + off[0];
+                    const T* x = pa + off[1];
+                    const T* y = pb + off[2];
+                    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+                      for (int64_t k = 0; k < n; ++k) o[k] = f(x[k], y[k]);
+                    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+                      const T yv = *y;
+                      for (int64_t k = 0; k < n; ++k) o[k] = f(x[k], yv);
+                    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+                      const T xv = *x;
+                      for (int64_t k = 0; k < n; ++k) o[k] = f(xv, y[k]);
+                    } else {
+                      for (int64_t k = 0; k < n; ++k) o[k * s[0]] = f(x[k * s[1]], y[k * s[2]]);
+                    }
+                  });
+}
+
+template <typename O, typename T, typename F>
+void map1(const Tensor& out, const Tensor& in, F f) {
+  Shape shape = out.shape;
+  Strides so = out.strides, si = in.strides;
+  coalesce_dims(shape, {&so, &si});
+  O* po = out.data<O>();
+  const T* pi = in.data<T>();
+  for_each_row<2>(shape, {so.data(), si.data()}, {0, 0},
+                  [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
+                    O* o = po + off[0];
+                    const T* x = pi + off[1];
+                    if (s[0] == 1 && s[1] == 1) {
+                      for (int64_t k = 0; k < n; ++k) o[k] = f(x[k]);
+                    } else {
+                      for (int64_t k = 0; k < n; ++k) o[k * s[0]] = f(x[k * s[1]]);
+                    }
+                  });
+}
+
+template <typename T> T int_pow(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {  // torch's powi: only |a| == 1 survives a negative exponent
+      if (a == 1) return 1;
+      if (a == -1) return (b % 2) ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  T r = 1;
+  uint64_t e = uint64_t(b);
+  while (e) {
+    if (e & 1) r = wrap_mul(r, a);
+    a = wrap_mul(a, a);
+    e >>= 1;
+  }
+  return r;
+}
+
+template <typename T> T float_div_floor(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+  if (div == 0) return std::copysign(T(0), a / b);
+  T fl = std::floor(div);
+  if (div - fl > T(0.5)) fl += T(1);
+  return fl;
+}
+
+template <typename T> T int_div_trunc(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return T(uint64_t(0) - uint64_t(a));  // avoids INT_MIN / -1
+  }
+  return T(a / b);
+}
+
+template <typename T> T int_div_floor(T a, T b) {
+  const T q = int_div_trunc(a, b);
+  if constexpr (std::is_signed_v<T>) {
+    if ((a < 0) != (b < 0) && T(a - q * b) != 0) return T(q - 1);
+  }
+  return q;
+}
+
+template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                                        const Scalar& alpha) {
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  constexpr bool kBool = std::is_same_v<T, bool>;
+  switch (op) {
+    case BinaryOp::Add:
+      if constexpr (kFloat) {
+        const T al = T(alpha.f);
+        if (al == T(1)) return map2<T, T>(out, a, b, [](T x, T y) { return x + y; });
+        return map2<T, T>(out, a, b, [al](T x, T y) { return x + al * y; });
+      } else if constexpr (kBool) {
+        const int64_t al = alpha.i;
+        return map2<T, T>(out, a, b, [al](T x, T y) { return (int64_t(x) + al * int64_t(y)) != 0; });
+      } else {
+        const T al = T(alpha.i);
+        return map2<T, T>(out, a, b, [al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); });
+      }
+    case BinaryOp::Mul:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x * y; });
+      else if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });
+      else return map2<T, T>(out, a, b, [](T x, T y) { return wrap_mul(x, y); });
+    case BinaryOp::Div:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x / y; });
+      break;
+    case BinaryOp::DivTrunc:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return std::trunc(x / y); });
+      else if constexpr (!kBool) return map2<T, T>(out, a, b, [](T x, T y) { return int_div_trunc(x, y); });
+      break;
+    case BinaryOp::DivFloor:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return float_div_floor(x, y); });
+      else if constexpr (!kBool) return map2<T, T>(out, a, b, [](T x, T y) { return int_div_floor(x, y); });
+      break;
+    case BinaryOp::Pow:
+      if constexpr (kFloat) {
+        // A single exponent: torch takes exact shortcuts for these values.
+        bool single = true;
+        for (auto s : b.strides) single = single && s == 0;
+        if (single && b.numel() > 0) {
+          const T e = *b.data<T>();
+          if (e == T(2)) return map2<T, T>(out, a, b, [](T x, T) { return x * x; });
+          if (e == T(3)) return map2<T, T>(out, a, b, [](T x, T) { return x * x * x; });
+          if (e == T(0.5)) return map2<T, T>(out, a, b, [](T x, T) { return std::sqrt(x); });
+          if (e == T(-0.5)) return map2<T, T>(out, a, b, [](T x, T) { return T(1) / std::sqrt(x); });
+          if (e == T(-1)) return map2<T, T>(out, a, b, [](T x, T) { return T(1) / x; });
+          if (e == T(-2)) return map2<T, T>(out, a, b, [](T x, T) { return T(1) / (x * x); });
+        }
+        return map2<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
+      } else if constexpr (kBool) {
+        return map2<T, T>(out, a, b, [](T x, T y) { return x || !y; });
+      } else {
+        return map2<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); });
+      }
+    case BinaryOp::Maximum:
+      if constexpr (kFloat)
+        return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::max(x, y); });
+      else return map2<T, T>(out, a, b, [](T x, T y) { return std::max(x, y); });
+    case BinaryOp::Minimum:
+      if constexpr (kFloat)
+        return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::min(x, y); });
+      else return map2<T, T>(out, a, b, [](T x, T y) { return std::min(x, y); });
+    case BinaryOp::Eq: return map2<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case BinaryOp::Ne: return map2<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case BinaryOp::Lt: return map2<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case BinaryOp::Le: return map2<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case BinaryOp::Gt: return map2<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case BinaryOp::Ge: return map2<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+    case BinaryOp::LogicalAnd: return map2<bool, T>(out, a, b, [](T x, T y) { return x != T(0) && y != T(0); });
+    case BinaryOp::LogicalOr: return map2<bool, T>(out, a, b, [](T x, T y) { return x != T(0) || y != T(0); });
+    case BinaryOp::LogicalXor: return map2<bool, T>(out, a, b, [](T x, T y) { return (x != T(0)) != (y != T(0)); });
+  }
+  throw ExecutionError(std::string("binary kernel: op not supported for dtype ") + dtype_name(a.dtype));
+}
+
+template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  constexpr bool kBool = std::is_same_v<T, bool>;
+  switch (op) {
+    case UnaryOp::Relu:
+      if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return x < T(0) ? T(0) : x; });
+      break;
+    case UnaryOp::Neg:
+      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return -x; });
+      else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return T(uint64_t(0) - uint64_t(x)); });
+      break;
+    case UnaryOp::Abs:
+      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return std::abs(x); });
+      else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return x < T(0) ? T(uint64_t(0) - uint64_t(x)) : x; });
+      break;
+    case UnaryOp::Clamp: {
+      if constexpr (!kBool) {
+        // Bounds are cast to T like torch's scalar args; NaN input stays NaN.
+        const T lo = p.has_a ? convert<T>(p.a) : std::numeric_limits<T>::lowest();
+        const T hi = p.has_b ? convert<T>(p.b) : std::numeric_limits<T>::max();
+        if constexpr (kFloat) {
+          const bool lo_nan = p.has_a && std::isnan(p.a), hi_nan = p.has_b && std::isnan(p.b);
+          if (lo_nan || hi_nan) return map1<T, T>(out, in, [](T) { return std::numeric_limits<T>::quiet_NaN(); });
+          return map1<T, T>(out, in, [lo, hi](T x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });
+        } else {
+          return map1<T, T>(out, in, [lo, hi](T x) { return std::min(std::max(x, lo), hi); });
+        }
+      }
+      break;
+    }
+    case UnaryOp::BitwiseNot:
+      if constexpr (kBool) return map1<T, T>(out, in, [](T x) { return !x; });
+      else if constexpr (!kFloat) return map1<T, T>(out, in, [](T x) { return T(~x); });
+      break;
+    case UnaryOp::LogicalNot: return map1<bool, T>(out, in, [](T x) { return x == T(0); });
+    default: break;
+  }
+  if constexpr (kFloat) {
+    switch (op) {
+      case UnaryOp::Sigmoid: return map1<T, T>(out, in, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
+      case UnaryOp::Tanh: return map1<T, T>(out, in, [](T x) { return std::tanh(x); });
+      case UnaryOp::Gelu:
+        return map1<T, T>(out, in, [](T x) { return x * T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2))); });
+      case UnaryOp::GeluTanh: {
+        const T beta = T(kGeluTanhBeta), kappa = T(0.044715);
+        return map1<T, T>(out, in, [=](T x) {
+          return T(0.5) * x * (T(1) + std::tanh(beta * (x + kappa * x * x * x)));
+        });
+      }
+      case UnaryOp::Silu: return map1<T, T>(out, in, [](T x) { return x / (T(1) + std::exp(-x)); });
+      case UnaryOp::Hardswish:
+        return map1<T, T>(out, in, [](T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
+      case UnaryOp::Hardsigmoid:
+        return map1<T, T>(out, in, [](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
+      case UnaryOp::Exp: return map1<T, T>(out, in, [](T x) { return std::exp(x); });
+      case UnaryOp::Log: return map1<T, T>(out, in, [](T x) { return std::log(x); });
+      case UnaryOp::Sqrt: return map1<T, T>(out, in, [](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt: return map1<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Sin: return map1<T, T>(out, in, [](T x) { return std::sin(x); });
+      case UnaryOp::Cos: return map1<T, T>(out, in, [](T x) { return std::cos(x); });
+      case UnaryOp::Erf: return map1<T, T>(out, in, [](T x) { return std::erf(x); });
+      case UnaryOp::Reciprocal: return map1<T, T>(out, in, [](T x) { return T(1) / x; });
+      case UnaryOp::LeakyRelu: {
+        const T slope = T(p.a);
+        return map1<T, T>(out, in, [slope](T x) { return x > T(0) ? x : x * slope; });
+      }
+      case UnaryOp::Elu: {
+        const T neg = T(p.a * p.b), pos = T(p.b), isc = T(p.c);
+        return map1<T, T>(out, in, [=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; });
+      }
+      case UnaryOp::Softplus: {
+        const T beta = T(p.a), thr = T(p.b);
+        return map1<T, T>(out, in, [=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; });
+      }
+      default: break;
+    }
+  }
+  throw ExecutionError(std::string("unary kernel: op not supported for dtype ") + dtype_name(in.dtype));
+}
+
+}  // namespace
+
+bool binary_op_is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
+
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  dispatch_compute(a.dtype, [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b, alpha); });
+}
+
+bool unary_op_is_floating_only(UnaryOp op) { return op >= UnaryOp::Sigmoid && op <= UnaryOp::Softplus; }
+
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
+  dispatch_compute(in.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, out, in, p); });
+}
+
+void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  dispatch_compute(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    Shape shape = out.shape;
+    Strides so = out.strides, sc = cond.strides, sa = a.strides, sb = b.strides;
+    coalesce_dims(shape, {&so, &sc, &sa, &sb});
+    T* po = out.data<T>();
+    const uint8_t* pc = cond.data<uint8_t>();
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    for_each_row<4>(shape, {so.data(), sc.data(), sa.data(), sb.data()}, {0, 0, 0, 0},
+                    [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> s) {
+                      for (int64_t k = 0; k < n; ++k)
+                        po[off[0] + k * s[0]] = pc[off[1] + k * s[1]] ? pa[off[2] + k * s[2]] : pb[off[3] + k * s[3]];
+                    });
+  });
+}
+
+Tensor scalar_tensor(const Scalar& s, DType dtype) {
+  Tensor t = make_owned(dtype, {});
+  dispatch_storage(dtype, [&](auto tag) {
+    using S = decltype(tag);
+    S* p = t.data<S>();
+    if (s.kind == Scalar::Kind::Float) *p = store_as<S>(s.f);
+    else *p = store_as<S>(s.i);
+  });
+  return t;
+}
+
+Tensor broadcast_view(const Tensor& t, const Shape& shape) {
+  Strides st(shape.size(), 0);
+  const size_t lead = shape.size() - t.shape.size();
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    st[lead + i] = t.shape[i] == 1 && shape[lead + i] != 1 ? 0 : t.strides[i];
+  return t.view_as(shape, st, t.offset);
+}
+
+void fill_kernel(const Tensor& dst, const Scalar& s) {
+  copy_into(dst, broadcast_view(scalar_tensor(s, dst.dtype), dst.shape));
+}
+
+bool contains_zero(const Tensor& t) {
+  return dispatch_compute(t.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    bool found = false;
+    const T* p = t.data<T>();
+    for_each_row<1>(t.shape, {t.strides.data()}, {0}, [&](std::array<int64_t, 1> off, int64_t n, std::array<int64_t, 1> s) {
+      for (int64_t k = 0; k < n && !found; ++k) found = p[off[0] + k * s[0]] == T(0);
+    });
+    return found;
+  });
+}
+
+}  // namespace tir

@@ -1,0 +1,72 @@
+// Elementwise kernels: binary/unary maps, where, fill. Scalar reference code
+// over strided operands (any strides, stride 0 for broadcast dims), with a
+// contiguous fast path; to be SIMD-ized later. Operands are Tensor views whose
+// shapes already equal the output's shape (broadcasting is done by the caller).
+#pragma once
+#include <cstdint>
+
+#include "ir/attr.h"
+#include "runtime/tensor.h"
+
+namespace tir {
+
+enum class BinaryOp : uint8_t {
+  Add,        // a + alpha * b
+  Mul,
+  Div,        // true division (floating types only)
+  DivTrunc,   // rounds toward zero; integers: error-free precondition b != 0
+  DivFloor,   // rounds toward -inf
+  Pow,
+  Maximum,    // NaN-propagating
+  Minimum,
+  Eq, Ne, Lt, Le, Gt, Ge,          // bool out
+  LogicalAnd, LogicalOr, LogicalXor,  // bool out
+};
+// True for ops whose output is Bool.
+bool binary_op_is_predicate(BinaryOp op);
+
+// out = op(a, b). a and b have the same compute dtype (not f16/bf16) and out's
+// shape; out.dtype is a.dtype, or Bool for predicates. out may alias a or b
+// elementwise (same view). `alpha` is used by Add only.
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                   const Scalar& alpha = Scalar::of_int(1));
+
+enum class UnaryOp : uint8_t {
+  // any compute dtype (ints stay ints)
+  Relu, Neg, Abs, Clamp /* p.a=min (if has_a), p.b=max (if has_b) */,
+  // floating only
+  Sigmoid, Tanh, Gelu, GeluTanh, Silu, Hardswish, Hardsigmoid, Exp, Log, Sqrt, Rsqrt, Sin, Cos,
+  Erf, Reciprocal, LeakyRelu /* p.a=slope */, Elu /* p.a=alpha p.b=scale p.c=input_scale */,
+  Softplus /* p.a=beta p.b=threshold */,
+  // integral and bool only
+  BitwiseNot,
+  // any input dtype, Bool out
+  LogicalNot,
+};
+struct UnaryParams {
+  double a = 0, b = 0, c = 0;
+  bool has_a = false, has_b = false;
+};
+bool unary_op_is_floating_only(UnaryOp op);
+
+// out = op(in). in.dtype is a compute dtype; out.dtype == in.dtype (Bool for
+// LogicalNot); same shape; out may alias in (same view).
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p = {});
+
+// out = cond ? a : b. cond Bool or U8; a, b, out share out.dtype; all of out's shape.
+void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// A new owned 0-d tensor of `dtype` holding `s` (ints exact, floats cast).
+Tensor scalar_tensor(const Scalar& s, DType dtype);
+// `t` seen with `shape` (t broadcastable to it); same buffer, stride 0 on stretched dims.
+Tensor broadcast_view(const Tensor& t, const Shape& shape);
+// Every element of dst = s cast to dst.dtype (any strides).
+void fill_kernel(const Tensor& dst, const Scalar& s);
+// True when any element of t (a compute dtype, any strides) equals zero.
+bool contains_zero(const Tensor& t);
+
+// Merges adjacent dims that are contiguous with each other in every operand and
+// drops size-1 dims, so strided loops run over as few, long rows as possible.
+void coalesce_dims(Shape& shape, std::vector<Strides*> strides);
+
+}  // namespace tir

@@ -1,0 +1,72 @@
+#include "kernels/gather.h"
+
+#include <cstring>
+
+#include "ir/errors.h"
+#include "kernels/strided.h"
+
+namespace tir {
+
+namespace {
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// True when `strides` walk `block` densely in row-major order.
+bool dense(const std::vector<int64_t>& block, const std::vector<int64_t>& strides) {
+  int64_t expected = 1;
+  for (size_t i = block.size(); i-- > 0;) {
+    if (block[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= block[i];
+  }
+  return true;
+}
+
+template <typename E>
+void copy_typed(const std::vector<int64_t>& block, const E* src, const std::vector<int64_t>& ss,
+                const int64_t* src_off, E* dst, const std::vector<int64_t>& ds, const int64_t* dst_off,
+                int64_t count) {
+  int64_t numel = 1;
+  for (int64_t s : block) numel *= s;
+  if (numel == 0) return;
+  if (numel == 1) {
+    for (int64_t b = 0; b < count; ++b) dst[dst_off[b]] = src[src_off[b]];
+    return;
+  }
+  if (dense(block, ss) && dense(block, ds)) {
+    for (int64_t b = 0; b < count; ++b)
+      std::memcpy(dst + dst_off[b], src + src_off[b], size_t(numel) * sizeof(E));
+    return;
+  }
+  for (int64_t b = 0; b < count; ++b)
+    for_each_row<2>(block, {ds.data(), ss.data()}, {dst_off[b], src_off[b]},
+                    [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+                      for (int64_t k = 0; k < n; ++k) dst[off[0] + k * st[0]] = src[off[1] + k * st[1]];
+                    });
+}
+
+}  // namespace
+
+void copy_blocks(size_t elem_size, const std::vector<int64_t>& block, const uint8_t* src,
+                 const std::vector<int64_t>& src_strides, const int64_t* src_off, uint8_t* dst,
+                 const std::vector<int64_t>& dst_strides, const int64_t* dst_off, int64_t count) {
+  switch (elem_size) {
+#define TIR_COPY_CASE(N, E)                                                                                \
+  case N:                                                                                                  \
+    copy_typed<E>(block, reinterpret_cast<const E*>(src), src_strides, src_off, reinterpret_cast<E*>(dst), \
+                  dst_strides, dst_off, count);                                                            \
+    return;
+    TIR_COPY_CASE(1, uint8_t)
+    TIR_COPY_CASE(2, uint16_t)
+    TIR_COPY_CASE(4, uint32_t)
+    TIR_COPY_CASE(8, uint64_t)
+    TIR_COPY_CASE(16, Bytes16)
+#undef TIR_COPY_CASE
+    default:
+      throw ExecutionError("copy_blocks: unsupported element size");
+  }
+}
+
+}  // namespace tir

@@ -1,0 +1,96 @@
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace tir {
+
+namespace {
+
+// Block sizes: a packed kc x nc panel of B (256 x 256 floats = 256 KiB) is
+// reused across all M rows.
+constexpr int64_t kKc = 256;
+constexpr int64_t kNc = 256;
+
+template <typename T>
+void scale_c(int64_t M, int64_t N, T* C, int64_t ldc, T beta) {
+  for (int64_t i = 0; i < M; ++i) {
+    T* c = C + i * ldc;
+    if (beta == T(0))
+      std::fill(c, c + N, T(0));
+    else if (beta != T(1))
+      for (int64_t j = 0; j < N; ++j) c[j] *= beta;
+  }
+}
+
+template <typename T>
+void gemm_ref(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B, int64_t ldb,
+              bool transB, T* C, int64_t ldc, T alpha, T beta) {
+  if (M <= 0 || N <= 0) return;
+  scale_c(M, N, C, ldc, beta);
+  if (K <= 0 || alpha == T(0)) return;
+  std::vector<T> bpack(size_t(std::min(K, kKc) * std::min(N, kNc)));
+  for (int64_t j0 = 0; j0 < N; j0 += kNc) {
+    const int64_t nc = std::min(kNc, N - j0);
+    for (int64_t k0 = 0; k0 < K; k0 += kKc) {
+      const int64_t kc = std::min(kKc, K - k0);
+      // Pack op(B)[k0:k0+kc, j0:j0+nc] row-major so the inner loop is unit-stride.
+      for (int64_t k = 0; k < kc; ++k) {
+        T* dst = bpack.data() + k * nc;
+        if (!transB) {
+          const T* src = B + (k0 + k) * ldb + j0;
+          std::copy(src, src + nc, dst);
+        } else {
+          for (int64_t j = 0; j < nc; ++j) dst[j] = B[(j0 + j) * ldb + k0 + k];
+        }
+      }
+      for (int64_t i = 0; i < M; ++i) {
+        T* c = C + i * ldc + j0;
+        for (int64_t k = 0; k < kc; ++k) {
+          const T a = alpha * (transA ? A[(k0 + k) * lda + i] : A[i * lda + k0 + k]);
+          const T* b = bpack.data() + k * nc;
+          for (int64_t j = 0; j < nc; ++j) c[j] += a * b[j];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool transA, const float* B,
+              int64_t ldb, bool transB, float* C, int64_t ldc, float alpha, float beta) {
+  gemm_ref<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+}
+
+void gemm_f64(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, bool transA, const double* B,
+              int64_t ldb, bool transB, double* C, int64_t ldc, double alpha, double beta) {
+  gemm_ref<double>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+}
+
+template <typename T>
+void gemm_int(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B, int64_t ldb,
+              bool transB, T* C, int64_t ldc, T alpha, T beta) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      T acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc =
+            T(acc + (transA ? A[k * lda + i] : A[i * lda + k]) * (transB ? B[j * ldb + k] : B[k * ldb + j]));
+      T& c = C[i * ldc + j];
+      c = beta == T(0) ? T(alpha * acc) : T(alpha * acc + beta * c);
+    }
+}
+
+template void gemm_int<int64_t>(int64_t, int64_t, int64_t, const int64_t*, int64_t, bool, const int64_t*,
+                                int64_t, bool, int64_t*, int64_t, int64_t, int64_t);
+template void gemm_int<int32_t>(int64_t, int64_t, int64_t, const int32_t*, int64_t, bool, const int32_t*,
+                                int64_t, bool, int32_t*, int64_t, int32_t, int32_t);
+template void gemm_int<int16_t>(int64_t, int64_t, int64_t, const int16_t*, int64_t, bool, const int16_t*,
+                                int64_t, bool, int16_t*, int64_t, int16_t, int16_t);
+template void gemm_int<int8_t>(int64_t, int64_t, int64_t, const int8_t*, int64_t, bool, const int8_t*,
+                               int64_t, bool, int8_t*, int64_t, int8_t, int8_t);
+template void gemm_int<uint8_t>(int64_t, int64_t, int64_t, const uint8_t*, int64_t, bool, const uint8_t*,
+                                int64_t, bool, uint8_t*, int64_t, uint8_t, uint8_t);
+
+}  // namespace tir

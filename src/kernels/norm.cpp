@@ -1,0 +1,119 @@
+#include "kernels/norm.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tir {
+namespace {
+
+// Mean and biased variance of one contiguous run, two-pass in double.
+template <typename T> void moments(const T* x, int64_t n, double* mean, double* var) {
+  double s = 0;
+  for (int64_t k = 0; k < n; ++k) s += double(x[k]);
+  const double m = n ? s / double(n) : 0.0;
+  double q = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double d = double(x[k]) - m;
+    q += d * d;
+  }
+  *mean = m;
+  *var = n ? q / double(n) : 0.0;
+}
+
+}  // namespace
+
+template <typename T>
+void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t rows, int64_t n,
+                     double eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    double m, v;
+    moments(xr, n, &m, &v);
+    const double rs = 1.0 / std::sqrt(std::max(v, 0.0) + eps);
+    for (int64_t k = 0; k < n; ++k) {
+      double t = (double(xr[k]) - m) * rs;
+      if (w) t *= double(w[k]);
+      if (b) t += double(b[k]);
+      yr[k] = T(t);
+    }
+    if (mean) mean[r] = T(m);
+    if (rstd) rstd[r] = T(rs);
+  }
+}
+
+template <typename T>
+void rms_norm_rows(const T* x, const T* w, T* y, int64_t rows, int64_t n, double eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    double q = 0;
+    for (int64_t k = 0; k < n; ++k) q += double(xr[k]) * double(xr[k]);
+    const double rs = 1.0 / std::sqrt((n ? q / double(n) : 0.0) + eps);
+    for (int64_t k = 0; k < n; ++k) yr[k] = T(double(xr[k]) * rs * (w ? double(w[k]) : 1.0));
+  }
+}
+
+template <typename T>
+void channel_affine(const T* x, const T* scale, const T* shift, T* y, int64_t N, int64_t C, int64_t inner) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      const T a = scale[c], s = shift[c];
+      const T* xr = x + (n * C + c) * inner;
+      T* yr = y + (n * C + c) * inner;
+      for (int64_t k = 0; k < inner; ++k) yr[k] = xr[k] * a + s;
+    }
+}
+
+template <typename T>
+void channel_moments(const T* x, int64_t N, int64_t C, int64_t inner, double* mean, double* var) {
+  const double count = double(N * inner);
+  for (int64_t c = 0; c < C; ++c) {
+    double s = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < inner; ++k) s += double(x[(n * C + c) * inner + k]);
+    const double m = count > 0 ? s / count : 0.0;
+    double q = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < inner; ++k) {
+        const double d = double(x[(n * C + c) * inner + k]) - m;
+        q += d * d;
+      }
+    mean[c] = m;
+    var[c] = count > 0 ? q / count : 0.0;
+  }
+}
+
+template <typename T>
+void group_norm(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t N, int64_t C, int64_t HxW,
+                int64_t G, double eps) {
+  const int64_t cpg = C / G, len = cpg * HxW;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < G; ++g) {
+      const int64_t base = (n * C + g * cpg) * HxW;
+      double m, v;
+      moments(x + base, len, &m, &v);
+      const double rs = 1.0 / std::sqrt(std::max(v, 0.0) + eps);
+      for (int64_t c = g * cpg; c < (g + 1) * cpg; ++c) {
+        const double a = rs * (w ? double(w[c]) : 1.0);
+        const double s = (b ? double(b[c]) : 0.0) - m * a;
+        const T* xr = x + (n * C + c) * HxW;
+        T* yr = y + (n * C + c) * HxW;
+        for (int64_t k = 0; k < HxW; ++k) yr[k] = T(double(xr[k]) * a + s);
+      }
+      if (mean) mean[n * G + g] = T(m);
+      if (rstd) rstd[n * G + g] = T(rs);
+    }
+}
+
+#define TIR_NORM_INSTANTIATE(T)                                                                          \
+  template void layer_norm_rows<T>(const T*, const T*, const T*, T*, T*, T*, int64_t, int64_t, double); \
+  template void rms_norm_rows<T>(const T*, const T*, T*, int64_t, int64_t, double);                    \
+  template void channel_affine<T>(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t);        \
+  template void channel_moments<T>(const T*, int64_t, int64_t, int64_t, double*, double*);             \
+  template void group_norm<T>(const T*, const T*, const T*, T*, T*, T*, int64_t, int64_t, int64_t, int64_t, double);
+TIR_NORM_INSTANTIATE(float)
+TIR_NORM_INSTANTIATE(double)
+#undef TIR_NORM_INSTANTIATE
+
+}  // namespace tir

@@ -1,0 +1,186 @@
+// Convolutions (1-D and 2-D, normal and transposed, NCHW). Every overload is
+// parsed into one ConvArgs and run by the kernels in kernels/conv.h; 1-D data
+// runs as H = 1.
+#include "kernels/conv.h"
+
+#include <string>
+
+#include "kernels/dispatch.h"
+#include "ops/op.h"
+
+namespace tir {
+namespace {
+
+struct ConvArgs {
+  int64_t nsp = 2;  // spatial dims (1 or 2)
+  bool batched = true;
+  bool transposed = false;
+  Conv2dGeom g;
+  Shape out_shape;
+};
+
+enum class Form { Conv, ConvPaddingStr, Convolution, ConvTranspose };
+
+ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
+  call.expect_inputs(2, 3);
+  const Tensor &x = call.in[0], &w = call.in[1];
+  ConvArgs a;
+  a.nsp = fixed_nsp ? fixed_nsp : w.dim() - 2;
+  const size_t n = size_t(a.nsp);
+  if (a.nsp < 1 || a.nsp > 2)
+    call.fail("only 1-D and 2-D convolutions are supported (weight " + shape_to_string(w.shape) + ")");
+  call.check(w.dim() == a.nsp + 2,
+             "weight must be " + std::to_string(a.nsp + 2) + "-D, got " + shape_to_string(w.shape));
+  call.check(x.dim() == a.nsp + 2 || x.dim() == a.nsp + 1,
+             "expected " + std::to_string(a.nsp + 1) + "-D (unbatched) or " + std::to_string(a.nsp + 2) +
+                 "-D input, got " + shape_to_string(x.shape));
+  call.check(x.dtype == w.dtype, std::string("input (") + dtype_name(x.dtype) + ") and weight (" +
+                                     dtype_name(w.dtype) + ") must have the same dtype");
+  call.check(x.dtype == DType::F32 || x.dtype == DType::F64,
+             std::string("convolution supports float32/float64, got ") + dtype_name(x.dtype));
+  a.batched = x.dim() == a.nsp + 2;
+  const std::vector<int64_t> ones(n, 1), zeros(n, 0);
+  std::vector<int64_t> stride = call.ints("stride", ones, n);
+  std::vector<int64_t> dilation = call.ints("dilation", ones, n);
+  std::vector<int64_t> padding = zeros, out_pad = zeros;
+  std::string pad_mode;
+  if (form == Form::ConvPaddingStr) {
+    pad_mode = call.str("padding", std::string("valid"));
+    call.check(pad_mode == "same" || pad_mode == "valid",
+               "padding must be 'same' or 'valid', got '" + pad_mode + "'");
+  } else {
+    padding = call.ints("padding", zeros, n);
+  }
+  if (form == Form::Convolution) a.transposed = call.b("transposed", false);
+  if (form == Form::ConvTranspose) a.transposed = true;
+  if (a.transposed) out_pad = call.ints("output_padding", zeros, n);
+  const int64_t groups = call.i("groups", 1);
+  for (auto* v : {&stride, &dilation, &padding, &out_pad})
+    call.check(v->size() == n, "expected " + std::to_string(n) + " values per spatial list");
+  for (size_t d = 0; d < n; ++d) {
+    call.check(stride[d] > 0, "stride must be positive");
+    call.check(dilation[d] > 0, "dilation must be positive");
+    call.check(padding[d] >= 0, "negative padding is not supported");
+  }
+  call.check(groups > 0, "groups must be positive");
+
+  Conv2dGeom& g = a.g;
+  const int64_t lead = a.batched ? 1 : 0;
+  g.N = a.batched ? x.shape[0] : 1;
+  g.C = x.shape[lead];
+  g.G = groups;
+  if (!a.transposed) {
+    call.check(w.shape[1] * groups == g.C && w.shape[0] % groups == 0,
+               "weight " + shape_to_string(w.shape) + " with groups=" + std::to_string(groups) +
+                   " does not fit input " + shape_to_string(x.shape));
+    g.OC = w.shape[0];
+  } else {
+    call.check(w.shape[0] == g.C && g.C % groups == 0, "transposed weight " + shape_to_string(w.shape) +
+                                                           " with groups=" + std::to_string(groups) +
+                                                           " does not fit input " + shape_to_string(x.shape));
+    g.OC = w.shape[1] * groups;
+  }
+  // Spatial geometry; a 1-D conv is the W axis with H = 1.
+  int64_t* in_sz[2] = {&g.H, &g.W};
+  int64_t* out_sz[2] = {&g.OH, &g.OW};
+  int64_t* k_sz[2] = {&g.KH, &g.KW};
+  int64_t* s_sz[2] = {&g.SH, &g.SW};
+  int64_t* p_sz[2] = {&g.PH, &g.PW};
+  int64_t* d_sz[2] = {&g.DH, &g.DW};
+  const size_t off = 2 - n;
+  a.out_shape.clear();
+  if (a.batched) a.out_shape.push_back(g.N);
+  a.out_shape.push_back(g.OC);
+  for (size_t d = 0; d < n; ++d) {
+    const int64_t in = x.shape[lead + 1 + d], k = w.shape[2 + d];
+    const int64_t eff_k = dilation[d] * (k - 1) + 1;
+    int64_t p = padding[d], out;
+    if (pad_mode == "same") {
+      call.check(stride[d] == 1, "padding='same' is not supported for strided convolutions");
+      p = (eff_k - 1) / 2;  // the odd extra goes right/bottom: output size stays `in`
+      out = in;
+    } else if (!a.transposed) {
+      out = (in + 2 * padding[d] - eff_k) / stride[d] + 1;
+      if (in + 2 * padding[d] < eff_k) out = 0;
+    } else {
+      call.check(out_pad[d] < stride[d] || out_pad[d] < dilation[d],
+                 "output_padding must be smaller than stride or dilation");
+      out = (in - 1) * stride[d] - 2 * padding[d] + eff_k + out_pad[d];
+    }
+    call.check(out > 0, "computed output size " + std::to_string(out) + " is too small (input " +
+                            shape_to_string(x.shape) + ", kernel " + shape_to_string(w.shape) + ")");
+    *in_sz[off + d] = in;
+    *out_sz[off + d] = out;
+    *k_sz[off + d] = k;
+    *s_sz[off + d] = stride[d];
+    *p_sz[off + d] = p;
+    *d_sz[off + d] = dilation[d];
+    a.out_shape.push_back(out);
+  }
+  if (call.in.size() == 3) {
+    const Tensor& b = call.in[2];
+    call.check(b.dim() == 1 && b.shape[0] == g.OC,
+               "bias must be [" + std::to_string(g.OC) + "], got " + shape_to_string(b.shape));
+    call.check(b.dtype == x.dtype, "bias dtype must match the input");
+  }
+  return a;
+}
+
+void plan_conv(OpCall& call, Form form, int64_t nsp) {
+  const ConvArgs a = parse_conv(call, form, nsp);
+  call.fresh(0, call.in[0].dtype, a.out_shape);
+}
+
+void run_conv(OpCall& call, Form form, int64_t nsp) {
+  const ConvArgs a = parse_conv(call, form, nsp);
+  const Tensor x = contiguous_or_self(call.in[0]);
+  const Tensor w = contiguous_or_self(call.in[1]);
+  Tensor b;
+  if (call.in.size() == 3) b = contiguous_or_self(call.in[2]);
+  dispatch_compute(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const T* bias = b.defined() ? b.data<T>() : nullptr;
+      if (a.transposed)
+        conv_transpose2d<T>(a.g, x.data<T>(), w.data<T>(), bias, call.out[0].data<T>());
+      else
+        conv2d<T>(a.g, x.data<T>(), w.data<T>(), bias, call.out[0].data<T>());
+    } else {
+      call.fail("convolution supports float32/float64 only");
+    }
+  });
+}
+
+OpDef conv_def(Form form, int64_t nsp) {
+  return {[form, nsp](OpCall& c) { plan_conv(c, form, nsp); },
+          [form, nsp](OpCall& c) { run_conv(c, form, nsp); }};
+}
+
+}  // namespace
+
+TIR_REGISTER_OPS(
+    // aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1],
+    //   SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor
+    {"aten.conv2d.default", conv_def(Form::Conv, 2)},
+    // aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1],
+    //   str padding="valid", SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor
+    {"aten.conv2d.padding", conv_def(Form::ConvPaddingStr, 2)},
+    // aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1],
+    //   SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor
+    {"aten.conv1d.default", conv_def(Form::Conv, 1)},
+    // aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1],
+    //   str padding="valid", SymInt[1] dilation=[1], SymInt groups=1) -> Tensor
+    {"aten.conv1d.padding", conv_def(Form::ConvPaddingStr, 1)},
+    // aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding,
+    //   SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+    {"aten.convolution.default", conv_def(Form::Convolution, 0)},
+    // aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1],
+    //   SymInt[2] padding=[0, 0], SymInt[2] output_padding=[0, 0], SymInt groups=1,
+    //   SymInt[2] dilation=[1, 1]) -> Tensor
+    {"aten.conv_transpose2d.input", conv_def(Form::ConvTranspose, 2)},
+    // aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1],
+    //   SymInt[1] padding=[0], SymInt[1] output_padding=[0], SymInt groups=1,
+    //   SymInt[1] dilation=[1]) -> Tensor
+    {"aten.conv_transpose1d.default", conv_def(Form::ConvTranspose, 1)});
+
+}  // namespace tir

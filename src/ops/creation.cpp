@@ -1,0 +1,243 @@
+// Creation ops (arange, full/zeros/ones/empty and their *_like / new_*
+// forms, scalar_tensor) and the triangle masks tril/triu. dtype attrs may be
+// strings or ScalarType ints (OpCall::dtype); device/layout/pin_memory are
+// ignored. f16/bf16 requests give f32 tensors (the engine's compute dtype).
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "kernels/dispatch.h"
+#include "kernels/strided.h"
+#include "ops/op.h"
+
+namespace tir {
+namespace {
+
+template <typename T>
+T scalar_as(const Scalar& s) {
+  return s.is_floating() ? convert<T>(s.f) : convert<T>(s.i);
+}
+
+// Fills a fresh (contiguous) tensor.
+void fill(const Tensor& t, const Scalar& s) {
+  dispatch_compute(t.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T v = scalar_as<T>(s);
+    T* p = t.data<T>();
+    for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = v;
+  });
+}
+
+// dtype attr, else `def`; always a compute dtype.
+DType out_dtype(const OpCall& call, DType def) { return compute_dtype(call.dtype("dtype").value_or(def)); }
+
+// full's fill_value decides the dtype when none is given: bool, int64 or f32.
+DType scalar_dtype(const Scalar& s) {
+  return s.kind == Scalar::Kind::Bool ? DType::Bool : s.kind == Scalar::Kind::Int ? DType::I64 : DType::F32;
+}
+
+Shape size_attr(const OpCall& call) {
+  Shape s = call.ints("size");
+  for (int64_t d : s) call.check(d >= 0, "negative dimension in size " + shape_to_string(s));
+  return s;
+}
+
+// --- constant fills ----------------------------------------------------------
+// How a creation op gets its shape, dtype and value.
+enum class Src { Size, Like, New };  // size attr; self's shape; size attr + self's dtype
+
+struct FillSpec {
+  Src src;
+  const char* value_attr;  // nullptr: constant `value`
+  double value;
+};
+
+Shape spec_shape(const OpCall& call, Src src) {
+  if (src == Src::Like) {
+    call.expect_inputs(1, 1);
+    return call.in[0].shape;
+  }
+  if (src == Src::New) call.expect_inputs(1, 1);
+  return size_attr(call);
+}
+
+Scalar spec_value(const OpCall& call, const FillSpec& f) {
+  return f.value_attr ? call.scalar(f.value_attr) : Scalar::of_int(int64_t(f.value));
+}
+
+OpDef fill_def(FillSpec f) {
+  auto plan = [f](OpCall& call) {
+    const Shape shape = spec_shape(call, f.src);
+    DType def = DType::F32;
+    if (f.src != Src::Size)
+      def = call.in[0].dtype;
+    else if (f.value_attr)
+      def = scalar_dtype(spec_value(call, f));
+    call.fresh(0, out_dtype(call, def), shape);
+  };
+  auto run = [f](OpCall& call) { fill(call.out[0], spec_value(call, f)); };
+  return {plan, run};
+}
+
+// --- scalar_tensor: always f32 unless dtype is given --------------------------
+void plan_scalar_tensor(OpCall& call) {
+  call.scalar("s");
+  call.fresh(0, out_dtype(call, DType::F32), {});
+}
+void run_scalar_tensor(OpCall& call) { fill(call.out[0], call.scalar("s")); }
+
+// --- arange -------------------------------------------------------------------
+struct Range {
+  Scalar start, end, step;
+  DType dtype;
+  int64_t count;
+};
+
+Range parse_range(const OpCall& call) {
+  Range r;
+  r.start = call.scalar("start", Scalar::of_int(0));
+  r.end = call.scalar("end");
+  r.step = call.scalar("step", Scalar::of_int(1));
+  const bool any_float = r.start.is_floating() || r.end.is_floating() || r.step.is_floating();
+  r.dtype = out_dtype(call, any_float ? DType::F32 : DType::I64);
+  // Integer dtypes see the bounds truncated to int64 (torch's accumulate type).
+  const bool integral = !is_floating(r.dtype);
+  const double s = integral ? double(scalar_as<int64_t>(r.start)) : r.start.f;
+  const double e = integral ? double(scalar_as<int64_t>(r.end)) : r.end.f;
+  const double st = integral ? double(scalar_as<int64_t>(r.step)) : r.step.f;
+  call.check(st != 0.0, "step must be nonzero");
+  call.check((st > 0 && e >= s) || (st < 0 && e <= s),
+             "upper bound and larger bound inconsistent with step sign");
+  if (r.dtype == DType::I64) {
+    // exact int64 arithmetic
+    const int64_t si = scalar_as<int64_t>(r.start), ei = scalar_as<int64_t>(r.end),
+                  sti = scalar_as<int64_t>(r.step);
+    r.count = (ei - si + sti - ((sti > 0) - (sti < 0))) / sti;
+  } else {
+    // Count computed in double from the original bounds, as torch does.
+    r.count = int64_t(std::ceil((r.end.f - r.start.f) / r.step.f));
+  }
+  call.check(r.count >= 0, "invalid arange size");
+  return r;
+}
+
+void plan_arange(OpCall& call) {
+  const Range r = parse_range(call);
+  call.fresh(0, r.dtype, {r.count});
+}
+
+void run_arange(OpCall& call) {
+  const Range r = parse_range(call);
+  dispatch_compute(r.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = call.out[0].data<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      // start + step * i in double (torch's CPU accumulate type), then rounded.
+      const double s = r.start.f, st = r.step.f;
+      for (int64_t i = 0; i < r.count; ++i) p[i] = T(s + st * double(i));
+    } else {
+      const int64_t s = scalar_as<int64_t>(r.start), st = scalar_as<int64_t>(r.step);
+      for (int64_t i = 0; i < r.count; ++i) p[i] = convert<T>(s + st * i);
+    }
+  });
+}
+
+// --- tril / triu ----------------------------------------------------------------
+// Zeroes (through t's strides) every element outside the kept triangle:
+// tril keeps j <= i + diagonal, triu keeps j >= i + diagonal.
+void zero_outside_triangle(const Tensor& t, bool lower, int64_t diag) {
+  const size_t nd = t.shape.size();
+  const int64_t rows = t.shape[nd - 2], cols = t.shape[nd - 1];
+  const int64_t rs = t.strides[nd - 2], cs = t.strides[nd - 1];
+  const size_t esz = dtype_size(t.dtype);
+  uint8_t* base = t.raw();
+  const Shape batch(t.shape.begin(), t.shape.end() - 2);
+  const Strides bst(t.strides.begin(), t.strides.end() - 2);
+  auto zero_matrix = [&](int64_t off) {
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t j0 = lower ? std::max<int64_t>(0, i + diag + 1) : 0;
+      int64_t j1 = lower ? cols : std::min<int64_t>(cols, i + diag);
+      for (int64_t j = j0; j < j1; ++j) std::memset(base + (off + i * rs + j * cs) * int64_t(esz), 0, esz);
+    }
+  };
+  for_each_row<1>(batch, {bst.data()}, {0},
+                  [&](std::array<int64_t, 1> off, int64_t n, std::array<int64_t, 1> st) {
+                    for (int64_t k = 0; k < n; ++k) zero_matrix(off[0] + k * st[0]);
+                  });
+}
+
+void check_tri_input(const OpCall& call) {
+  call.expect_inputs(1, 1);
+  call.check(call.in[0].dim() >= 2,
+             "tril/triu need a tensor with at least 2 dims, got " + shape_to_string(call.in[0].shape));
+}
+
+OpDef tri_def(bool lower, bool in_place) {
+  auto plan = [in_place](OpCall& call) {
+    check_tri_input(call);
+    if (in_place)
+      call.alias(0, call.in[0]);
+    else
+      call.fresh(0, call.in[0].dtype, call.in[0].shape);
+  };
+  auto run = [lower, in_place](OpCall& call) {
+    if (!in_place) copy_into(call.out[0], call.in[0]);
+    if (call.in[0].numel() > 0)
+      zero_outside_triangle(in_place ? call.in[0] : call.out[0], lower, call.i("diagonal", 0));
+  };
+  return {plan, run};
+}
+
+}  // namespace
+
+TIR_REGISTER_OPS(
+    // aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+    //   bool? pin_memory=None) -> Tensor
+    {"aten.arange.default", {plan_arange, run_arange}},
+    // aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.arange.start", {plan_arange, run_arange}},
+    // aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *,
+    //   ScalarType? dtype=None, ...) -> Tensor
+    {"aten.arange.start_step", {plan_arange, run_arange}},
+    // aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.full.default", fill_def({Src::Size, "fill_value", 0})},
+    // aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, ...,
+    //   MemoryFormat? memory_format=None) -> Tensor
+    {"aten.full_like.default", fill_def({Src::Like, "fill_value", 0})},
+    // aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.new_full.default", fill_def({Src::New, "fill_value", 0})},
+    // aten::zeros(SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.zeros.default", fill_def({Src::Size, nullptr, 0})},
+    // aten::zeros_like(Tensor self, *, ScalarType? dtype=None, ...,
+    //   MemoryFormat? memory_format=None) -> Tensor
+    {"aten.zeros_like.default", fill_def({Src::Like, nullptr, 0})},
+    // aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.new_zeros.default", fill_def({Src::New, nullptr, 0})},
+    // aten::ones(SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.ones.default", fill_def({Src::Size, nullptr, 1})},
+    // aten::ones_like(Tensor self, *, ScalarType? dtype=None, ...,
+    //   MemoryFormat? memory_format=None) -> Tensor
+    {"aten.ones_like.default", fill_def({Src::Like, nullptr, 1})},
+    // aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.new_ones.default", fill_def({Src::New, nullptr, 1})},
+    // empty*: contents are undefined in torch and always overwritten; we give zeros.
+    // aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, ...,
+    //   MemoryFormat? memory_format=None) -> Tensor
+    {"aten.empty.memory_format", fill_def({Src::Size, nullptr, 0})},
+    // aten::empty_like(Tensor self, *, ScalarType? dtype=None, ...,
+    //   MemoryFormat? memory_format=None) -> Tensor
+    {"aten.empty_like.default", fill_def({Src::Like, nullptr, 0})},
+    // aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.new_empty.default", fill_def({Src::New, nullptr, 0})},
+    // aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, ...) -> Tensor
+    {"aten.scalar_tensor.default", {plan_scalar_tensor, run_scalar_tensor}},
+    // aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
+    {"aten.tril.default", tri_def(true, false)},
+    // aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
+    {"aten.triu.default", tri_def(false, false)},
+    // aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
+    {"aten.tril_.default", tri_def(true, true)},
+    // aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
+    {"aten.triu_.default", tri_def(false, true)});
+
+}  // namespace tir

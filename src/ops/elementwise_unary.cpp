@@ -1,0 +1,252 @@
+// Unary elementwise ops and activations (and their in-place forms), clamp
+// with scalar or tensor bounds.
+#include <memory>
+#include <string>
+
+#include "kernels/elementwise.h"
+#include "ops/common.h"
+#include "ops/elementwise_util.h"
+#include "ops/op.h"
+
+namespace tir {
+namespace {
+
+enum class Params { None, Gelu, Hardtanh, Clamp, ClampMin, ClampMax, LeakyRelu, Elu, Softplus };
+
+struct UnarySpec {
+  UnaryOp op;
+  Params params = Params::None;
+  bool inplace = false;
+};
+
+struct UnaryState {
+  UnaryOp op;
+  UnaryParams p;
+  DType compute;   // dtype the kernel reads and writes
+  DType result;    // dtype of the op's result before any in-place cast
+};
+
+// Float functions of int/bool inputs compute in the default float dtype.
+DType float_result(DType d) { return is_floating(d) ? compute_dtype(d) : DType::F32; }
+
+void plan_unary(OpCall& call, const UnarySpec& spec) {
+  call.expect_inputs(1, 1);
+  const Tensor& self = call.in[0];
+  call.check(!is_complex(self.dtype), "complex tensors are not supported");
+  auto st = std::make_shared<UnaryState>();
+  st->op = spec.op;
+  st->compute = compute_dtype(self.dtype);
+  std::vector<PromotionOperand> promo{PromotionOperand::of(self)};
+  auto bound = [&](const char* name, std::optional<Scalar> def, double* v, bool* has) {
+    auto s = call.opt_scalar(name);
+    if (!s) s = def;
+    if (!s) return;
+    *v = s->f;
+    *has = true;
+    promo.push_back(PromotionOperand::of(*s));
+  };
+  switch (spec.params) {
+    case Params::None: break;
+    case Params::Gelu: {
+      const std::string a = call.str("approximate", std::string("none"));
+      call.check(a == "none" || a == "tanh", "approximate must be 'none' or 'tanh', got '" + a + "'");
+      if (a == "tanh") st->op = UnaryOp::GeluTanh;
+      break;
+    }
+    case Params::Hardtanh:
+      bound("min_val", Scalar::of_int(-1), &st->p.a, &st->p.has_a);
+      bound("max_val", Scalar::of_int(1), &st->p.b, &st->p.has_b);
+      break;
+    case Params::Clamp:
+      bound("min", std::nullopt, &st->p.a, &st->p.has_a);
+      bound("max", std::nullopt, &st->p.b, &st->p.has_b);
+      call.check(st->p.has_a || st->p.has_b, "at least one of 'min' or 'max' must not be None");
+      break;
+    case Params::ClampMin: bound("min", std::nullopt, &st->p.a, &st->p.has_a); break;
+    case Params::ClampMax: bound("max", std::nullopt, &st->p.b, &st->p.has_b); break;
+    case Params::LeakyRelu: st->p.a = call.f("negative_slope", 0.01); break;
+    case Params::Elu:
+      st->p.a = call.f("alpha", 1.0);
+      st->p.b = call.f("scale", 1.0);
+      st->p.c = call.f("input_scale", 1.0);
+      break;
+    case Params::Softplus:
+      st->p.a = call.f("beta", 1.0);
+      st->p.b = call.f("threshold", 20.0);
+      break;
+  }
+  if (spec.params == Params::ClampMin || spec.params == Params::ClampMax) {
+    call.check(st->p.has_a || st->p.has_b, "missing bound");
+  }
+  if (unary_op_is_floating_only(st->op)) {
+    st->compute = float_result(self.dtype);
+  } else if (promo.size() > 1) {
+    st->compute = compute_dtype(result_type(promo));  // clamp(int, 0.5) is float
+  }
+  st->result = st->op == UnaryOp::LogicalNot ? DType::Bool : st->compute;
+  if (st->compute == DType::Bool) {
+    call.check(st->op == UnaryOp::BitwiseNot || st->op == UnaryOp::LogicalNot,
+               "boolean inputs are not supported for this op");
+  }
+  if (st->op == UnaryOp::BitwiseNot)
+    call.check(!is_floating(st->compute), "bitwise_not is only defined for integer and bool tensors");
+  if (spec.inplace) {
+    if (st->op != UnaryOp::LogicalNot) ew::check_inplace_cast(call, st->result, self.dtype);
+    call.alias(0, self);
+  } else {
+    call.fresh(0, st->result, self.shape);
+  }
+  call.state = st;
+}
+
+void run_unary(OpCall& call) {
+  auto& st = call.state_as<UnaryState>();
+  const Tensor& out = call.out[0];
+  const Tensor in = ew::as_dtype(call.in[0], st.compute);
+  if (out.dtype == st.result) {
+    unary_kernel(st.op, out, in, st.p);
+  } else {  // in-place into another dtype (logical_not_ on floats)
+    Tensor tmp = make_owned(st.result, out.shape);
+    unary_kernel(st.op, tmp, in, st.p);
+    copy_into(out, tmp);
+  }
+}
+
+OpDef unary(UnaryOp op, Params params = Params::None) {
+  UnarySpec s{op, params, false};
+  return {[s](OpCall& c) { plan_unary(c, s); }, run_unary};
+}
+OpDef unary_(UnaryOp op, Params params = Params::None) {
+  UnarySpec s{op, params, true};
+  return {[s](OpCall& c) { plan_unary(c, s); }, run_unary};
+}
+
+// ---- clamp with tensor bounds: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) ----
+// With two inputs the IR cannot say which bound was given (OPS.md §1.7); like
+// pytorch-ir, the tensor is taken as `min`.
+struct ClampTensorState {
+  DType compute;
+  Shape shape;
+  bool has_min = false, has_max = false;
+};
+
+void plan_clamp_tensor(OpCall& call, bool inplace, int only /* 0 both, 1 min, 2 max */) {
+  call.expect_inputs(2, 3);
+  auto st = std::make_shared<ClampTensorState>();
+  st->has_min = only != 2;
+  st->has_max = only == 2 || (only == 0 && call.in.size() == 3);
+  std::vector<PromotionOperand> promo;
+  Shape shape;
+  for (const auto& t : call.in) {
+    promo.push_back(PromotionOperand::of(t));
+    shape = ew::broadcast_or_fail(call, shape, t.shape);
+  }
+  st->compute = compute_dtype(result_type(promo));
+  call.check(st->compute != DType::Bool, "clamp is not supported for bool tensors");
+  st->shape = shape;
+  if (inplace) {
+    call.check(shape == call.in[0].shape, "bounds do not broadcast to self's shape");
+    ew::check_inplace_cast(call, st->compute, call.in[0].dtype);
+    call.alias(0, call.in[0]);
+  } else {
+    call.fresh(0, st->compute, shape);
+  }
+  call.state = st;
+}
+
+void run_clamp_tensor(OpCall& call) {
+  auto& st = call.state_as<ClampTensorState>();
+  const Tensor& out = call.out[0];
+  auto view = [&](size_t i) { return broadcast_view(ew::as_dtype(ew::read_safe(call.in[i], out), st.compute), st.shape); };
+  Tensor acc = out.dtype == st.compute ? out : make_owned(st.compute, st.shape);
+  Tensor x = view(0);
+  size_t next = 1;
+  if (st.has_min) {
+    binary_kernel(BinaryOp::Maximum, acc, x, view(next++));
+    x = acc;
+  }
+  if (st.has_max) {
+    binary_kernel(BinaryOp::Minimum, acc, x, view(next++));
+    x = acc;
+  }
+  if (!acc.same_storage(out)) copy_into(out, acc);
+}
+
+OpDef clamp_tensor(bool inplace, int only) {
+  return {[=](OpCall& c) { plan_clamp_tensor(c, inplace, only); }, run_clamp_tensor};
+}
+
+}  // namespace
+
+TIR_REGISTER_OPS(
+    // relu(Tensor self) -> Tensor; relu_(Tensor(a!) self) -> Tensor(a!)
+    {"aten.relu.default", unary(UnaryOp::Relu)},
+    {"aten.relu_.default", unary_(UnaryOp::Relu)},
+    // sigmoid(Tensor self) -> Tensor
+    {"aten.sigmoid.default", unary(UnaryOp::Sigmoid)},
+    {"aten.sigmoid_.default", unary_(UnaryOp::Sigmoid)},
+    // tanh(Tensor self) -> Tensor
+    {"aten.tanh.default", unary(UnaryOp::Tanh)},
+    {"aten.tanh_.default", unary_(UnaryOp::Tanh)},
+    // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+    {"aten.hardtanh.default", unary(UnaryOp::Clamp, Params::Hardtanh)},
+    {"aten.hardtanh_.default", unary_(UnaryOp::Clamp, Params::Hardtanh)},
+    // gelu(Tensor self, *, str approximate="none") -> Tensor
+    {"aten.gelu.default", unary(UnaryOp::Gelu, Params::Gelu)},
+    {"aten.gelu_.default", unary_(UnaryOp::Gelu, Params::Gelu)},
+    // silu(Tensor self) -> Tensor
+    {"aten.silu.default", unary(UnaryOp::Silu)},
+    {"aten.silu_.default", unary_(UnaryOp::Silu)},
+    // hardswish(Tensor self) -> Tensor
+    {"aten.hardswish.default", unary(UnaryOp::Hardswish)},
+    {"aten.hardswish_.default", unary_(UnaryOp::Hardswish)},
+    // hardsigmoid(Tensor self) -> Tensor
+    {"aten.hardsigmoid.default", unary(UnaryOp::Hardsigmoid)},
+    {"aten.hardsigmoid_.default", unary_(UnaryOp::Hardsigmoid)},
+    // neg(Tensor self) -> Tensor
+    {"aten.neg.default", unary(UnaryOp::Neg)},
+    {"aten.neg_.default", unary_(UnaryOp::Neg)},
+    // abs(Tensor self) -> Tensor
+    {"aten.abs.default", unary(UnaryOp::Abs)},
+    {"aten.abs_.default", unary_(UnaryOp::Abs)},
+    // exp / log / sqrt / rsqrt / sin / cos / erf / reciprocal (Tensor self) -> Tensor
+    {"aten.exp.default", unary(UnaryOp::Exp)},
+    {"aten.exp_.default", unary_(UnaryOp::Exp)},
+    {"aten.log.default", unary(UnaryOp::Log)},
+    {"aten.sqrt.default", unary(UnaryOp::Sqrt)},
+    {"aten.sqrt_.default", unary_(UnaryOp::Sqrt)},
+    {"aten.rsqrt.default", unary(UnaryOp::Rsqrt)},
+    {"aten.rsqrt_.default", unary_(UnaryOp::Rsqrt)},
+    {"aten.sin.default", unary(UnaryOp::Sin)},
+    {"aten.cos.default", unary(UnaryOp::Cos)},
+    {"aten.erf.default", unary(UnaryOp::Erf)},
+    {"aten.reciprocal.default", unary(UnaryOp::Reciprocal)},
+    // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    {"aten.clamp.default", unary(UnaryOp::Clamp, Params::Clamp)},
+    {"aten.clamp_.default", unary_(UnaryOp::Clamp, Params::Clamp)},
+    // clamp_min(Tensor self, Scalar min) -> Tensor; clamp_max(Tensor self, Scalar max) -> Tensor
+    {"aten.clamp_min.default", unary(UnaryOp::Clamp, Params::ClampMin)},
+    {"aten.clamp_min_.default", unary_(UnaryOp::Clamp, Params::ClampMin)},
+    {"aten.clamp_max.default", unary(UnaryOp::Clamp, Params::ClampMax)},
+    {"aten.clamp_max_.default", unary_(UnaryOp::Clamp, Params::ClampMax)},
+    // clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    {"aten.clamp.Tensor", clamp_tensor(false, 0)},
+    {"aten.clamp_.Tensor", clamp_tensor(true, 0)},
+    // clamp_min.Tensor(Tensor self, Tensor min) / clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    {"aten.clamp_min.Tensor", clamp_tensor(false, 1)},
+    {"aten.clamp_max.Tensor", clamp_tensor(false, 2)},
+    // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+    {"aten.leaky_relu.default", unary(UnaryOp::LeakyRelu, Params::LeakyRelu)},
+    {"aten.leaky_relu_.default", unary_(UnaryOp::LeakyRelu, Params::LeakyRelu)},
+    // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+    {"aten.elu.default", unary(UnaryOp::Elu, Params::Elu)},
+    {"aten.elu_.default", unary_(UnaryOp::Elu, Params::Elu)},
+    // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+    {"aten.softplus.default", unary(UnaryOp::Softplus, Params::Softplus)},
+    // logical_not(Tensor self) -> Tensor (bool); logical_not_ keeps self's dtype
+    {"aten.logical_not.default", unary(UnaryOp::LogicalNot)},
+    {"aten.logical_not_.default", unary_(UnaryOp::LogicalNot)},
+    // bitwise_not(Tensor self) -> Tensor
+    {"aten.bitwise_not.default", unary(UnaryOp::BitwiseNot)});
+
+}  // namespace tir

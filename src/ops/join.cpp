@@ -1,0 +1,103 @@
+// Joins: cat and stack. Each input is copied (with dtype promotion) into its
+// slice of the output through copy_into, so strided inputs need no copy first.
+#include <string>
+
+#include "ops/common.h"
+#include "ops/op.h"
+
+namespace tir {
+namespace {
+
+DType promoted(const std::vector<Tensor>& ts) {
+  std::vector<PromotionOperand> ops;
+  for (const auto& t : ts) ops.push_back(PromotionOperand::of(t));
+  return compute_dtype(result_type(ops));
+}
+
+// torch skips legacy empty 1-D [0] tensors in cat (an empty initial KV cache).
+bool skipped(const Tensor& t) { return t.dim() == 1 && t.shape[0] == 0; }
+
+struct CatPlan {
+  int64_t dim = 0;
+  Shape out;
+};
+
+CatPlan plan_cat_shape(const OpCall& call) {
+  call.check(!call.in.empty(), "cat needs at least one tensor");
+  const Tensor* ref = nullptr;
+  for (const auto& t : call.in)
+    if (!skipped(t)) {
+      ref = &t;
+      break;
+    }
+  CatPlan p;
+  if (!ref) {  // all inputs are legacy empties
+    p.out = {0};
+    return p;
+  }
+  call.check(ref->dim() > 0, "zero-dimensional tensor cannot be concatenated");
+  p.dim = call.wrap_dim(call.i("dim", 0), ref->dim());
+  p.out = ref->shape;
+  p.out[size_t(p.dim)] = 0;
+  for (size_t k = 0; k < call.in.size(); ++k) {
+    const Tensor& t = call.in[k];
+    if (skipped(t)) continue;
+    bool ok = t.dim() == ref->dim();
+    for (int64_t d = 0; ok && d < t.dim(); ++d)
+      ok = d == p.dim || t.shape[size_t(d)] == ref->shape[size_t(d)];
+    if (!ok)
+      call.fail("tensor " + std::to_string(k) + " has shape " + shape_to_string(t.shape) + ", expected " +
+                shape_to_string(ref->shape) + " except in dimension " + std::to_string(p.dim));
+    p.out[size_t(p.dim)] += t.shape[size_t(p.dim)];
+  }
+  return p;
+}
+
+void plan_cat(OpCall& call) { call.fresh(0, promoted(call.in), plan_cat_shape(call).out); }
+
+void run_cat(OpCall& call) {
+  const CatPlan p = plan_cat_shape(call);
+  const Tensor& out = call.out[0];
+  int64_t pos = 0;
+  const size_t d = size_t(p.dim);
+  for (const auto& t : call.in) {
+    if (skipped(t) || p.out.size() <= d) continue;
+    Shape s = out.shape;
+    s[d] = t.shape[d];
+    if (s[d] == 0) continue;
+    copy_into(out.view_as(s, out.strides, out.offset + pos * out.strides[d]), t);
+    pos += s[d];
+  }
+}
+
+void plan_stack(OpCall& call) {
+  call.check(!call.in.empty(), "stack expects a non-empty list of tensors");
+  const Tensor& ref = call.in[0];
+  for (size_t k = 1; k < call.in.size(); ++k)
+    call.check(call.in[k].shape == ref.shape,
+               "stack expects each tensor to be equal size, but got " + shape_to_string(ref.shape) +
+                   " at entry 0 and " + shape_to_string(call.in[k].shape) + " at entry " + std::to_string(k));
+  const int64_t dim = call.wrap_dim(call.i("dim", 0), ref.dim() + 1);
+  Shape out = ref.shape;
+  out.insert(out.begin() + dim, int64_t(call.in.size()));
+  call.fresh(0, promoted(call.in), out);
+}
+
+void run_stack(OpCall& call) {
+  const Tensor& out = call.out[0];
+  const size_t dim = size_t(call.wrap_dim(call.i("dim", 0), call.in[0].dim() + 1));
+  Strides st = out.strides;
+  st.erase(st.begin() + std::ptrdiff_t(dim));
+  for (size_t k = 0; k < call.in.size(); ++k)
+    copy_into(out.view_as(call.in[k].shape, st, out.offset + int64_t(k) * out.strides[dim]), call.in[k]);
+}
+
+}  // namespace
+
+TIR_REGISTER_OPS(
+    // aten::cat(Tensor[] tensors, int dim=0) -> Tensor
+    {"aten.cat.default", {plan_cat, run_cat}},
+    // aten::stack(Tensor[] tensors, int dim=0) -> Tensor
+    {"aten.stack.default", {plan_stack, run_stack}});
+
+}  // namespace tir

@@ -1,0 +1,277 @@
+// Matrix products: mm, bmm, matmul, addmm, baddbmm, linear. All go through
+// one batched driver that reads operands through their strides (a transposed
+// view costs nothing: gemm takes transA/transB), so a later prepack step can
+// swap a constant weight's layout without touching the op.
+#include <optional>
+
+#include "kernels/dispatch.h"
+#include "kernels/gemm.h"
+#include "kernels/strided.h"
+#include "ops/common.h"
+#include "ops/op.h"
+
+namespace tir {
+namespace {
+
+// How gemm reads a rows x cols matrix with strides (sr, sc), if it can.
+struct MatArg {
+  int64_t ld;
+  bool trans;
+};
+std::optional<MatArg> gemm_operand(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
+  if (sc == 1 || cols == 1) {
+    const int64_t ld = rows == 1 ? cols : sr;
+    if (ld >= cols) return MatArg{ld, false};
+  }
+  if (sr == 1 || rows == 1) {
+    const int64_t ld = cols == 1 ? rows : sc;
+    if (ld >= rows) return MatArg{ld, true};
+  }
+  return std::nullopt;
+}
+
+Tensor expand_to(const Tensor& t, const Shape& target) {
+  return t.view_as(target, broadcast_strides(t, target), t.offset);
+}
+
+template <typename T>
+void gemm_typed(int64_t M, int64_t N, int64_t K, const T* A, MatArg a, const T* B, MatArg b, T* C,
+                int64_t ldc, T alpha, T beta) {
+  if constexpr (std::is_same_v<T, float>)
+    gemm_f32(M, N, K, A, a.ld, a.trans, B, b.ld, b.trans, C, ldc, alpha, beta);
+  else if constexpr (std::is_same_v<T, double>)
+    gemm_f64(M, N, K, A, a.ld, a.trans, B, b.ld, b.trans, C, ldc, alpha, beta);
+  else
+    gemm_int<T>(M, N, K, A, a.ld, a.trans, B, b.ld, b.trans, C, ldc, alpha, beta);
+}
+
+// True when dims [0, nd-1) of `t` (batch dims then M) stack into one row
+// dimension of stride `ld`, so a batch of gemms becomes one tall gemm.
+bool rows_collapse(const Tensor& t, int64_t ld) {
+  int64_t expected = ld;
+  for (int64_t d = t.dim() - 2; d >= 0; --d) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
+// out[batch] = alpha * a[batch] @ b[batch] + beta * out[batch].
+// a: batch+[M,K], b: batch+[K,N] (broadcast views), out: contiguous batch+[M,N].
+// beta == 0 never reads out.
+void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, const Scalar& alpha,
+                    const Scalar& beta) {
+  const int64_t nd = out.dim();
+  const int64_t M = out.shape[nd - 2], N = out.shape[nd - 1], K = a.shape[nd - 1];
+  if (out.numel() == 0) return;
+  auto operand = [](Tensor& t) {
+    const int64_t n = t.dim();
+    auto m = gemm_operand(t.shape[n - 2], t.shape[n - 1], t.strides[n - 2], t.strides[n - 1]);
+    if (!m) {
+      t = contiguous_or_self(t);
+      m = MatArg{t.shape[n - 1], false};
+    }
+    return *m;
+  };
+  const MatArg ma = operand(a), mb = operand(b);
+  const Shape batch(out.shape.begin(), out.shape.end() - 2);
+  bool b_shared = true;
+  for (size_t d = 0; d < batch.size(); ++d) b_shared &= batch[d] == 1 || b.strides[d] == 0;
+  // One tall gemm when b is the same matrix for every batch and a's rows stack.
+  const bool fold = !batch.empty() && b_shared && !ma.trans && rows_collapse(a, ma.ld);
+  dispatch_compute(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      call.fail("matmul of bool tensors is not supported");
+    } else {
+      const T al = is_floating(out.dtype) ? T(alpha.f) : T(alpha.i);
+      const T be = is_floating(out.dtype) ? T(beta.f) : T(beta.i);
+      const T* A = a.data<T>();
+      const T* B = b.data<T>();
+      T* C = out.data<T>();
+      if (fold) {
+        gemm_typed<T>(out.numel() / N, N, K, A, ma, B, mb, C, N, al, be);
+        return;
+      }
+      const Strides as(a.strides.begin(), a.strides.end() - 2);
+      const Strides bs(b.strides.begin(), b.strides.end() - 2);
+      const Strides cs(out.strides.begin(), out.strides.end() - 2);
+      for_each_row<3>(batch, {as.data(), bs.data(), cs.data()}, {0, 0, 0},
+                      [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
+                        for (int64_t k = 0; k < n; ++k)
+                          gemm_typed<T>(M, N, K, A + off[0] + k * st[0], ma, B + off[1] + k * st[1], mb,
+                                        C + off[2] + k * st[2], N, al, be);
+                      });
+    }
+  });
+}
+
+void check_same_dtype(const OpCall& call, const Tensor& a, const Tensor& b) {
+  if (a.dtype != b.dtype)
+    call.fail(std::string("expected both operands to have the same dtype, got ") + dtype_name(a.dtype) +
+              " and " + dtype_name(b.dtype));
+}
+
+void check_inner(const OpCall& call, const Shape& a, const Shape& b, int64_t ka, int64_t kb) {
+  if (ka != kb)
+    call.fail("shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " cannot be multiplied (" +
+              std::to_string(ka) + " != " + std::to_string(kb) + ")");
+}
+
+const Scalar kOne = Scalar::of_int(1);
+const Scalar kZero = Scalar::of_int(0);
+
+// --- mm / bmm -------------------------------------------------------------
+void plan_mm(OpCall& call) {
+  call.expect_inputs(2, 2);
+  const Tensor &a = call.in[0], &b = call.in[1];
+  call.check(a.dim() == 2 && b.dim() == 2,
+             "mm expects 2-D operands, got " + shape_to_string(a.shape) + " and " + shape_to_string(b.shape));
+  check_same_dtype(call, a, b);
+  check_inner(call, a.shape, b.shape, a.shape[1], b.shape[0]);
+  call.fresh(0, a.dtype, {a.shape[0], b.shape[1]});
+}
+void run_mm(OpCall& call) { batched_matmul(call, call.in[0], call.in[1], call.out[0], kOne, kZero); }
+
+void plan_bmm(OpCall& call) {
+  call.expect_inputs(2, 2);
+  const Tensor &a = call.in[0], &b = call.in[1];
+  call.check(a.dim() == 3 && b.dim() == 3 && a.shape[0] == b.shape[0],
+             "bmm expects [B,M,K] and [B,K,N], got " + shape_to_string(a.shape) + " and " +
+                 shape_to_string(b.shape));
+  check_same_dtype(call, a, b);
+  check_inner(call, a.shape, b.shape, a.shape[2], b.shape[1]);
+  call.fresh(0, a.dtype, {a.shape[0], a.shape[1], b.shape[2]});
+}
+void run_bmm(OpCall& call) { batched_matmul(call, call.in[0], call.in[1], call.out[0], kOne, kZero); }
+
+// --- addmm / baddbmm: beta*self + alpha*(m1 @ m2) ---------------------------
+void plan_addmm_like(OpCall& call, int64_t rank) {
+  call.expect_inputs(3, 3);
+  const Tensor &self = call.in[0], &a = call.in[1], &b = call.in[2];
+  call.check(a.dim() == rank && b.dim() == rank, "expected " + std::to_string(rank) + "-D operands, got " +
+                                                     shape_to_string(a.shape) + " and " +
+                                                     shape_to_string(b.shape));
+  call.check(rank == 2 || a.shape[0] == b.shape[0],
+             "batch sizes differ: " + shape_to_string(a.shape) + " and " + shape_to_string(b.shape));
+  check_same_dtype(call, a, b);
+  check_inner(call, a.shape, b.shape, a.shape[rank - 1], b.shape[rank - 2]);
+  Shape out = a.shape;
+  out[rank - 1] = b.shape[rank - 1];
+  auto bs = broadcast_shapes(self.shape, out);
+  call.check(bs && *bs == out, "self " + shape_to_string(self.shape) +
+                                   " does not broadcast to the product shape " + shape_to_string(out));
+  call.fresh(0, a.dtype, out);
+}
+void run_addmm_like(OpCall& call) {
+  const Tensor& out = call.out[0];
+  const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
+  const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
+  if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
+  batched_matmul(call, call.in[1], call.in[2], out, alpha, use_self ? beta : kZero);
+}
+
+// --- matmul: numpy rules ----------------------------------------------------
+struct MatmulShapes {
+  Shape a, b, batch;  // a/b as batch+[M,K] / batch+[K,N] (1-D promoted)
+  Shape out;          // final result shape (promoted dims squeezed)
+};
+MatmulShapes matmul_shapes(const OpCall& call, const Tensor& x, const Tensor& y) {
+  call.check(x.dim() >= 1 && y.dim() >= 1, "both arguments to matmul need at least 1 dimension, got " +
+                                               shape_to_string(x.shape) + " and " + shape_to_string(y.shape));
+  MatmulShapes s;
+  s.a = x.dim() == 1 ? Shape{1, x.shape[0]} : x.shape;
+  s.b = y.dim() == 1 ? Shape{y.shape[0], 1} : y.shape;
+  const Shape ba(s.a.begin(), s.a.end() - 2), bb(s.b.begin(), s.b.end() - 2);
+  auto batch = broadcast_shapes(ba, bb);
+  call.check(batch.has_value(), "batch dims of " + shape_to_string(x.shape) + " and " +
+                                    shape_to_string(y.shape) + " do not broadcast");
+  check_inner(call, x.shape, y.shape, s.a.back(), s.b[s.b.size() - 2]);
+  s.batch = *batch;
+  s.out = s.batch;
+  if (x.dim() > 1) s.out.push_back(s.a[s.a.size() - 2]);
+  if (y.dim() > 1) s.out.push_back(s.b.back());
+  return s;
+}
+void plan_matmul(OpCall& call) {
+  call.expect_inputs(2, 2);
+  check_same_dtype(call, call.in[0], call.in[1]);
+  call.fresh(0, call.in[0].dtype, matmul_shapes(call, call.in[0], call.in[1]).out);
+}
+// View of a 1-D vector as [1,K] (as_row) or [K,1].
+Tensor promote_vector(const Tensor& v, bool as_row) {
+  const int64_t n = v.shape[0], s = v.strides[0];
+  return as_row ? v.view_as({1, n}, {n * s, s}, v.offset) : v.view_as({n, 1}, {s, 1}, v.offset);
+}
+void run_matmul(OpCall& call) {
+  const Tensor &x = call.in[0], &y = call.in[1];
+  const MatmulShapes s = matmul_shapes(call, x, y);
+  Tensor a = x.dim() == 1 ? promote_vector(x, true) : x;
+  Tensor b = y.dim() == 1 ? promote_vector(y, false) : y;
+  Shape at = s.batch, bt = s.batch, ot = s.batch;
+  at.insert(at.end(), s.a.end() - 2, s.a.end());
+  bt.insert(bt.end(), s.b.end() - 2, s.b.end());
+  ot.push_back(s.a[s.a.size() - 2]);
+  ot.push_back(s.b.back());
+  const Tensor& o = call.out[0];
+  batched_matmul(call, expand_to(a, at), expand_to(b, bt), o.view_as(ot, contiguous_strides(ot), o.offset),
+                 kOne, kZero);
+}
+
+// --- linear: x[..., in] @ W[out, in]^T + bias --------------------------------
+// A 1-D weight [in] gives x @ w (the last dim dropped), as torch.
+void plan_linear(OpCall& call) {
+  call.expect_inputs(2, 3);
+  const Tensor &x = call.in[0], &w = call.in[1];
+  call.check(w.dim() == 1 || w.dim() == 2,
+             "weight must be [out, in] or [in], got " + shape_to_string(w.shape));
+  call.check(x.dim() >= 1, "input must have at least 1 dimension");
+  check_same_dtype(call, x, w);
+  check_inner(call, x.shape, w.shape, x.shape.back(), w.shape.back());
+  Shape out = x.shape;
+  out.pop_back();
+  if (w.dim() == 2) out.push_back(w.shape[0]);
+  if (call.in.size() == 3) {
+    auto bs = broadcast_shapes(call.in[2].shape, out);
+    call.check(bs && *bs == out, "bias " + shape_to_string(call.in[2].shape) + " does not broadcast to " +
+                                     shape_to_string(out));
+  }
+  call.fresh(0, x.dtype, out);
+}
+void run_linear(OpCall& call) {
+  const Tensor &x = call.in[0], &out = call.out[0];
+  const Tensor w = call.in[1].dim() == 1 ? promote_vector(call.in[1], true) : call.in[1];
+  const int64_t nin = w.shape[1], nout = w.shape[0];
+  const bool has_bias = call.in.size() == 3;
+  if (has_bias) copy_into(out, expand_to(call.in[2], out.shape));
+  // W^T as an [in, out] view: gemm reads it transposed, never copied.
+  const Tensor wt = w.view_as({nin, nout}, {w.strides[1], w.strides[0]}, w.offset);
+  const Tensor a = x.dim() == 1 ? promote_vector(x, true) : x;
+  Shape ot(a.shape.begin(), a.shape.end() - 1);
+  ot.push_back(nout);
+  Shape wshape = ot;
+  wshape[wshape.size() - 2] = nin;
+  Strides wst(a.dim() - 2, 0);  // the same W for every leading index
+  wst.push_back(wt.strides[0]);
+  wst.push_back(wt.strides[1]);
+  batched_matmul(call, a, wt.view_as(wshape, wst, wt.offset),
+                 out.view_as(ot, contiguous_strides(ot), out.offset), kOne, has_bias ? kOne : kZero);
+}
+
+}  // namespace
+
+TIR_REGISTER_OPS(
+    // aten::mm(Tensor self, Tensor mat2) -> Tensor
+    {"aten.mm.default", {plan_mm, run_mm}},
+    // aten::bmm(Tensor self, Tensor mat2) -> Tensor
+    {"aten.bmm.default", {plan_bmm, run_bmm}},
+    // aten::matmul(Tensor self, Tensor other) -> Tensor
+    {"aten.matmul.default", {plan_matmul, run_matmul}},
+    // aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    {"aten.addmm.default", {[](OpCall& c) { plan_addmm_like(c, 2); }, run_addmm_like}},
+    // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    {"aten.baddbmm.default", {[](OpCall& c) { plan_addmm_like(c, 3); }, run_addmm_like}},
+    // aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+    {"aten.linear.default", {plan_linear, run_linear}});
+
+}  // namespace tir

@@ -1,0 +1,258 @@
+#include "parity/parity_util.h"
+
+#include <cmath>
+#include <exception>
+#include <random>
+#include <sstream>
+
+#include "ir/errors.h"
+#include "ir/json_loader.h"
+#include "runtime/session.h"
+#include "torch_backend/reference.h"
+
+namespace tir {
+namespace parity {
+
+namespace {
+
+Shape base_shape(const ParityInput& in) {
+  Shape s = in.shape;
+  if (in.transposed && s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
+std::string shape_json(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string meta_json(const std::string& name, const Shape& shape, DType dtype,
+                      const std::string& producer = "") {
+  std::string out = "{\"name\":\"" + name + "\",\"shape\":" + shape_json(shape) + ",\"dtype\":\"" +
+                    dtype_name(dtype) + "\"";
+  if (!producer.empty()) out += ",\"producer_node\":\"" + producer + "\",\"producer_output_idx\":0";
+  return out + "}";
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+std::string describe(const std::string& op_type, const std::vector<ParityInput>& inputs,
+                     const std::string& attrs_json) {
+  std::string out = op_type + " " + attrs_json + " inputs:";
+  for (const auto& in : inputs) {
+    out += std::string(" ") + dtype_name(in.dtype) + shape_to_string(in.shape);
+    if (in.transposed) out += "(T)";
+    if (in.as_weight) out += "(w)";
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor make_input(const ParityInput& spec, uint64_t seed) {
+  const Shape shape = base_shape(spec);
+  Tensor d = make_owned(DType::F64, shape);
+  double* p = d.data<double>();
+  const int64_t n = d.numel();
+  if (!spec.values.empty()) {
+    if (int64_t(spec.values.size()) != n)
+      throw std::invalid_argument("ParityInput: " + std::to_string(spec.values.size()) +
+                                  " values for shape " + shape_to_string(spec.shape));
+    // Explicit values are given in the view's row-major order.
+    if (spec.transposed && shape.size() >= 2) {
+      const int64_t r = spec.shape[spec.shape.size() - 2], c = spec.shape.back();
+      for (int64_t b = 0; b < n / std::max<int64_t>(1, r * c); ++b)
+        for (int64_t i = 0; i < r; ++i)
+          for (int64_t j = 0; j < c; ++j) p[b * r * c + j * r + i] = spec.values[size_t(b * r * c + i * c + j)];
+    } else {
+      for (int64_t k = 0; k < n; ++k) p[k] = spec.values[size_t(k)];
+    }
+  } else {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uni(spec.lo, spec.hi);
+    for (int64_t k = 0; k < n; ++k) {
+      if (spec.dtype == DType::Bool) p[k] = (rng() & 1) ? 1.0 : 0.0;
+      else if (is_integral(spec.dtype)) p[k] = std::floor(uni(rng));
+      else p[k] = uni(rng);
+    }
+  }
+  return to_dtype_owned(d, spec.dtype);
+}
+
+::testing::AssertionResult compare_tensors(const Tensor& expected, const Tensor& actual, double rtol,
+                                           double atol, const std::string& what) {
+  if (expected.shape != actual.shape)
+    return ::testing::AssertionFailure() << what << ": shape " << shape_to_string(actual.shape)
+                                         << ", expected " << shape_to_string(expected.shape);
+  if (compute_dtype(expected.dtype) != compute_dtype(actual.dtype))
+    return ::testing::AssertionFailure() << what << ": dtype " << dtype_name(actual.dtype) << ", expected "
+                                         << dtype_name(expected.dtype);
+  if (is_complex(expected.dtype))
+    return ::testing::AssertionFailure() << what << ": complex outputs are not compared";
+  const bool exact = !is_floating(expected.dtype);
+  const Tensor e = to_dtype_owned(expected, exact ? DType::I64 : DType::F64);
+  const Tensor a = to_dtype_owned(actual, exact ? DType::I64 : DType::F64);
+  int64_t bad = 0;
+  double max_diff = 0;
+  std::ostringstream first;
+  for (int64_t k = 0; k < e.numel(); ++k) {
+    bool ok;
+    double ev, av;
+    if (exact) {
+      ok = e.data<int64_t>()[k] == a.data<int64_t>()[k];
+      ev = double(e.data<int64_t>()[k]);
+      av = double(a.data<int64_t>()[k]);
+    } else {
+      ev = e.data<double>()[k];
+      av = a.data<double>()[k];
+      if (std::isnan(ev) || std::isnan(av)) ok = std::isnan(ev) && std::isnan(av);
+      else ok = ev == av || std::fabs(av - ev) <= atol + rtol * std::fabs(ev);
+      if (!std::isnan(ev) && !std::isnan(av) && ev != av) max_diff = std::max(max_diff, std::fabs(av - ev));
+    }
+    if (!ok) {
+      if (bad < 5) first << "\n    [" << k << "] got " << fmt(av) << ", expected " << fmt(ev);
+      ++bad;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << bad << " of " << e.numel()
+                                       << " elements differ (max |diff| " << fmt(max_diff) << ", rtol "
+                                       << rtol << ", atol " << atol << ")" << first.str();
+}
+
+}  // namespace parity
+
+::testing::AssertionResult node_parity(const std::string& op_type, const std::vector<ParityInput>& inputs,
+                                       const std::string& attrs_json, double rtol, double atol,
+                                       uint64_t seed) {
+  using namespace parity;
+  const std::string desc = describe(op_type, inputs, attrs_json);
+  // Graph: x<i> (or weight w<i> as placeholder p_w<i>), optional transpose_<i>, then `op`.
+  std::vector<Tensor> graph_inputs, views;
+  TensorMap weights;
+  std::string g_inputs, w_metas, mapping, nodes, op_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ParityInput& in = inputs[i];
+    if (in.transposed && in.shape.size() < 2)
+      return ::testing::AssertionFailure() << desc << ": a transposed input needs 2+ dims";
+    Tensor base;
+    try {
+      base = parity::make_input(in, seed * 1000003u + i);
+    } catch (const std::exception& e) {
+      return ::testing::AssertionFailure() << desc << ": " << e.what();
+    }
+    const std::string idx = std::to_string(i);
+    const Shape bshape = base_shape(in);
+    std::string src = in.as_weight ? "p_w" + idx : "x" + idx;
+    std::string src_meta;
+    if (in.as_weight) {
+      weights.set("w" + idx, base);
+      w_metas += (w_metas.empty() ? "" : ",") + meta_json("w" + idx, bshape, in.dtype);
+      mapping += (mapping.empty() ? "" : ",") + std::string("\"p_w") + idx + "\":\"w" + idx + "\"";
+      src_meta = meta_json(src, bshape, in.dtype);
+    } else {
+      graph_inputs.push_back(base);
+      g_inputs += (g_inputs.empty() ? "" : ",") + meta_json(src, bshape, in.dtype);
+      src_meta = meta_json(src, bshape, in.dtype, src);
+    }
+    Tensor view = base;
+    if (in.transposed) {
+      const std::string t = "transpose_" + idx;
+      nodes += "{\"name\":\"" + t + "\",\"op_type\":\"aten.transpose.int\",\"inputs\":[" + src_meta +
+               "],\"outputs\":[" + meta_json(t, in.shape, in.dtype) +
+               "],\"attrs\":{\"dim0\":-2,\"dim1\":-1}},";
+      src_meta = meta_json(t, in.shape, in.dtype, t);
+      Shape s = base.shape;
+      Strides st = base.strides;
+      std::swap(s[s.size() - 1], s[s.size() - 2]);
+      std::swap(st[st.size() - 1], st[st.size() - 2]);
+      view = base.view_as(s, st, base.offset);
+    }
+    views.push_back(view);
+    op_inputs += (op_inputs.empty() ? "" : ",") + src_meta;
+  }
+  nodes += "{\"name\":\"op\",\"op_type\":\"" + op_type + "\",\"inputs\":[" + op_inputs +
+           "],\"outputs\":[],\"attrs\":" + attrs_json + "}";
+  const std::string json = "{\"model_name\":\"parity\",\"graph_inputs\":[" + g_inputs +
+                           "],\"graph_outputs\":[],\"weights\":[" + w_metas + "],\"weight_name_mapping\":{" +
+                           mapping + "},\"nodes\":[" + nodes + "]}";
+  Model model;
+  try {
+    model = load_model_json(json, "node_parity");
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << desc << ": IR did not load: " << e.what();
+  }
+
+  // LibTorch first: its outputs are the expected values and give the output metas.
+  OpNode& op = model.nodes.back();
+  std::vector<Tensor> expected;
+  try {
+    expected = run_node_reference(op, views);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << desc << ": LibTorch failed: " << e.what();
+  }
+  for (size_t k = 0; k < expected.size(); ++k) {
+    TensorMeta m;
+    m.name = expected.size() == 1 ? "op" : "op_" + std::to_string(k);
+    m.shape = expected[k].shape;
+    m.dtype = expected[k].dtype;
+    op.outputs.push_back(m);
+    m.producer_node = "op";
+    m.producer_output_idx = int64_t(k);
+    model.graph_outputs.push_back(m);
+  }
+
+  std::vector<Tensor> actual;
+  try {
+    Session session(model);
+    session.bind(weights, {});
+    actual = session.run(graph_inputs);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << desc << ": engine failed: " << e.what();
+  }
+  if (actual.size() != expected.size())
+    return ::testing::AssertionFailure() << desc << ": engine gave " << actual.size() << " outputs, LibTorch "
+                                         << expected.size();
+  for (size_t k = 0; k < expected.size(); ++k) {
+    auto r = parity::compare_tensors(expected[k], actual[k], rtol, atol, "output " + std::to_string(k));
+    if (!r) return ::testing::AssertionFailure() << desc << ": " << r.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult model_parity(const Model& model, const TensorMap& weights, const TensorMap& constants,
+                                        const std::vector<Tensor>& inputs, double rtol, double atol) {
+  const std::string desc = "model '" + model.model_name + "'";
+  std::vector<Tensor> expected, actual;
+  try {
+    ReferenceRunner ref(model, weights, constants);
+    expected = ref.run(inputs);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << desc << ": LibTorch failed: " << e.what();
+  }
+  try {
+    Session session(model);
+    session.bind(weights, constants);
+    actual = session.run(inputs);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << desc << ": engine failed: " << e.what();
+  }
+  if (actual.size() != expected.size())
+    return ::testing::AssertionFailure() << desc << ": engine gave " << actual.size() << " outputs, LibTorch "
+                                         << expected.size();
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const std::string what = "output " + std::to_string(k) +
+                             (k < model.graph_outputs.size() ? " '" + model.graph_outputs[k].name + "'" : "");
+    auto r = parity::compare_tensors(expected[k], actual[k], rtol, atol, what);
+    if (!r) return ::testing::AssertionFailure() << desc << ": " << r.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace tir
