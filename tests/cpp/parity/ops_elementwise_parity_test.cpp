@@ -15,25 +15,11 @@ namespace {
 using tir::DType;
 using tir::Shape;
 
-ParityInput in(Shape s, DType d = DType::F32, double lo = -2, double hi = 2) {
-  ParityInput p;
-  p.shape = std::move(s);
-  p.dtype = d;
-  p.lo = lo;
-  p.hi = hi;
-  return p;
-}
-ParityInput tr(Shape s, DType d = DType::F32, double lo = -2, double hi = 2) {
-  ParityInput p = in(std::move(s), d, lo, hi);
-  p.transposed = true;
-  return p;
-}
+using tir::parity::in;
+using tir::parity::tr;
+using tir::parity::wt;
+
 ParityInput pos(Shape s) { return in(std::move(s), DType::F32, 0.1, 3); }
-ParityInput wt(Shape s, double lo = -2, double hi = 2) {
-  ParityInput p = in(std::move(s), DType::F32, lo, hi);
-  p.as_weight = true;
-  return p;
-}
 ParityInput vals(Shape s, DType d, std::vector<double> v) {
   ParityInput p = in(std::move(s), d);
   p.values = std::move(v);

@@ -16,24 +16,10 @@ namespace {
 using tir::DType;
 using tir::Shape;
 
-ParityInput in(Shape s, DType d = DType::F32, double lo = -2, double hi = 2) {
-  ParityInput p;
-  p.shape = std::move(s);
-  p.dtype = d;
-  p.lo = lo;
-  p.hi = hi;
-  return p;
-}
-ParityInput tr(Shape s, DType d = DType::F32, double lo = -2, double hi = 2) {
-  ParityInput p = in(std::move(s), d, lo, hi);
-  p.transposed = true;
-  return p;
-}
-ParityInput wt(Shape s) {
-  ParityInput p = in(std::move(s));
-  p.as_weight = true;
-  return p;
-}
+using tir::parity::in;
+using tir::parity::tr;
+using tir::parity::wt;
+
 ParityInput idx(Shape s, int64_t lo, int64_t hi, DType d = DType::I64) {
   return in(std::move(s), d, double(lo), double(hi));
 }

@@ -255,4 +255,29 @@ Tensor make_input(const ParityInput& spec, uint64_t seed) {
   return ::testing::AssertionSuccess();
 }
 
+namespace parity {
+
+ParityInput in(Shape s, DType d, double lo, double hi) {
+  ParityInput p;
+  p.shape = std::move(s);
+  p.dtype = d;
+  p.lo = lo;
+  p.hi = hi;
+  return p;
+}
+
+ParityInput tr(Shape s, DType d, double lo, double hi) {
+  ParityInput p = in(std::move(s), d, lo, hi);
+  p.transposed = true;
+  return p;
+}
+
+ParityInput wt(Shape s, double lo, double hi) {
+  ParityInput p = in(std::move(s), DType::F32, lo, hi);
+  p.as_weight = true;
+  return p;
+}
+
+}  // namespace parity
+
 }  // namespace tir

@@ -39,6 +39,11 @@ struct ParityInput {
                                         double rtol = 1e-5, double atol = 1e-5);
 
 namespace parity {
+// ParityInput builders shared by the op parity suites.
+ParityInput in(Shape s, DType d = DType::F32, double lo = -2, double hi = 2);  // random graph input
+ParityInput tr(Shape s, DType d = DType::F32, double lo = -2, double hi = 2);  // non-contiguous (transposed) view
+ParityInput wt(Shape s, double lo = -2, double hi = 2);                          // bound as a weight
+
 // The tensor a ParityInput describes, in its base (un-transposed) layout.
 Tensor make_input(const ParityInput& spec, uint64_t seed);
 // One output: shape, compute dtype, then values; `what` names it in the message.

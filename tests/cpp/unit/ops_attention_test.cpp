@@ -16,6 +16,7 @@
 
 #include "kernels/attention.h"
 #include "ops/op.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace tir {
@@ -33,54 +34,18 @@ const char* kSdpa = "aten.scaled_dot_product_attention.default";
 const char* kFlash = "aten._scaled_dot_product_flash_attention_for_cpu.default";
 const float kInf = std::numeric_limits<float>::infinity();
 
-// --- a tiny single-op runner: plan, give fresh outputs memory, run ---------
-struct OpRun {
-  OpNode node;
-  std::vector<Tensor> out;
-};
-
-OpRun run_op(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs = {},
-             size_t num_outputs = 1) {
-  OpRun r;
-  r.node.name = "n1";
-  r.node.op_type = op_type;
-  r.node.attrs = std::move(attrs);
-  for (size_t i = 0; i < num_outputs; ++i) {
-    TensorMeta m;
-    m.name = num_outputs == 1 ? "n1" : "n1_" + std::to_string(i);
-    r.node.outputs.push_back(m);
-  }
-  const OpDef* def = OpRegistry::instance().find(op_type);
-  if (!def) throw std::runtime_error("op not registered: " + op_type);
-  OpCall call(r.node);
-  call.in = inputs;
-  def->plan(call);
-  for (auto& t : call.out) {
-    if (t.buffer && !t.buffer->data) {
-      t.buffer->owned.assign(t.buffer->nbytes ? t.buffer->nbytes : 1, 0xAB);  // garbage, not zeros
-      t.buffer->data = t.buffer->owned.data();
-    }
-  }
-  if (def->run) def->run(call);
-  r.out = call.out;
-  return r;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::B;
+using test::error_of;
+using test::F;
+using test::I;
+using test::ints;
+using test::run_op;
+using test::S;
+using test::tensor_of;
+using test::transposed;
 
 Tensor make(DType dtype, const Shape& shape, const std::vector<double>& values) {
-  Tensor t = make_owned(dtype, shape);
-  Tensor src = make_owned(DType::F64, shape);
-  std::memcpy(src.raw(), values.data(), values.size() * sizeof(double));
-  copy_into(t, src);
-  return t;
+  return tensor_of(dtype, shape, values);
 }
 
 Tensor bool_mask(const Shape& shape, const std::vector<int>& keep) {
@@ -100,8 +65,6 @@ Tensor swapped_layout(const Tensor& t, int64_t a, int64_t b) {
   return view;
 }
 
-Attr B(bool v) { return Attr::of_bool(v); }
-Attr F(double v) { return Attr::of_float(v); }
 
 // ============================ hand-computed cases ===========================
 TEST(Attention, SingleKeyReturnsValue) {

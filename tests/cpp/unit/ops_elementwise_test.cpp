@@ -11,6 +11,7 @@
 
 #include "kernels/elementwise.h"
 #include "ops/op.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace tir {
@@ -25,59 +26,19 @@ using ::testing::HasSubstr;
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN(), kInf = std::numeric_limits<float>::infinity();
 
-Attr I(int64_t v) { return Attr::of_int(v); }
-Attr F(double v) { return Attr::of_float(v); }
-Attr B(bool v) { return Attr::of_bool(v); }
-Attr S(const std::string& v) { return Attr::of_string(v); }
-Attr ints(std::vector<int64_t> v) {
-  std::vector<Attr> l;
-  for (auto x : v) l.push_back(Attr::of_int(x));
-  return Attr::of_list(l);
-}
-
-Tensor tensor_of(DType d, const Shape& shape, const std::vector<double>& v) {
-  Tensor f = make_owned(DType::F64, shape);
-  std::memcpy(f.raw(), v.data(), v.size() * sizeof(double));
-  return to_dtype_owned(f, d);
-}
+using test::B;
+using test::error_of;
+using test::F;
+using test::I;
+using test::ints;
+using test::run_op;
+using test::S;
+using test::tensor_of;
+using test::transposed;
 Tensor tensor_b(const Shape& shape, const std::vector<double>& v) { return tensor_of(DType::Bool, shape, v); }
-
-// Plans and runs one node; fresh outputs get garbage-filled memory. `names`
-// gives input placeholder names; `out_shapes` the IR's output shapes.
-std::vector<Tensor> run_op(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs = {},
-                           size_t num_outputs = 1, std::vector<std::string> names = {},
-                           std::vector<Shape> out_shapes = {}) {
-  OpNode node;
-  node.name = "n1";
-  node.op_type = op_type;
-  node.attrs = std::move(attrs);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    node.inputs.push_back({i < names.size() ? names[i] : "x" + std::to_string(i), inputs[i].shape, inputs[i].dtype});
-  for (size_t i = 0; i < num_outputs; ++i)
-    node.outputs.push_back({num_outputs == 1 ? "n1" : "n1_" + std::to_string(i),
-                            i < out_shapes.size() ? out_shapes[i] : Shape{}, DType::F32});
-  const OpDef* def = OpRegistry::instance().find(op_type);
-  if (!def) throw std::runtime_error("op not registered: " + op_type);
-  OpCall call(node);
-  call.in = inputs;
-  def->plan(call);
-  for (auto& t : call.out) {
-    if (t.buffer && !t.buffer->data) {
-      t.buffer->owned.assign(t.buffer->nbytes ? t.buffer->nbytes : 1, 0xAB);
-      t.buffer->data = t.buffer->owned.data();
-    }
-  }
-  if (def->run) def->run(call);
-  return call.out;
+Tensor run1(const std::string& op, const std::vector<Tensor>& in, AttrMap attrs = {}) {
+  return run_op(op, in, attrs).out[0];
 }
-Tensor run1(const std::string& op, const std::vector<Tensor>& in, AttrMap attrs = {}) { return run_op(op, in, attrs)[0]; }
-
-std::string error_of(const std::function<void()>& f) {
-  try { f(); } catch (const ExecutionError& e) { return e.what(); }
-  return "(no error)";
-}
-
-Tensor transposed(const Tensor& t) { return t.view_as({t.shape[1], t.shape[0]}, {t.strides[1], t.strides[0]}, t.offset); }
 
 // ---------------- type promotion ----------------
 
@@ -458,7 +419,7 @@ TEST(EwReduce, LongRowSumStaysAccurate) {
 
 TEST(EwReduce, MaxArgmaxTiesAndNaN) {
   Tensor x = tensor_f32({2, 4}, {1, 3, 3, 0, 1, kNaN, 3, kNaN});
-  auto r = run_op("aten.max.dim", {x}, {{"dim", I(1)}}, 2);
+  auto r = run_op("aten.max.dim", {x}, {{"dim", I(1)}}, 2).out;
   EXPECT_EQ(r[1].dtype, DType::I64);
   EXPECT_THAT(values_i64(r[1]), ElementsAre(1, 1));  // first max, first NaN
   EXPECT_EQ(values_f32(r[0])[0], 3);
@@ -470,7 +431,7 @@ TEST(EwReduce, MaxArgmaxTiesAndNaN) {
   EXPECT_THAT(values_i64(flat), ElementsAre(2));  // flattened index, first of the ties
   EXPECT_EQ(run1("aten.argmax.default", {y}, {{"keepdim", B(true)}}).shape, (Shape{1, 1}));
   EXPECT_THAT(values_i64(run1("aten.argmin.default", {y}, {{"dim", I(0)}, {"keepdim", B(true)}})), ElementsAre(0, 1, 1));
-  auto mn = run_op("aten.min.dim", {y}, {{"dim", I(0)}, {"keepdim", B(true)}}, 2);
+  auto mn = run_op("aten.min.dim", {y}, {{"dim", I(0)}, {"keepdim", B(true)}}, 2).out;
   EXPECT_EQ(mn[0].shape, (Shape{1, 3}));
   EXPECT_THAT(values_f32(mn[0]), ElementsAre(5, 0, 2));
   EXPECT_THAT(values_f32(run1("aten.amax.default", {y}, {{"dim", ints({0, 1})}})), ElementsAre(9));
@@ -520,14 +481,14 @@ TEST(EwNorm, LayerNorm) {
   Tensor b = tensor_f32({2}, {0, 10});
   auto y = values_f32(run1("aten.layer_norm.default", {x, w, b}, {{"normalized_shape", ints({2})}, {"eps", F(0)}}));
   EXPECT_THAT(y, ElementsAre(-2, 11, -2, 11));
-  auto r = run_op("aten.native_layer_norm.default", {x, w}, {{"normalized_shape", ints({2})}, {"eps", F(0)}}, 3);
+  auto r = run_op("aten.native_layer_norm.default", {x, w}, {{"normalized_shape", ints({2})}, {"eps", F(0)}}, 3).out;
   EXPECT_THAT(values_f32(r[0]), ElementsAre(-2, 1, -2, 1));
   EXPECT_EQ(r[1].shape, (Shape{2, 1}));
   EXPECT_THAT(values_f32(r[1]), ElementsAre(2, 3));
   EXPECT_THAT(values_f32(r[2]), ElementsAre(1, 1));
   // bias only (named *bias): weight slot empty.
   auto yb = values_f32(run_op("aten.layer_norm.default", {x, b}, {{"normalized_shape", ints({2})}, {"eps", F(0)}}, 1,
-                              {"x", "p_ln_bias"})[0]);
+                              {"x", "p_ln_bias"}).out[0]);
   EXPECT_THAT(yb, ElementsAre(-1, 11, -1, 11));
   EXPECT_THAT(error_of([&] { run1("aten.layer_norm.default", {x}, {{"normalized_shape", ints({3})}}); }),
               HasSubstr("normalized_shape"));
@@ -554,16 +515,16 @@ TEST(EwNorm, BatchNormSlotsAndModes) {
   EXPECT_THAT(values_f32(run1("aten.batch_norm.default", {x, w, b}, train)), ElementsAre(-1, -1, 3, 1));
   // Placeholder names decide over the rule: here the extras are running stats.
   EXPECT_THAT(values_f32(run_op("aten.batch_norm.default", {x, rm, rv}, train, 1,
-                                {"x", "b_bn_running_mean", "b_bn_running_var"})[0]),
+                                {"x", "b_bn_running_mean", "b_bn_running_var"}).out[0]),
               ElementsAre(-1, -1, 1, 1));
   EXPECT_THAT(error_of([&] { run1("aten.batch_norm.default", {x}, eval); }), HasSubstr("running_mean"));
   // _native_batch_norm_legit_no_training: extras take the IR's (empty) shapes.
   auto r = run_op("aten._native_batch_norm_legit_no_training.default", {x, rm, rv},
-                  {{"momentum", F(0.1)}, {"eps", F(0)}}, 3, {}, {{2, 2, 1}, {0}, {0}});
+                  {{"momentum", F(0.1)}, {"eps", F(0)}}, 3, {}, {{2, 2, 1}, {0}, {0}}).out;
   EXPECT_THAT(values_f32(r[0]), ElementsAre(0, 0, 1, 2));
   EXPECT_EQ(r[1].shape, Shape{0});
   auto nt = run_op("aten.native_batch_norm.default", {x, w, b}, {{"training", B(true)}, {"momentum", F(0.1)}, {"eps", F(0)}},
-                   3, {}, {{2, 2, 1}, {2}, {2}});
+                   3, {}, {{2, 2, 1}, {2}, {2}}).out;
   EXPECT_THAT(values_f32(nt[1]), ElementsAre(2, 15));
   EXPECT_THAT(values_f32(nt[2]), ElementsAre(1, 0.2f));
 }
@@ -573,7 +534,7 @@ TEST(EwNorm, GroupAndInstanceNorm) {
   auto y = values_f32(run1("aten.group_norm.default", {x}, {{"num_groups", I(2)}, {"eps", F(0)}}));
   EXPECT_THAT(y, ElementsAre(-1, 1, -1, 1));
   auto r = run_op("aten.native_group_norm.default", {x, tensor_f32({4}, {1, 2, 3, 4})},
-                  {{"N", I(1)}, {"C", I(4)}, {"HxW", I(1)}, {"group", I(2)}, {"eps", F(0)}}, 3);
+                  {{"N", I(1)}, {"C", I(4)}, {"HxW", I(1)}, {"group", I(2)}, {"eps", F(0)}}, 3).out;
   EXPECT_THAT(values_f32(r[0]), ElementsAre(-1, 2, -3, 4));
   EXPECT_EQ(r[1].shape, (Shape{1, 2}));
   EXPECT_THAT(values_f32(r[1]), ElementsAre(2, 20));

@@ -11,6 +11,7 @@
 #include "kernels/gemm.h"
 #include "kernels/pool.h"
 #include "ops/op.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace tir {
@@ -25,67 +26,20 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-// --- a tiny single-op runner: plan, give fresh outputs memory, run ---------
-Attr ints(std::vector<int64_t> v) {
-  std::vector<Attr> l;
-  for (auto x : v) l.push_back(Attr::of_int(x));
-  return Attr::of_list(l);
-}
-Attr I(int64_t v) { return Attr::of_int(v); }
-Attr F(double v) { return Attr::of_float(v); }
-Attr B(bool v) { return Attr::of_bool(v); }
-Attr S(const std::string& v) { return Attr::of_string(v); }
-
-struct OpRun {
-  OpNode node;
-  std::vector<Tensor> out;
-};
-
-OpRun run_op(const std::string& op_type, const std::vector<Tensor>& inputs, AttrMap attrs = {},
-             size_t num_outputs = 1) {
-  OpRun r;
-  r.node.name = "n1";
-  r.node.op_type = op_type;
-  r.node.attrs = std::move(attrs);
-  for (size_t i = 0; i < num_outputs; ++i) {
-    TensorMeta m;
-    m.name = num_outputs == 1 ? "n1" : "n1_" + std::to_string(i);
-    r.node.outputs.push_back(m);
-  }
-  const OpDef* def = OpRegistry::instance().find(op_type);
-  if (!def) throw std::runtime_error("op not registered: " + op_type);
-  OpCall call(r.node);
-  call.in = inputs;
-  def->plan(call);
-  for (auto& t : call.out) {
-    if (t.buffer && !t.buffer->data) {
-      t.buffer->owned.assign(t.buffer->nbytes ? t.buffer->nbytes : 1, 0xAB);  // garbage, not zeros
-      t.buffer->data = t.buffer->owned.data();
-    }
-  }
-  if (def->run) def->run(call);
-  r.out = call.out;
-  return r;
-}
+using test::B;
+using test::error_of;
+using test::F;
+using test::I;
+using test::ints;
+using test::run_op;
+using test::S;
+using test::tensor_of;
+using test::transposed;
 
 std::vector<float> iota_f(int64_t n, float start = 1.0f) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + float(i);
   return v;
-}
-
-// A transposed (non-contiguous) view of a contiguous 2-D tensor's data.
-Tensor transposed(const Tensor& t) {
-  return t.view_as({t.shape[1], t.shape[0]}, {t.strides[1], t.strides[0]}, t.offset);
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // ============================== gemm kernel ================================
