@@ -10,6 +10,7 @@
 #include "ir/info.h"
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"
+#include "ops/op.h"
 #include "runtime/session.h"
 #include "verify/verify.h"
 #include "weights/safetensors.h"
@@ -28,6 +29,7 @@ const char* kUsage =
     "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile]\n"
     "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
     "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
+    "  ops                       (lists the supported op types)\n"
     "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n";
 
 void write_text(const std::string& text, const std::string& path) {
@@ -118,6 +120,11 @@ int cmd_verify(const Args& a) {
   return r.is_valid ? 0 : 1;
 }
 
+int cmd_ops() {
+  for (const auto& op : OpRegistry::instance().op_types()) std::cout << op << "\n";
+  return 0;
+}
+
 int cmd_parity(const Args& a) {
   Model m = load_model_file(ir_path(a));
   const std::string io_path = required(a, "--io");
@@ -146,6 +153,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(a);
     if (cmd == "verify") return cmd_verify(a);
     if (cmd == "parity") return cmd_parity(a);
+    if (cmd == "ops") return cmd_ops();
     std::cerr << "torchir: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
   } catch (const Error& e) {
