@@ -122,6 +122,51 @@ class BufferVsConstant(nn.Module):
         return self.linear(x) * self.scale + self.offset
 
 
+class KVCache(nn.Module):
+    """A static KV cache: forward writes proj(x) into the registered buffer k_cache at position
+    `pos` (index_copy_, in place) and returns a value computed from the whole updated cache, so
+    the buffer's state carries over from one call to the next."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_buffer("k_cache", torch.zeros(1, 2, 8, 4))
+
+    def forward(self, x, pos):
+        self.k_cache.index_copy_(2, pos, self.proj(x))
+        return (self.k_cache * 1.0).sum(-1)
+
+    def fixture_post_init(self):
+        self.k_cache.zero_()  # an empty cache, not the seeded random values
+
+    def fixture_extra_steps(self):
+        """Inputs of the calls after the first (recorded as io_step<k>.safetensors)."""
+        g = _generator(0, "input.x.step2")
+        return [collections.OrderedDict(
+            [("x", torch.randn(1, 2, 1, 4, generator=g)), ("pos", torch.tensor([5]))])]
+
+
+class MaskedOps(nn.Module):
+    """Causal-mask attention scores: masks built in forward (ones().tril(), arange
+    comparison), masked_fill with -inf, softmax, where, and a boolean-mask write."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        s = x.shape[1]
+        scores = self.proj(x) @ x.transpose(-2, -1)
+        mask = torch.ones(s, s).tril()
+        attn = torch.softmax(scores.masked_fill(mask == 0, float("-inf")), dim=-1)
+        i = torch.arange(s)
+        future = i[None, :] > i[:, None]
+        alt = torch.where(future, torch.zeros_like(attn), attn * 2.0)
+        y = attn @ x + alt.sum(-1, keepdim=True)
+        y[y < 0] = 0.0
+        return y
+
+
 def _tv():
     import torchvision
 
@@ -147,6 +192,8 @@ MODELS = collections.OrderedDict(
         ("MaskedLinear", (lambda: MaskedLinear(), [(1, 4)])),
         ("GatherWithIndex", (lambda: GatherWithIndex(), [(1, 8)])),
         ("BufferVsConstant", (lambda: BufferVsConstant(), [(1, 4)])),
+        ("kv_cache", (lambda: KVCache(), [(1, 2, 1, 4), lambda g: torch.tensor([3])])),
+        ("masked_ops", (lambda: MaskedOps(), [(1, 5, 4)])),
     ]
 )
 
@@ -188,13 +235,18 @@ def build_model(name, seed):
     torch.manual_seed(seed)
     model = ctor()
     init_model(model, seed)
+    if hasattr(model, "fixture_post_init"):
+        with torch.no_grad():
+            model.fixture_post_init()
     model.eval()
     params = inspect.signature(model.forward).parameters
     arg_names = [p for p in params][: len(shapes)]
     inputs = collections.OrderedDict()
     for arg, shape in zip(arg_names, shapes):
         g = _generator(seed, "input." + arg)
-        inputs[arg] = torch.randn(shape, generator=g, dtype=torch.float32)
+        # A shape gives a randn float input; a callable(generator) gives any other input.
+        inputs[arg] = shape(g) if callable(shape) else torch.randn(shape, generator=g,
+                                                                    dtype=torch.float32)
     return model, inputs
 
 
@@ -513,6 +565,13 @@ zeros.default
 """.split()
 
 
+# 1.13 decomposes these into prims.* ops (prims.arange, prims.where with Python scalars), which
+# no exported IR contains; keep the aten ops (tril/triu and masked_fill decompositions then emit
+# aten.arange / aten.where.Scalar*).
+_PRIMS_DECOMPS_1_13 = {"arange.default", "arange.start", "where.Scalar", "where.ScalarOther",
+                       "where.ScalarSelf"}
+
+
 def _decomposition_table():
     import torch._decomp as D
 
@@ -520,6 +579,8 @@ def _decomposition_table():
         return D.core_aten_decompositions()
     ops = []
     for name in _CORE_DECOMPS:
+        if name in _PRIMS_DECOMPS_1_13:
+            continue
         packet, overload = name.rsplit(".", 1)
         op = getattr(getattr(torch.ops.aten, packet, None), overload, None)
         if op is not None and op in D.decomposition_table:
@@ -672,6 +733,15 @@ def write_weights_and_io(model, inputs, out_dir, ir):
                                % (i, list(t.shape), meta["shape"]))
         io["output.%d" % i] = t
     write_safetensors(os.path.join(out_dir, "io.safetensors"), io)
+    # Stateful models (buffers mutated in forward): later calls on the same module.
+    steps = model.fixture_extra_steps() if hasattr(model, "fixture_extra_steps") else []
+    for k, step_inputs in enumerate(steps, start=2):
+        io = collections.OrderedDict()
+        for (name, t), meta in zip(step_inputs.items(), ir["graph_inputs"]):
+            io["input." + meta["name"]] = t
+        for i, t in enumerate(expected_outputs(model, step_inputs)):
+            io["output.%d" % i] = t
+        write_safetensors(os.path.join(out_dir, "io_step%d.safetensors" % k), io)
 
 
 def check_against_ir(model, inputs, ir, path):
@@ -733,6 +803,9 @@ def main(argv=None):
         print("%s: weights+io for %s -> %s" % (args.model, args.from_ir, args.out))
         return 0
 
+    # Tracing may run forward on the real module and mutate its buffers (KV caches): the
+    # weights and reference outputs must start from the initial state.
+    initial_state = {k: v.clone() for k, v in model.state_dict().items()}
     flavor = args.flavor
     if flavor == "auto":
         flavor = "training" if (hasattr(torch, "export") and TORCH_MAJOR_MINOR >= (2, 5)) \
@@ -742,6 +815,7 @@ def main(argv=None):
     with open(os.path.join(args.out, "model.json"), "w") as f:
         json.dump(ir, f, indent=2)
         f.write("\n")
+    model.load_state_dict(initial_state)
     if not args.ir_only:
         write_weights_and_io(model, inputs, args.out, ir)
     print("%s: %s flavor (torch %s), %d nodes -> %s"

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ir/errors.h"
+#include "kernels/dispatch.h"
 #include "kernels/strided.h"
 
 namespace tir {
@@ -67,6 +68,26 @@ void copy_blocks(size_t elem_size, const std::vector<int64_t>& block, const uint
     default:
       throw ExecutionError("copy_blocks: unsupported element size");
   }
+}
+
+void add_blocks(DType dtype, double alpha, const std::vector<int64_t>& block, const uint8_t* src,
+                const std::vector<int64_t>& src_strides, const int64_t* src_off, uint8_t* dst,
+                const std::vector<int64_t>& dst_strides, const int64_t* dst_off, int64_t count) {
+  dispatch_compute(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = reinterpret_cast<const T*>(src);
+    T* d = reinterpret_cast<T*>(dst);
+    const T a = convert<T>(alpha);
+    auto add = [a](T& x, T y) {
+      if constexpr (std::is_same_v<T, bool>) x = x || (a && y);
+      else x = T(x + a * y);
+    };
+    for (int64_t b = 0; b < count; ++b)
+      for_each_row<2>(block, {dst_strides.data(), src_strides.data()}, {dst_off[b], src_off[b]},
+                      [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+                        for (int64_t k = 0; k < n; ++k) add(d[off[0] + k * st[0]], s[off[1] + k * st[1]]);
+                      });
+  });
 }
 
 }  // namespace tir

@@ -1,10 +1,12 @@
-// Dtype-agnostic data movement for indexing ops (index.Tensor, index_select,
-// embedding, gather): the op resolves and range-checks indices into element
-// offsets; these loops only move bytes.
+// Data movement for indexing ops (index.Tensor, index_select, embedding,
+// gather, and the scatters index_put/index_copy/index_add): the op resolves and
+// range-checks indices into element offsets; these loops only move (or add) elements.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "ir/dtype.h"
 
 namespace tir {
 
@@ -15,5 +17,12 @@ namespace tir {
 void copy_blocks(size_t elem_size, const std::vector<int64_t>& block, const uint8_t* src,
                  const std::vector<int64_t>& src_strides, const int64_t* src_off, uint8_t* dst,
                  const std::vector<int64_t>& dst_strides, const int64_t* dst_off, int64_t count);
+
+// Like copy_blocks, but dst += alpha * src, blocks applied in order (so
+// duplicate destinations accumulate). `dtype` is a compute dtype shared by src
+// and dst; alpha is cast to it (bool: logical or).
+void add_blocks(DType dtype, double alpha, const std::vector<int64_t>& block, const uint8_t* src,
+                const std::vector<int64_t>& src_strides, const int64_t* src_off, uint8_t* dst,
+                const std::vector<int64_t>& dst_strides, const int64_t* dst_off, int64_t count);
 
 }  // namespace tir

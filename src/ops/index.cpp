@@ -7,12 +7,13 @@
 #include "kernels/gather.h"
 #include "kernels/strided.h"
 #include "ops/common.h"
+#include "ops/index_util.h"
 #include "ops/op.h"
 
 namespace tir {
-namespace {
+namespace indexing {
 
-void check_index_dtype(const OpCall& call, const Tensor& idx, bool allow_int32 = true) {
+void check_index_dtype(const OpCall& call, const Tensor& idx, bool allow_int32) {
   if (idx.dtype == DType::Bool || idx.dtype == DType::U8)
     call.fail("boolean/uint8 mask indices are not supported (data-dependent output shape)");
   call.check(idx.dtype == DType::I64 || (allow_int32 && idx.dtype == DType::I32),
@@ -20,7 +21,6 @@ void check_index_dtype(const OpCall& call, const Tensor& idx, bool allow_int32 =
                  dtype_name(idx.dtype));
 }
 
-// Index values of `t` seen with `shape`/`strides` (broadcast allowed), row-major.
 std::vector<int64_t> read_indices(const Tensor& t, const Shape& shape, const Strides& strides) {
   std::vector<int64_t> v;
   v.reserve(size_t(shape_numel(shape)));
@@ -35,7 +35,6 @@ std::vector<int64_t> read_indices(const Tensor& t, const Shape& shape, const Str
   return v;
 }
 
-// Range check; `wrap` allows negative indices (index.Tensor), as torch does.
 int64_t checked_index(const OpCall& call, int64_t v, int64_t size, int64_t dim, bool wrap) {
   if (v < (wrap ? -size : 0) || v >= size)
     call.fail("index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(dim) +
@@ -43,120 +42,128 @@ int64_t checked_index(const OpCall& call, int64_t v, int64_t size, int64_t dim, 
   return v < 0 ? v + size : v;
 }
 
-template <typename V>
-std::vector<V> drop(const std::vector<V>& v, size_t i) {
-  std::vector<V> r = v;
-  r.erase(r.begin() + std::ptrdiff_t(i));
-  return r;
+std::vector<const Tensor*> tensor_list(const OpCall& call, size_t first, size_t count, size_t mask_list) {
+  std::vector<const Tensor*> list;
+  const auto masks = call.tensor_list_none_masks();
+  if (mask_list < masks.size()) {
+    size_t present = 0;
+    for (bool none : masks[mask_list]) present += none ? 0 : 1;
+    call.check(present == count, "_tensor_list_none_masks does not match the number of index tensors");
+    size_t next = first;
+    for (bool none : masks[mask_list]) list.push_back(none ? nullptr : &call.in[next++]);
+  } else {
+    for (size_t k = 0; k < count; ++k) list.push_back(&call.in[first + k]);
+  }
+  return list;
 }
 
-// --- index.Tensor -------------------------------------------------------
-struct IndexPlan {
-  std::vector<int> slot;     // per indexed dim: input number, or -1 for None
-  Shape bshape;              // broadcast shape of the index tensors
-  std::vector<size_t> rest;  // self dims kept as slices, in order
-  size_t bpos = 0;           // where the broadcast dims go in the output
-  Shape out;
-};
-
-IndexPlan plan_index(const OpCall& call) {
-  call.check(!call.in.empty(), "missing self");
-  const Tensor& self = call.in[0];
-  const size_t ntensors = call.in.size() - 1;
+IndexPlan plan_index(const OpCall& call, const Shape& self_shape, std::vector<const Tensor*> idx) {
   IndexPlan p;
-  const auto masks = call.tensor_list_none_masks();
-  if (!masks.empty()) {
-    size_t next = 1;
-    for (bool none : masks[0]) p.slot.push_back(none ? -1 : int(next++));
-    call.check(next - 1 == ntensors, "_tensor_list_none_masks does not match the number of index tensors");
-  } else {
-    for (size_t k = 0; k < ntensors; ++k) p.slot.push_back(int(k + 1));
-  }
-  call.check(p.slot.size() <= size_t(self.dim()), "too many indices (" + std::to_string(p.slot.size()) +
-                                                      ") for a tensor of shape " +
-                                                      shape_to_string(self.shape));
+  p.idx = std::move(idx);
+  call.check(p.idx.size() <= self_shape.size(), "too many indices (" + std::to_string(p.idx.size()) +
+                                                    ") for a tensor of shape " + shape_to_string(self_shape));
   int first = -1, last = -1;
-  bool have = false;
-  for (size_t d = 0; d < p.slot.size(); ++d) {
-    if (p.slot[d] < 0) continue;
-    const Tensor& idx = call.in[size_t(p.slot[d])];
-    check_index_dtype(call, idx);
-    if (!have) p.bshape = idx.shape;
-    auto b = broadcast_shapes(p.bshape, idx.shape);
+  for (size_t d = 0; d < p.idx.size(); ++d) {
+    if (!p.idx[d]) continue;
+    const Tensor& t = *p.idx[d];
+    check_index_dtype(call, t);
+    auto b = first < 0 ? std::optional<Shape>(t.shape) : broadcast_shapes(p.bshape, t.shape);
     call.check(b.has_value(), "index tensors of shapes " + shape_to_string(p.bshape) + " and " +
-                                  shape_to_string(idx.shape) + " cannot be broadcast together");
+                                  shape_to_string(t.shape) + " cannot be broadcast together");
     p.bshape = *b;
-    have = true;
     if (first < 0) first = int(d);
     last = int(d);
   }
-  call.check(have, "index.Tensor needs at least one index tensor");
+  call.check(first >= 0, "at least one index tensor is needed");
   bool adjacent = true;
-  for (int d = first; d <= last; ++d) adjacent &= p.slot[size_t(d)] >= 0;
-  for (size_t d = 0; d < size_t(self.dim()); ++d)
-    if (d >= p.slot.size() || p.slot[d] < 0) p.rest.push_back(d);
+  for (int d = first; d <= last; ++d) adjacent &= p.idx[size_t(d)] != nullptr;
+  for (size_t d = 0; d < self_shape.size(); ++d)
+    if (d >= p.idx.size() || !p.idx[d]) p.rest.push_back(d);
   // Adjacent advanced indices replace their dims in place; separated ones go first.
   p.bpos = adjacent ? size_t(first) : 0;
   for (size_t r = 0; r < p.rest.size(); ++r) {
     if (r == p.bpos) p.out.insert(p.out.end(), p.bshape.begin(), p.bshape.end());
-    p.out.push_back(self.shape[p.rest[r]]);
+    p.out.push_back(self_shape[p.rest[r]]);
   }
   if (p.bpos == p.rest.size()) p.out.insert(p.out.end(), p.bshape.begin(), p.bshape.end());
   return p;
 }
 
+IndexAddressing address_index(const OpCall& call, const IndexPlan& p, const Tensor& self,
+                              const Strides& res_strides) {
+  IndexAddressing a;
+  const int64_t count = shape_numel(p.bshape);
+  a.self_off.assign(size_t(count), 0);
+  for (size_t d = 0; d < p.idx.size(); ++d) {
+    if (!p.idx[d]) continue;
+    const Tensor& idx = *p.idx[d];
+    const auto vals = read_indices(idx, p.bshape, broadcast_strides(idx, p.bshape));
+    for (int64_t b = 0; b < count; ++b)
+      a.self_off[size_t(b)] +=
+          checked_index(call, vals[size_t(b)], self.shape[d], int64_t(d), true) * self.strides[d];
+  }
+  // Result dims: rest[0..bpos) | broadcast dims | rest[bpos..).
+  const size_t nb = p.bshape.size();
+  for (size_t r = 0; r < p.rest.size(); ++r) {
+    a.block.push_back(self.shape[p.rest[r]]);
+    a.self_st.push_back(self.strides[p.rest[r]]);
+    a.res_st.push_back(res_strides[r < p.bpos ? r : r + nb]);
+  }
+  const Strides bst(res_strides.begin() + std::ptrdiff_t(p.bpos),
+                    res_strides.begin() + std::ptrdiff_t(p.bpos + nb));
+  a.res_off.reserve(size_t(count));
+  for_each_row<1>(p.bshape, {bst.data()}, {0},
+                  [&](std::array<int64_t, 1> off, int64_t n, std::array<int64_t, 1> st) {
+                    for (int64_t k = 0; k < n; ++k) a.res_off.push_back(off[0] + k * st[0]);
+                  });
+  return a;
+}
+
+void along_offsets(const OpCall& call, const Tensor& index, int64_t dim, int64_t self_size,
+                   int64_t self_stride, int64_t other_stride, std::vector<int64_t>* self_off,
+                   std::vector<int64_t>* other_off) {
+  const auto vals = read_indices(index);
+  self_off->resize(vals.size());
+  other_off->resize(vals.size());
+  for (size_t j = 0; j < vals.size(); ++j) {
+    (*self_off)[j] = checked_index(call, vals[j], self_size, dim, false) * self_stride;
+    (*other_off)[j] = int64_t(j) * other_stride;
+  }
+}
+
+}  // namespace indexing
+
+namespace {
+
+using namespace indexing;
+
+// --- index.Tensor -------------------------------------------------------
+IndexPlan plan_index_tensor_call(const OpCall& call) {
+  call.check(!call.in.empty(), "missing self");
+  return plan_index(call, call.in[0].shape, tensor_list(call, 1, call.in.size() - 1));
+}
+
 void plan_index_tensor(OpCall& call) {
-  const IndexPlan p = plan_index(call);
+  const IndexPlan p = plan_index_tensor_call(call);
   call.fresh(0, call.in[0].dtype, p.out);
 }
 
 void run_index_tensor(OpCall& call) {
-  const IndexPlan p = plan_index(call);
-  const Tensor& self = call.in[0];
-  const Tensor& out = call.out[0];
-  const int64_t count = shape_numel(p.bshape);
-  std::vector<int64_t> src_off(size_t(count), 0);
-  for (size_t d = 0; d < p.slot.size(); ++d) {
-    if (p.slot[d] < 0) continue;
-    const Tensor& idx = call.in[size_t(p.slot[d])];
-    const auto vals = read_indices(idx, p.bshape, broadcast_strides(idx, p.bshape));
-    for (int64_t b = 0; b < count; ++b)
-      src_off[size_t(b)] +=
-          checked_index(call, vals[size_t(b)], self.shape[d], int64_t(d), true) * self.strides[d];
-  }
-  // Output dims: rest[0..bpos) | broadcast dims | rest[bpos..).
-  const size_t nb = p.bshape.size();
-  Shape block;
-  Strides src_st, dst_st, bst;
-  for (size_t r = 0; r < p.rest.size(); ++r) {
-    block.push_back(self.shape[p.rest[r]]);
-    src_st.push_back(self.strides[p.rest[r]]);
-    dst_st.push_back(out.strides[r < p.bpos ? r : r + nb]);
-  }
-  bst.assign(out.strides.begin() + std::ptrdiff_t(p.bpos), out.strides.begin() + std::ptrdiff_t(p.bpos + nb));
-  std::vector<int64_t> dst_off;
-  dst_off.reserve(size_t(count));
-  for_each_row<1>(p.bshape, {bst.data()}, {0},
-                  [&](std::array<int64_t, 1> off, int64_t n, std::array<int64_t, 1> st) {
-                    for (int64_t k = 0; k < n; ++k) dst_off.push_back(off[0] + k * st[0]);
-                  });
-  copy_blocks(dtype_size(self.dtype), block, self.raw(), src_st, src_off.data(), out.raw(), dst_st,
-              dst_off.data(), count);
+  const IndexPlan p = plan_index_tensor_call(call);
+  const Tensor &self = call.in[0], &out = call.out[0];
+  const IndexAddressing a = address_index(call, p, self, out.strides);
+  copy_blocks(dtype_size(self.dtype), a.block, self.raw(), a.self_st, a.self_off.data(), out.raw(), a.res_st,
+              a.res_off.data(), a.count());
 }
 
 // --- index_select / embedding: whole slices picked along one dim -----------
 void select_along(const OpCall& call, const Tensor& self, size_t dim, const Tensor& index, const Tensor& out,
                   size_t out_dim) {
-  const auto vals = read_indices(index, index.shape, index.strides);
-  const int64_t count = int64_t(vals.size());
-  std::vector<int64_t> src_off(vals.size()), dst_off(vals.size());
-  for (int64_t j = 0; j < count; ++j) {
-    src_off[size_t(j)] =
-        checked_index(call, vals[size_t(j)], self.shape[dim], int64_t(dim), false) * self.strides[dim];
-    dst_off[size_t(j)] = j * out.strides[out_dim];
-  }
+  std::vector<int64_t> src_off, dst_off;
+  along_offsets(call, index, int64_t(dim), self.shape[dim], self.strides[dim], out.strides[out_dim], &src_off,
+                &dst_off);
   copy_blocks(dtype_size(self.dtype), drop(self.shape, dim), self.raw(), drop(self.strides, dim),
-              src_off.data(), out.raw(), drop(out.strides, out_dim), dst_off.data(), count);
+              src_off.data(), out.raw(), drop(out.strides, out_dim), dst_off.data(), int64_t(src_off.size()));
 }
 
 void plan_index_select(OpCall& call) {

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ops/op.h"
+#include "ops/view_util.h"
 
 namespace tir {
 namespace {
@@ -210,31 +211,9 @@ void plan_expand(OpCall& c) {
   c.alias(0, x.view_as(shape, strides, x.offset));
 }
 
-// Narrows dim to [start, start + step*len) with the given step.
-Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t len, int64_t step) {
-  Shape shape = x.shape;
-  Strides strides = x.strides;
-  shape[size_t(dim)] = len;
-  strides[size_t(dim)] *= step;
-  return x.view_as(shape, strides, x.offset + start * x.strides[size_t(dim)]);
-}
-
 void plan_slice(OpCall& c) {
   c.expect_inputs(1, 1);
-  const Tensor& x = c.in[0];
-  c.check(x.dim() > 0, "slice() cannot be applied to a 0-dim tensor");
-  const int64_t dim = c.wrap_dim(c.i("dim", 0), x.dim());
-  const int64_t size = x.shape[size_t(dim)];
-  const int64_t step = c.i("step", 1);
-  c.check(step > 0, "slice step must be positive");
-  // Bounds may be INT64_MAX: only add `size` to negative values, then clamp.
-  auto clamp_bound = [&](int64_t v) {
-    if (v < 0) v += size;
-    return std::min(std::max<int64_t>(v, 0), size);
-  };
-  const int64_t start = clamp_bound(c.i("start", 0));
-  const int64_t end = std::max(start, clamp_bound(c.i("end", size)));
-  c.alias(0, slice_view(x, dim, start, (end - start + step - 1) / step, step));
+  c.alias(0, slice_by_attrs(c, c.in[0]));
 }
 
 void plan_narrow(OpCall& c) {
@@ -250,24 +229,9 @@ void plan_narrow(OpCall& c) {
   c.alias(0, slice_view(x, dim, start, length, 1));
 }
 
-Tensor select_view(const OpCall& c, const Tensor& x, int64_t dim, int64_t index) {
-  const int64_t size = x.shape[size_t(dim)];
-  c.check(index >= -size && index < size, "select(): index " + std::to_string(index) +
-                                              " out of range for tensor of size " + shape_to_string(x.shape) +
-                                              " at dimension " + std::to_string(dim));
-  if (index < 0) index += size;
-  Shape shape = x.shape;
-  Strides strides = x.strides;
-  shape.erase(shape.begin() + dim);
-  strides.erase(strides.begin() + dim);
-  return x.view_as(shape, strides, x.offset + index * x.strides[size_t(dim)]);
-}
-
 void plan_select(OpCall& c) {
   c.expect_inputs(1, 1);
-  c.check(c.in[0].dim() > 0, "select() cannot be applied to a 0-dim tensor");
-  const int64_t dim = c.wrap_dim(c.i("dim"), c.in[0].dim());
-  c.alias(0, select_view(c, c.in[0], dim, c.i("index")));
+  c.alias(0, select_by_attrs(c, c.in[0]));
 }
 
 void plan_unbind(OpCall& c) {
