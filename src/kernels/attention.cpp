@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/gemm.h"
+#include "kernels/parallel.h"
 #include "kernels/softmax.h"
 
 namespace tir {
@@ -70,33 +71,39 @@ void attention_head(const AttnHead<T>& h, std::vector<T>& work) {
   }
 
   // Mask, then the row softmax (fully -inf rows give 0).
+  // The gemms and the softmax split internally; the row loops here split over rows.
   const AttnMask<T>& m = h.mask;
-  for (int64_t i = 0; i < L; ++i) {
-    T* row = p + i * S;
-    if (m.add) {
-      const T* mr = m.add + i * m.row_stride;
-      for (int64_t j = 0; j < S; ++j) row[j] += mr[j * m.col_stride];
-    } else if (m.keep) {
-      const bool* mr = m.keep + i * m.row_stride;
-      for (int64_t j = 0; j < S; ++j)
-        if (!mr[j * m.col_stride]) row[j] = ninf;
-    }
-    if (h.causal)
-      for (int64_t j = i + 1; j < S; ++j) row[j] = ninf;
-  }
+  if (m.add || m.keep || h.causal)
+    parallel_for(L, grain_for(S), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        T* row = p + i * S;
+        if (m.add) {
+          const T* mr = m.add + i * m.row_stride;
+          for (int64_t j = 0; j < S; ++j) row[j] += mr[j * m.col_stride];
+        } else if (m.keep) {
+          const bool* mr = m.keep + i * m.row_stride;
+          for (int64_t j = 0; j < S; ++j)
+            if (!mr[j * m.col_stride]) row[j] = ninf;
+        }
+        if (h.causal)
+          for (int64_t j = i + 1; j < S; ++j) row[j] = ninf;
+      }
+    });
   if (h.lse) {
     // logsumexp of the masked, scaled scores; 0 for fully masked rows (torch's CPU flash kernel).
-    for (int64_t i = 0; i < L; ++i) {
-      const T* row = p + i * S;
-      const T mx = *std::max_element(row, row + S);
-      if (mx == ninf) {
-        h.lse[i] = T(0);
-        continue;
+    parallel_for(L, grain_for(4 * S), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const T* row = p + i * S;
+        const T mx = *std::max_element(row, row + S);
+        if (mx == ninf) {
+          h.lse[i] = T(0);
+          continue;
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < S; ++j) sum += std::exp(double(row[j] - mx));
+        h.lse[i] = mx + T(std::log(sum));
       }
-      double sum = 0;
-      for (int64_t j = 0; j < S; ++j) sum += std::exp(double(row[j] - mx));
-      h.lse[i] = mx + T(std::log(sum));
-    }
+    });
   }
   if (Ev <= 0) return;
   softmax_rows(p, p, L, S);

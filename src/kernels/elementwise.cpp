@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/dispatch.h"
+#include "kernels/parallel.h"
 #include "kernels/strided.h"
 
 namespace tir {
@@ -39,6 +40,57 @@ constexpr double kGeluTanhBeta = 0.79788456080286535588;  // sqrt(2/pi)
 template <typename T> inline T wrap_add(T a, T b) { return T(uint64_t(a) + uint64_t(b)); }
 template <typename T> inline T wrap_mul(T a, T b) { return T(uint64_t(a) * uint64_t(b)); }
 
+// Elements per task: cheap maps (add, compare) vs transcendental ones (exp, erf).
+constexpr int64_t kCheapGrain = int64_t(1) << 16;
+constexpr int64_t kCostlyGrain = int64_t(1) << 13;
+
+// for_each_row over a coalesced shape, with the flat element range [0, numel)
+// split across threads; each task starts mid-row at its first element.
+// Operand 0 is the output: when it has a 0 stride (one element written from
+// several positions) the loop stays serial so the last write wins as before.
+template <size_t N, typename F>
+void for_each_row_parallel(const Shape& shape, const std::array<const int64_t*, N>& strides, int64_t grain, F&& f) {
+  const size_t nd = shape.size();
+  const int64_t total = shape_numel(shape);
+  bool serial = nd == 0 || total < 2 * grain || num_threads() == 1;
+  for (size_t d = 0; d < nd && !serial; ++d) serial = strides[0][d] == 0;
+  if (serial) {
+    std::array<int64_t, N> base{};
+    for_each_row<N>(shape, strides, base, f);
+    return;
+  }
+  const int64_t inner = shape[nd - 1];
+  std::array<int64_t, N> inner_strides;
+  for (size_t k = 0; k < N; ++k) inner_strides[k] = strides[k][nd - 1];
+  parallel_for(total, grain, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> idx(nd);
+    std::array<int64_t, N> off{};
+    int64_t rem = begin;
+    for (size_t d = nd; d-- > 0;) {
+      idx[d] = rem % shape[d];
+      rem /= shape[d];
+      for (size_t k = 0; k < N; ++k) off[k] += idx[d] * strides[k][d];
+    }
+    for (int64_t pos = begin; pos < end;) {
+      const int64_t count = std::min(inner - idx[nd - 1], end - pos);
+      f(off, count, inner_strides);
+      pos += count;
+      if (pos == end) break;
+      // The row is finished: back to its start, then carry into the outer dims.
+      for (size_t k = 0; k < N; ++k) off[k] -= idx[nd - 1] * strides[k][nd - 1];
+      idx[nd - 1] = 0;
+      for (size_t d = nd - 1; d-- > 0;) {
+        if (++idx[d] < shape[d]) {
+          for (size_t k = 0; k < N; ++k) off[k] += strides[k][d];
+          break;
+        }
+        for (size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * (shape[d] - 1);
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
 template <typename O, typename T, typename F>
 void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   Shape shape = out.shape;
@@ -47,8 +99,8 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   O* po = out.data<O>();
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
-  for_each_row<3>(shape, {so.data(), sa.data(), sb.data()}, {0, 0, 0},
-                  [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> s) {
+  for_each_row_parallel<3>(shape, {so.data(), sa.data(), sb.data()}, kCheapGrain,
+                           [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> s) {
                     O* o = po + off[0];
                     const T* x = pa + off[1];
                     const T* y = pb + off[2];
@@ -67,14 +119,14 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 }
 
 template <typename O, typename T, typename F>
-void map1(const Tensor& out, const Tensor& in, F f) {
+void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain) {
   Shape shape = out.shape;
   Strides so = out.strides, si = in.strides;
   coalesce_dims(shape, {&so, &si});
   O* po = out.data<O>();
   const T* pi = in.data<T>();
-  for_each_row<2>(shape, {so.data(), si.data()}, {0, 0},
-                  [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
+  for_each_row_parallel<2>(shape, {so.data(), si.data()}, grain,
+                           [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
                     O* o = po + off[0];
                     const T* x = pi + off[1];
                     if (s[0] == 1 && s[1] == 1) {
@@ -240,41 +292,43 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
     default: break;
   }
   if constexpr (kFloat) {
+    // Transcendental maps: smaller tasks pay off.
+    const auto costly = [&](auto f) { return map1<T, T>(out, in, f, kCostlyGrain); };
     switch (op) {
-      case UnaryOp::Sigmoid: return map1<T, T>(out, in, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      case UnaryOp::Tanh: return map1<T, T>(out, in, [](T x) { return std::tanh(x); });
+      case UnaryOp::Sigmoid: return costly([](T x) { return T(1) / (T(1) + std::exp(-x)); });
+      case UnaryOp::Tanh: return costly([](T x) { return std::tanh(x); });
       case UnaryOp::Gelu:
-        return map1<T, T>(out, in, [](T x) { return x * T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2))); });
+        return costly([](T x) { return x * T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2))); });
       case UnaryOp::GeluTanh: {
         const T beta = T(kGeluTanhBeta), kappa = T(0.044715);
-        return map1<T, T>(out, in, [=](T x) {
+        return costly([=](T x) {
           return T(0.5) * x * (T(1) + std::tanh(beta * (x + kappa * x * x * x)));
         });
       }
-      case UnaryOp::Silu: return map1<T, T>(out, in, [](T x) { return x / (T(1) + std::exp(-x)); });
+      case UnaryOp::Silu: return costly([](T x) { return x / (T(1) + std::exp(-x)); });
       case UnaryOp::Hardswish:
-        return map1<T, T>(out, in, [](T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
+        return costly([](T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
       case UnaryOp::Hardsigmoid:
-        return map1<T, T>(out, in, [](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
-      case UnaryOp::Exp: return map1<T, T>(out, in, [](T x) { return std::exp(x); });
-      case UnaryOp::Log: return map1<T, T>(out, in, [](T x) { return std::log(x); });
-      case UnaryOp::Sqrt: return map1<T, T>(out, in, [](T x) { return std::sqrt(x); });
-      case UnaryOp::Rsqrt: return map1<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Sin: return map1<T, T>(out, in, [](T x) { return std::sin(x); });
-      case UnaryOp::Cos: return map1<T, T>(out, in, [](T x) { return std::cos(x); });
-      case UnaryOp::Erf: return map1<T, T>(out, in, [](T x) { return std::erf(x); });
-      case UnaryOp::Reciprocal: return map1<T, T>(out, in, [](T x) { return T(1) / x; });
+        return costly([](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
+      case UnaryOp::Exp: return costly([](T x) { return std::exp(x); });
+      case UnaryOp::Log: return costly([](T x) { return std::log(x); });
+      case UnaryOp::Sqrt: return costly([](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt: return costly([](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Sin: return costly([](T x) { return std::sin(x); });
+      case UnaryOp::Cos: return costly([](T x) { return std::cos(x); });
+      case UnaryOp::Erf: return costly([](T x) { return std::erf(x); });
+      case UnaryOp::Reciprocal: return costly([](T x) { return T(1) / x; });
       case UnaryOp::LeakyRelu: {
         const T slope = T(p.a);
-        return map1<T, T>(out, in, [slope](T x) { return x > T(0) ? x : x * slope; });
+        return costly([slope](T x) { return x > T(0) ? x : x * slope; });
       }
       case UnaryOp::Elu: {
         const T neg = T(p.a * p.b), pos = T(p.b), isc = T(p.c);
-        return map1<T, T>(out, in, [=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; });
+        return costly([=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; });
       }
       case UnaryOp::Softplus: {
         const T beta = T(p.a), thr = T(p.b);
-        return map1<T, T>(out, in, [=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; });
+        return costly([=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; });
       }
       default: break;
     }
@@ -306,8 +360,8 @@ void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const 
     const uint8_t* pc = cond.data<uint8_t>();
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
-    for_each_row<4>(shape, {so.data(), sc.data(), sa.data(), sb.data()}, {0, 0, 0, 0},
-                    [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> s) {
+    for_each_row_parallel<4>(shape, {so.data(), sc.data(), sa.data(), sb.data()}, kCheapGrain,
+                             [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> s) {
                       for (int64_t k = 0; k < n; ++k)
                         po[off[0] + k * s[0]] = pc[off[1] + k * s[1]] ? pa[off[2] + k * s[2]] : pb[off[3] + k * s[3]];
                     });

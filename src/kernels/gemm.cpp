@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/parallel.h"
+
 namespace tir {
 
 namespace {
@@ -56,30 +58,59 @@ void gemm_ref(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool tra
   }
 }
 
+// Splits C into column blocks (or row blocks when M > N) run as independent
+// gemm_ref calls. Every element still sums its k terms in the same order, so
+// the result does not depend on the thread count.
+template <typename T>
+void gemm_parallel(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B,
+                   int64_t ldb, bool transB, T* C, int64_t ldc, T alpha, T beta) {
+  if (M <= 0 || N <= 0) return;
+  const int64_t k = std::max<int64_t>(K, 1);
+  if (num_threads() == 1 || M * N * k < 2 * kMinTaskWork) {
+    gemm_ref(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+    return;
+  }
+  if (N >= M) {
+    // Column blocks of at least 16 keep the packed rows reasonably long.
+    parallel_for(N, std::max<int64_t>(16, grain_for(M * k)), [&](int64_t j0, int64_t j1) {
+      gemm_ref(M, j1 - j0, K, A, lda, transA, transB ? B + j0 * ldb : B + j0, ldb, transB, C + j0, ldc, alpha,
+               beta);
+    });
+  } else {
+    parallel_for(M, grain_for(N * k), [&](int64_t i0, int64_t i1) {
+      gemm_ref(i1 - i0, N, K, transA ? A + i0 : A + i0 * lda, lda, transA, B, ldb, transB, C + i0 * ldc, ldc,
+               alpha, beta);
+    });
+  }
+}
+
 }  // namespace
 
 void gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool transA, const float* B,
               int64_t ldb, bool transB, float* C, int64_t ldc, float alpha, float beta) {
-  gemm_ref<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+  gemm_parallel<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
 }
 
 void gemm_f64(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, bool transA, const double* B,
               int64_t ldb, bool transB, double* C, int64_t ldc, double alpha, double beta) {
-  gemm_ref<double>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+  gemm_parallel<double>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
 }
 
 template <typename T>
 void gemm_int(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B, int64_t ldb,
               bool transB, T* C, int64_t ldc, T alpha, T beta) {
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      T acc = 0;
-      for (int64_t k = 0; k < K; ++k)
-        acc =
-            T(acc + (transA ? A[k * lda + i] : A[i * lda + k]) * (transB ? B[j * ldb + k] : B[k * ldb + j]));
-      T& c = C[i * ldc + j];
-      c = beta == T(0) ? T(alpha * acc) : T(alpha * acc + beta * c);
-    }
+  if (M <= 0 || N <= 0) return;
+  parallel_for(M, grain_for(N * std::max<int64_t>(K, 1)), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        T acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc = T(acc +
+                  (transA ? A[k * lda + i] : A[i * lda + k]) * (transB ? B[j * ldb + k] : B[k * ldb + j]));
+        T& c = C[i * ldc + j];
+        c = beta == T(0) ? T(alpha * acc) : T(alpha * acc + beta * c);
+      }
+  });
 }
 
 template void gemm_int<int64_t>(int64_t, int64_t, int64_t, const int64_t*, int64_t, bool, const int64_t*,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/parallel.h"
+
 namespace tir {
 namespace {
 
@@ -25,71 +27,80 @@ template <typename T> void moments(const T* x, int64_t n, double* mean, double* 
 template <typename T>
 void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t rows, int64_t n,
                      double eps) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * n;
-    T* yr = y + r * n;
-    double m, v;
-    moments(xr, n, &m, &v);
-    const double rs = 1.0 / std::sqrt(std::max(v, 0.0) + eps);
-    for (int64_t k = 0; k < n; ++k) {
-      double t = (double(xr[k]) - m) * rs;
-      if (w) t *= double(w[k]);
-      if (b) t += double(b[k]);
-      yr[k] = T(t);
+  parallel_for(rows, grain_for(3 * n), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xr = x + r * n;
+      T* yr = y + r * n;
+      double m, v;
+      moments(xr, n, &m, &v);
+      const double rs = 1.0 / std::sqrt(std::max(v, 0.0) + eps);
+      for (int64_t k = 0; k < n; ++k) {
+        double t = (double(xr[k]) - m) * rs;
+        if (w) t *= double(w[k]);
+        if (b) t += double(b[k]);
+        yr[k] = T(t);
+      }
+      if (mean) mean[r] = T(m);
+      if (rstd) rstd[r] = T(rs);
     }
-    if (mean) mean[r] = T(m);
-    if (rstd) rstd[r] = T(rs);
-  }
+  });
 }
 
 template <typename T>
 void rms_norm_rows(const T* x, const T* w, T* y, int64_t rows, int64_t n, double eps) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * n;
-    T* yr = y + r * n;
-    double q = 0;
-    for (int64_t k = 0; k < n; ++k) q += double(xr[k]) * double(xr[k]);
-    const double rs = 1.0 / std::sqrt((n ? q / double(n) : 0.0) + eps);
-    for (int64_t k = 0; k < n; ++k) yr[k] = T(double(xr[k]) * rs * (w ? double(w[k]) : 1.0));
-  }
+  parallel_for(rows, grain_for(2 * n), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xr = x + r * n;
+      T* yr = y + r * n;
+      double q = 0;
+      for (int64_t k = 0; k < n; ++k) q += double(xr[k]) * double(xr[k]);
+      const double rs = 1.0 / std::sqrt((n ? q / double(n) : 0.0) + eps);
+      for (int64_t k = 0; k < n; ++k) yr[k] = T(double(xr[k]) * rs * (w ? double(w[k]) : 1.0));
+    }
+  });
 }
 
 template <typename T>
 void channel_affine(const T* x, const T* scale, const T* shift, T* y, int64_t N, int64_t C, int64_t inner) {
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c) {
-      const T a = scale[c], s = shift[c];
-      const T* xr = x + (n * C + c) * inner;
-      T* yr = y + (n * C + c) * inner;
+  parallel_for(N * C, grain_for(inner), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {  // p = n * C + c
+      const T a = scale[p % C], s = shift[p % C];
+      const T* xr = x + p * inner;
+      T* yr = y + p * inner;
       for (int64_t k = 0; k < inner; ++k) yr[k] = xr[k] * a + s;
     }
+  });
 }
 
 template <typename T>
 void channel_moments(const T* x, int64_t N, int64_t C, int64_t inner, double* mean, double* var) {
   const double count = double(N * inner);
-  for (int64_t c = 0; c < C; ++c) {
-    double s = 0;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < inner; ++k) s += double(x[(n * C + c) * inner + k]);
-    const double m = count > 0 ? s / count : 0.0;
-    double q = 0;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < inner; ++k) {
-        const double d = double(x[(n * C + c) * inner + k]) - m;
-        q += d * d;
-      }
-    mean[c] = m;
-    var[c] = count > 0 ? q / count : 0.0;
-  }
+  // Split over channels only: each channel's sums keep their order.
+  parallel_for(C, grain_for(2 * N * inner), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double s = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < inner; ++k) s += double(x[(n * C + c) * inner + k]);
+      const double m = count > 0 ? s / count : 0.0;
+      double q = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < inner; ++k) {
+          const double d = double(x[(n * C + c) * inner + k]) - m;
+          q += d * d;
+        }
+      mean[c] = m;
+      var[c] = count > 0 ? q / count : 0.0;
+    }
+  });
 }
 
 template <typename T>
 void group_norm(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t N, int64_t C, int64_t HxW,
                 int64_t G, double eps) {
   const int64_t cpg = C / G, len = cpg * HxW;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t g = 0; g < G; ++g) {
+  parallel_for(N * G, grain_for(3 * len), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t n = i / G, g = i % G;
       const int64_t base = (n * C + g * cpg) * HxW;
       double m, v;
       moments(x + base, len, &m, &v);
@@ -104,6 +115,7 @@ void group_norm(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int6
       if (mean) mean[n * G + g] = T(m);
       if (rstd) rstd[n * G + g] = T(rs);
     }
+  });
 }
 
 #define TIR_NORM_INSTANTIATE(T)                                                                          \

@@ -3,14 +3,18 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/parallel.h"
+
 namespace tir {
 namespace {
 
 template <typename T>
 void softmax_impl(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) {
   const T ninf = -std::numeric_limits<T>::infinity();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
+  // Rows (o, i) are independent; each row's sum stays on one thread.
+  parallel_for(outer * inner, grain_for(3 * n), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t o = r / inner, i = r % inner;
       const T* xr = x + o * n * inner + i;
       T* yr = y + o * n * inner + i;
       T mx = ninf;
@@ -46,7 +50,7 @@ void softmax_impl(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, Sof
         for (int64_t k = 0; k < n; ++k) yr[k * inner] *= inv;
       }
     }
-  }
+  });
 }
 
 }  // namespace
