@@ -1,0 +1,412 @@
+// Embind glue between the engine and the JS package (contract: bindings/API.md).
+// No engine logic here: every method forwards to the engine. C++ exceptions
+// never reach JS: fallible methods return "" or an error JSON {kind, message};
+// methods returning data throw a JS Error when called in the wrong state.
+#include <emscripten/bind.h>
+#include <emscripten/em_asm.h>
+#include <emscripten/heap.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/errors.h"
+#include "ir/info.h"
+#include "ir/json_loader.h"
+#include "ir/mermaid.h"
+#include "ir/validator.h"
+#include "runtime/session.h"
+#include "runtime/thread_pool.h"
+#include "verify/verify.h"
+#include "weights/torch_save.h"
+
+using emscripten::val;
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += char(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string error_json(const char* kind, const std::string& message) {
+  return "{\"kind\": " + json_string(kind) + ", \"message\": " + json_string(message) + "}";
+}
+
+struct Failure {
+  std::string kind, message;
+};
+
+// Runs f, turning every C++ exception into a Failure.
+template <class F>
+std::optional<Failure> attempt(F&& f) {
+  try {
+    f();
+    return std::nullopt;
+  } catch (const tir::Error& e) {
+    return Failure{e.kind(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return Failure{"Error", "out of WASM memory (std::bad_alloc)"};
+  } catch (const std::exception& e) {
+    return Failure{"Error", e.what()};
+  }
+}
+
+// "" on success, else the error JSON of the API contract.
+template <class F>
+std::string guarded(F&& f) {
+  auto failure = attempt(std::forward<F>(f));
+  return failure ? error_json(failure->kind.c_str(), failure->message) : std::string();
+}
+
+// For methods that return data: a failure (misuse: called in the wrong state)
+// becomes a thrown JS Error whose name is the error kind. The C++ strings are
+// gone before the throw, which skips C++ destructors.
+template <class R, class F>
+R or_throw(F&& f) {
+  val error = val::undefined();
+  {
+    std::optional<R> result;
+    auto failure = attempt([&] { result = f(); });
+    if (!failure) return std::move(*result);
+    error = val::global("Error").new_(val(failure->message));
+    error.set("name", val(failure->kind));
+  }
+  error.throw_();
+}
+
+// An ArrayBuffer or any ArrayBufferView as a Uint8Array over the same bytes.
+val as_u8(const val& bytes) {
+  const val u8 = val::global("Uint8Array");
+  if (bytes.instanceof(u8)) return bytes;
+  if (bytes.instanceof(val::global("ArrayBuffer"))) return u8.new_(bytes);
+  return u8.new_(bytes["buffer"], bytes["byteOffset"], bytes["byteLength"]);
+}
+
+// Copies JS bytes into WASM memory at dst (the one copy per tensor).
+void copy_in(const val& u8, uint8_t* dst, size_t n) {
+  if (n) val(emscripten::typed_memory_view(n, dst)).call<void>("set", u8);
+}
+
+val shape_to_js(const tir::Shape& shape) {
+  val a = val::array();
+  for (int64_t d : shape) a.call<void>("push", double(d));
+  return a;
+}
+
+// A tensor owning a copy of JS bytes. Bad dtype/shape/size throw E.
+template <class E>
+tir::Tensor tensor_from_js(const std::string& what, const std::string& dtype, const val& shape, const val& bytes) {
+  tir::DType dt;
+  if (!tir::try_parse_dtype(dtype, &dt)) throw E(what + ": unknown dtype '" + dtype + "'");
+  tir::Shape s;
+  const unsigned rank = shape["length"].as<unsigned>();
+  for (unsigned i = 0; i < rank; ++i) {
+    const double d = shape[i].as<double>();
+    if (!(d >= 0) || d != std::floor(d) || d > 9.007199254740992e15)
+      throw E(what + ": invalid shape dimension " + std::to_string(d));
+    s.push_back(int64_t(d));
+  }
+  const val u8 = as_u8(bytes);
+  const size_t given = u8["length"].as<size_t>();
+  tir::Tensor t = tir::make_owned(dt, s);
+  if (given != t.nbytes())
+    throw E(what + ": " + std::to_string(given) + " bytes given for " + tir::dtype_name(dt) + " " +
+            tir::shape_to_string(s) + " (" + std::to_string(t.nbytes()) + " bytes expected)");
+  copy_in(u8, t.raw(), given);
+  return t;
+}
+
+std::shared_ptr<const std::vector<uint8_t>> bytes_from_js(const val& bytes) {
+  const val u8 = as_u8(bytes);
+  auto v = std::make_shared<std::vector<uint8_t>>(u8["length"].as<size_t>());
+  copy_in(u8, v->data(), v->size());
+  return v;
+}
+
+void merge(tir::TensorMap& into, tir::TensorMap from) {
+  for (auto& kv : from.items) into.set(kv.first, std::move(kv.second));
+}
+
+class WasmModel {
+ public:
+  std::string loadIR(const std::string& text) {
+    return guarded([&] {
+      session_.reset();
+      model_.reset();
+      inputs_.clear();
+      outputs_.clear();
+      expected_.clear();
+      tir::Model m = tir::load_model_json(text);
+      tir::validate_model_or_throw(m);
+      model_ = std::move(m);
+    });
+  }
+
+  std::string addWeightsFile(const val& bytes, const std::string& origin) {
+    return guarded([&] { merge(weights_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
+  }
+  std::string addWeightTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      weights_.set(name, tensor_from_js<tir::WeightLoadError>("weight '" + name + "'", dtype, shape, bytes));
+    });
+  }
+  std::string addConstantsFile(const val& bytes, const std::string& origin) {
+    return guarded([&] { merge(constants_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
+  }
+  std::string addConstantTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      constants_.set(name, tensor_from_js<tir::WeightLoadError>("constant '" + name + "'", dtype, shape, bytes));
+    });
+  }
+
+  // The session keeps what it needs of the weights, so ours are released.
+  std::string compile() {
+    return guarded([&] {
+      session_.reset();
+      auto s = std::make_unique<tir::Session>(model());
+      s->set_profiling(profiling_);
+      s->bind(weights_, constants_);
+      session_ = std::move(s);
+      weights_ = {};
+      constants_ = {};
+      inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
+      expected_.assign(model_->graph_outputs.size(), tir::Tensor{});
+      outputs_.clear();
+    });
+  }
+
+  int numInputs() const { return model_ ? int(model_->graph_inputs.size()) : 0; }
+  int numOutputs() const { return model_ ? int(model_->graph_outputs.size()) : 0; }
+
+  val inputInfo(int i) const {
+    return or_throw<val>([&] { return info_object(model().graph_inputs.at(index(i, numInputs(), "input"))); });
+  }
+  // Before run(): the IR's declared dtype/shape. After: the actual output's
+  // (float16/bfloat16 outputs come back as float32, the engine's compute dtype).
+  val outputInfo(int i) const {
+    return or_throw<val>([&] {
+      const size_t k = index(i, numOutputs(), "output");
+      val o = info_object(model().graph_outputs[k]);
+      if (k < outputs_.size()) {
+        o.set("dtype", std::string(tir::dtype_name(outputs_[k].dtype)));
+        o.set("shape", shape_to_js(outputs_[k].shape));
+      }
+      return o;
+    });
+  }
+
+  // Shape/dtype are checked by Session::run (float16 inputs are widened there).
+  std::string setInput(int i, const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      need_session();
+      if (i < 0 || size_t(i) >= inputs_.size())
+        throw tir::ExecutionError("expected " + std::to_string(inputs_.size()) + " input(s), got input index " +
+                                  std::to_string(i));
+      const std::string what = "input " + std::to_string(i) + " ('" + model_->graph_inputs[size_t(i)].name + "')";
+      inputs_[size_t(i)] = tensor_from_js<tir::ExecutionError>(what, dtype, shape, bytes);
+    });
+  }
+
+  std::string run() {
+    return guarded([&] {
+      need_session();
+      outputs_.clear();
+      for (size_t i = 0; i < inputs_.size(); ++i)
+        if (!inputs_[i].defined())
+          throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name +
+                                    "') was not set");
+      outputs_ = session_->run(inputs_);
+    });
+  }
+
+  val outputBytes(int i) const {
+    return or_throw<val>([&] {
+      if (outputs_.empty()) throw tir::ExecutionError("outputBytes(): no outputs, run() first");
+      const tir::Tensor& t = outputs_[index(i, int(outputs_.size()), "output")];
+      return val(emscripten::typed_memory_view(t.nbytes(), t.raw()));
+    });
+  }
+
+  std::string setExpected(int i, const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      need_session();
+      if (i < 0 || size_t(i) >= expected_.size())
+        throw tir::VerificationError("expected output index " + std::to_string(i) + " out of range (" +
+                                     std::to_string(expected_.size()) + " outputs)");
+      expected_[size_t(i)] =
+          tensor_from_js<tir::VerificationError>("expected output " + std::to_string(i), dtype, shape, bytes);
+    });
+  }
+
+  std::string verify(double rtol, double atol) {
+    std::string report;
+    std::string err = guarded([&] {
+      need_session();
+      if (outputs_.empty() && !expected_.empty()) throw tir::VerificationError("verify() needs a successful run() first");
+      for (size_t i = 0; i < expected_.size(); ++i)
+        if (!expected_[i].defined())
+          throw tir::VerificationError("expected output " + std::to_string(i) + " was not set");
+      report = tir::report_to_json(tir::verify_outputs(outputs_, expected_, rtol, atol));
+    });
+    return err.empty() ? report : err;
+  }
+
+  std::string info(bool as_json) const {
+    return or_throw<std::string>(
+        [&] { return as_json ? tir::model_info_json(model()) : tir::model_info_text(model()); });
+  }
+  std::string mermaid(int max_nodes, bool include_weights) const {
+    return or_throw<std::string>([&] { return tir::ir_to_mermaid(model(), max_nodes, include_weights); });
+  }
+  std::string pie(int top_n) const {
+    return or_throw<std::string>([&] { return tir::op_distribution_pie(model(), top_n); });
+  }
+
+  void setProfiling(bool on) {
+    profiling_ = on;
+    if (session_) session_->set_profiling(on);
+  }
+  std::string profile() const {
+    std::string s = "[";
+    if (session_) {
+      for (const auto& t : session_->last_profile()) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.6f", t.ms);
+        s += (s.size() > 1 ? ", " : "") + std::string("{\"node\": ") + json_string(t.node) +
+             ", \"op_type\": " + json_string(t.op_type) + ", \"ms\": " + ms + "}";
+      }
+    }
+    return s + "]";
+  }
+
+  std::string mutatedBuffers() const {
+    std::string s = "[";
+    if (session_)
+      for (const auto& k : session_->mutated_buffers()) s += (s.size() > 1 ? ", " : "") + json_string(k);
+    return s + "]";
+  }
+  val bufferBytes(const std::string& name) {
+    return or_throw<val>([&] {
+      need_session();
+      buffer_copy_ = session_->buffer_value(name);
+      return val(emscripten::typed_memory_view(buffer_copy_.nbytes(), buffer_copy_.raw()));
+    });
+  }
+  void resetBuffers() {
+    if (session_) session_->reset_buffers();
+  }
+  double arenaBytes() const { return session_ ? double(session_->arena_bytes()) : 0.0; }
+
+ private:
+  const tir::Model& model() const {
+    if (!model_) throw tir::ExecutionError("no model: loadIR() first");
+    return *model_;
+  }
+  static size_t index(int i, int n, const char* what) {
+    if (i < 0 || i >= n)
+      throw tir::ExecutionError(std::string("no ") + what + " " + std::to_string(i) + " (the model has " +
+                                std::to_string(n) + ")");
+    return size_t(i);
+  }
+  void need_session() const {
+    if (!session_) throw tir::ExecutionError("the model is not compiled: compile() first");
+  }
+  static val info_object(const tir::TensorMeta& m) {
+    val o = val::object();
+    o.set("name", m.name);
+    o.set("dtype", std::string(tir::dtype_name(m.dtype)));
+    o.set("shape", shape_to_js(m.shape));
+    return o;
+  }
+
+  std::optional<tir::Model> model_;
+  tir::TensorMap weights_, constants_;
+  std::unique_ptr<tir::Session> session_;
+  bool profiling_ = false;
+  std::vector<tir::Tensor> inputs_, outputs_, expected_;
+  tir::Tensor buffer_copy_;
+};
+
+// Threads beyond the pre-started Worker pool would only start once JS yields
+// to the event loop, and the pool's join on resize would deadlock: refuse them.
+void setNumThreads(int n) {
+  or_throw<bool>([&] {
+#ifdef __EMSCRIPTEN_PTHREADS__
+    const int workers = EM_ASM_INT({ return PThread.unusedWorkers.length; }) + tir::num_threads() - 1;
+    if (n - 1 > workers)
+      throw tir::Error("setNumThreads(" + std::to_string(n) + "): the pthread pool has " + std::to_string(workers) +
+                       " Worker(s), so at most " + std::to_string(workers + 1) +
+                       " threads; create the module with pthreadPoolSize >= " + std::to_string(n - 1));
+#endif
+    tir::set_num_threads(n);
+    return true;
+  });
+}
+int numThreads() { return tir::num_threads(); }
+bool hasThreads() {
+#ifdef __EMSCRIPTEN_PTHREADS__
+  return true;
+#else
+  return false;
+#endif
+}
+double heapBytes() { return double(emscripten_get_heap_size()); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
+  emscripten::class_<WasmModel>("WasmModel")
+      .constructor<>()
+      .function("loadIR", &WasmModel::loadIR)
+      .function("addWeightsFile", &WasmModel::addWeightsFile)
+      .function("addWeightTensor", &WasmModel::addWeightTensor)
+      .function("addConstantsFile", &WasmModel::addConstantsFile)
+      .function("addConstantTensor", &WasmModel::addConstantTensor)
+      .function("compile", &WasmModel::compile)
+      .function("numInputs", &WasmModel::numInputs)
+      .function("inputInfo", &WasmModel::inputInfo)
+      .function("numOutputs", &WasmModel::numOutputs)
+      .function("outputInfo", &WasmModel::outputInfo)
+      .function("setInput", &WasmModel::setInput)
+      .function("run", &WasmModel::run)
+      .function("outputBytes", &WasmModel::outputBytes)
+      .function("setExpected", &WasmModel::setExpected)
+      .function("verify", &WasmModel::verify)
+      .function("info", &WasmModel::info)
+      .function("mermaid", &WasmModel::mermaid)
+      .function("pie", &WasmModel::pie)
+      .function("setProfiling", &WasmModel::setProfiling)
+      .function("profile", &WasmModel::profile)
+      .function("mutatedBuffers", &WasmModel::mutatedBuffers)
+      .function("bufferBytes", &WasmModel::bufferBytes)
+      .function("resetBuffers", &WasmModel::resetBuffers)
+      .function("arenaBytes", &WasmModel::arenaBytes);
+  emscripten::function("setNumThreads", &setNumThreads);
+  emscripten::function("numThreads", &numThreads);
+  emscripten::function("hasThreads", &hasThreads);
+  emscripten::function("heapBytes", &heapBytes);
+}

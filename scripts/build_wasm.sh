@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds both WebAssembly variants with Debian's Emscripten 3.1.6 into npm/dist/:
+#   torch-ir-wasm-simd-threaded.{js,wasm,worker.js}  (build/wasm-threaded)
+#   torch-ir-wasm-simd.{js,wasm}                     (build/wasm-simd)
+# Incremental: re-running recompiles only what changed.
+# Usage: scripts/build_wasm.sh [threaded|simd]...   (default: both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages: the compiler, and the header-only libraries the build reuses
+# from /usr/include (exposed to Emscripten through build/wasm-*/wasm-include).
+packages=(emscripten cmake ninja-build rapidjson-dev libhwy-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "build_wasm: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Emscripten's JS optimizer needs Debian's acorn. Do not set EM_CACHE: the
+# packaged cache is frozen and prebuilt (including the -mt libraries).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+unset EM_CACHE
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+jobs="$(nproc)"
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || variants=(threaded simd)
+
+for v in "${variants[@]}"; do
+  case "$v" in
+    threaded) threads=ON ;;
+    simd) threads=OFF ;;
+    *) echo "build_wasm: unknown variant '$v' (threaded|simd)" >&2; exit 2 ;;
+  esac
+  dir="build/wasm-$v"
+  start=$SECONDS
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    emcmake cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DTIR_WASM_THREADS=$threads -DTIR_WASM_DIST_DIR="$PWD/npm/dist" >/dev/null
+  fi
+  cmake --build "$dir" -j"$jobs"
+  echo "build_wasm: $v built in $((SECONDS - start))s"
+done
+ls -l npm/dist/torch-ir-wasm-simd*
