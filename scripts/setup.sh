@@ -2,7 +2,8 @@
 # Installs the Debian packages the native build and tests need (idempotent; run as root).
 set -euo pipefail
 packages=(cmake g++ make rapidjson-dev libhwy-dev libgtest-dev libgmock-dev googletest
-          libtorch-dev python3-torch python3-torchvision python3-numpy)
+          libtorch-dev python3-torch python3-torchvision python3-numpy
+          chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

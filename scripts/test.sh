@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test: installs missing packages, builds, generates the large
-# fixtures (weights and expected outputs of models whose IR is committed
-# without them), then runs CTest (unit, LibTorch parity, CLI) .
+# Runs every test: installs missing packages, builds the native engine and both
+# WASM variants, generates the large fixtures (weights and expected outputs of
+# models whose IR is committed without them), then runs CTest (unit, LibTorch
+# parity, native CLI) and the JS suites (node --test) on the WASM builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 bash tools/make_fixtures.sh build/fixtures
-cd build/native
-TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)"
+(cd build/native && TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)")
+bash scripts/build_wasm.sh
+node tests/wasm_smoke.mjs
+TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/

@@ -1,0 +1,9 @@
+// torch-ir-wasm: run pytorch-ir JSON IR graphs in browsers and Node.js (WASM).
+export { loadIR, execute, verify, Model } from './lib/model.js';
+export { env, getBackend } from './lib/backend.js';
+export {
+  TorchIrError, IRFormatError, WeightLoadError, ExecutionError, VerificationError,
+} from './lib/errors.js';
+export { parseSafetensors, writeSafetensors, splitIo } from './lib/safetensors.js';
+export { formatReport } from './lib/report.js';
+export { parseJsonLoose as parseIRJson } from './lib/json.js';

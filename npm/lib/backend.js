@@ -1,0 +1,271 @@
+// Loader: picks the WASM variant, finds its files, instantiates one module per
+// variant (cached) and sizes its thread pool. `env` is the one place for
+// global configuration (like onnxruntime-web's ort.env).
+import { isNode } from './source.js';
+import { TorchIrError } from './errors.js';
+
+export const env = {
+  /** Where the dist files live: a URL/path prefix ending in '/', or {filename: url}. */
+  wasmPaths: undefined,
+  /** Default thread count (0 = navigator.hardwareConcurrency / os.cpus().length). */
+  numThreads: 0,
+  /** Pages: run models in a dedicated Web Worker (model methods then all return Promises). */
+  proxy: false,
+};
+
+export const VARIANTS = {
+  threaded: 'simd-threaded',
+  single: 'simd',
+};
+
+export function distFileNames(variant) {
+  const base = `torch-ir-wasm-${variant}`;
+  const names = [`${base}.js`, `${base}.wasm`];
+  if (variant === VARIANTS.threaded) names.push(`${base}.worker.js`);
+  return names;
+}
+
+// URL (browser) or file path (Node) of a dist file, honoring wasmPaths.
+export function resolveFile(name, wasmPaths = env.wasmPaths) {
+  if (wasmPaths && typeof wasmPaths === 'object' && !(wasmPaths instanceof URL)) {
+    if (wasmPaths[name]) return String(wasmPaths[name]);
+  } else if (wasmPaths) {
+    let prefix = String(wasmPaths);
+    if (!prefix.endsWith('/')) prefix += '/';
+    return prefix + name;
+  }
+  return new URL(`../dist/${name}`, import.meta.url).href;
+}
+
+export async function defaultThreads() {
+  if (env.numThreads > 0) return env.numThreads;
+  if (isNode) {
+    const os = await import('node:os');
+    return (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length) || 1;
+  }
+  return (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+}
+
+// Threaded build when it can run: always in Node, in pages only when
+// cross-origin isolated (SharedArrayBuffer); `threads: 1` forces the other.
+export function pickVariant(threads) {
+  if (threads === 1) return VARIANTS.single;
+  if (isNode) return VARIANTS.threaded;
+  const isolated = typeof globalThis.crossOriginIsolated === 'boolean' ? globalThis.crossOriginIsolated : false;
+  return isolated && typeof SharedArrayBuffer !== 'undefined' ? VARIANTS.threaded : VARIANTS.single;
+}
+
+/** One instantiated WASM module (shared by every model of its variant). */
+export class Backend {
+  constructor(variant, module, poolSize) {
+    this.variant = variant;
+    this.module = module;
+    /** Most threads this module can use: its pthread worker pool, fixed at load. */
+    this.maxThreads = Math.max(1, poolSize);
+  }
+  get threaded() {
+    return Boolean(this.module.hasThreads());
+  }
+  get numThreads() {
+    return Number(this.module.numThreads());
+  }
+  /**
+   * Sets the thread count, clamped to maxThreads: a thread without a loaded
+   * pool worker only starts once the event loop runs, so joining it from a
+   * later synchronous resize would deadlock (Emscripten 3.1.6).
+   */
+  setNumThreads(n) {
+    const t = Math.min(this.maxThreads, Math.max(1, Math.floor(n) || 1));
+    if (this.threaded && t !== this.numThreads) this.module.setNumThreads(t);
+  }
+  /** Current size of the module's WASM memory in bytes (it grows, never shrinks). */
+  heapBytes() {
+    return Number(this.module.heapBytes());
+  }
+}
+
+const cache = new Map(); // key: variant + file locations -> Promise<Backend>
+
+/**
+ * Returns the (cached) backend for the options: {threads, wasmPaths}.
+ * threads: 1 = single-threaded build; otherwise the threaded build where
+ * possible, with its pool set to `threads` (default: all cores).
+ */
+export async function getBackend(options = {}) {
+  const threads = options.threads ?? (env.numThreads > 0 ? env.numThreads : undefined);
+  const variant = pickVariant(threads);
+  const wasmPaths = options.wasmPaths ?? env.wasmPaths;
+  const key = variant + '|' + JSON.stringify(wasmPaths ?? null);
+  let p = cache.get(key);
+  if (!p) {
+    // The threaded build starts its pthread workers with the module: enough
+    // for the requested count and for the default.
+    const poolSize = variant === VARIANTS.threaded ? Math.max(threads ?? 1, await defaultThreads()) : 0;
+    p = instantiate(variant, wasmPaths, poolSize);
+    cache.set(key, p);
+    p.catch(() => cache.delete(key));
+  }
+  const backend = await p;
+  if (variant === VARIANTS.threaded) {
+    backend.setNumThreads(threads ?? (await defaultThreads()));
+  }
+  return backend;
+}
+
+async function instantiate(variant, wasmPaths, poolSize) {
+  const [jsName, wasmName] = distFileNames(variant);
+  const locate = (name) => resolveFile(name, wasmPaths);
+  const config = poolSize > 0 ? { pthreadPoolSize: poolSize } : {};
+  try {
+    const module = isNode ? await instantiateNode(variant, locate, config) : await instantiateBrowser(variant, locate, config);
+    return new Backend(variant, module, poolSize);
+  } catch (e) {
+    throw new TorchIrError(
+      `cannot load the ${variant} WASM build (${locate(jsName)}, ${locate(wasmName)}): ${e?.message || e}` +
+        ' (build it with scripts/build_wasm.sh, or set env.wasmPaths / the wasmPaths option)',
+      { cause: e },
+    );
+  }
+}
+
+// ---------------------------------------------------------------- Node
+
+let nodeWorkers = null; // Set of pthread workers, unref'd once a module is ready
+
+async function toNodePath(loc) {
+  if (/^file:/i.test(loc)) return (await import('node:url')).fileURLToPath(loc);
+  if (/^[a-z]+:\/\//i.test(loc)) throw new Error(`Node can only load the WASM files from local paths, got ${loc}`);
+  return loc;
+}
+
+// Emscripten's pthread worker file is a CommonJS script, but this package is
+// "type": "module", so Node would load it as ESM and fail. Emscripten creates
+// workers with the global `Worker` (which its Node shell sets to
+// worker_threads.Worker); this shim runs the file's source as a CommonJS eval
+// worker instead, and unrefs the workers so they don't keep the process alive.
+async function installNodeWorkerShim() {
+  if (nodeWorkers) return;
+  nodeWorkers = new Set();
+  const wt = await import('node:worker_threads');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const workers = nodeWorkers;
+  let ready = false;
+  class EmscriptenNodeWorker extends wt.Worker {
+    constructor(file, options) {
+      const p = file instanceof URL || /^file:/.test(String(file)) ? fileURLToPath(file) : String(file);
+      const prelude = `globalThis.__filename = ${JSON.stringify(p)}; globalThis.__dirname = ${JSON.stringify(path.dirname(p))};\n`;
+      super(prelude + fs.readFileSync(p, 'utf8'), { ...options, eval: true });
+      workers.add(this);
+      this.once('exit', () => workers.delete(this));
+      if (ready) this.unref();
+    }
+  }
+  EmscriptenNodeWorker.markReady = () => {
+    ready = true;
+    for (const w of workers) w.unref();
+  };
+  Object.defineProperty(globalThis, 'Worker', {
+    configurable: true,
+    get: () => EmscriptenNodeWorker,
+    set: () => {}, // keep the shim when Emscripten's shell assigns worker_threads.Worker
+  });
+}
+
+async function instantiateNode(variant, locate, config) {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const vm = await import('node:vm');
+  const { createRequire } = await import('node:module');
+  const [jsName, wasmName, workerName] = distFileNames(variant);
+  const jsPath = await toNodePath(locate(jsName));
+  const wasmPath = await toNodePath(locate(wasmName));
+  const workerPath = workerName ? await toNodePath(locate(workerName)) : null;
+  const wasmBinary = fs.readFileSync(wasmPath);
+  if (workerPath) await installNodeWorkerShim();
+  // The MODULARIZE build is CommonJS; run it as such whatever the package type.
+  const src = fs.readFileSync(jsPath, 'utf8');
+  const fn = vm.compileFunction(
+    src + '\n;return typeof module.exports === "function" ? module.exports : createTorchIrWasm;',
+    ['require', 'module', 'exports', '__filename', '__dirname'],
+    { filename: jsPath },
+  );
+  const mod = { exports: {} };
+  const factory = fn(createRequire(jsPath), mod, mod.exports, jsPath, path.dirname(jsPath));
+  // Emscripten's Node shell adds process-wide uncaughtException /
+  // unhandledRejection handlers that rethrow: take them out again, so the
+  // host application keeps its own error handling.
+  const events = ['uncaughtException', 'unhandledRejection'];
+  const before = events.map((ev) => process.listeners(ev));
+  const ready = factory({
+    ...config,
+    wasmBinary,
+    mainScriptUrlOrBlob: jsPath,
+    locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : path.join(path.dirname(jsPath), name)),
+    print: (s) => process.stdout.write(s + '\n'),
+    printErr: (s) => process.stderr.write(s + '\n'),
+  });
+  events.forEach((ev, i) => {
+    for (const l of process.listeners(ev)) if (!before[i].includes(l)) process.removeListener(ev, l);
+  });
+  const module = await ready;
+  if (workerPath) globalThis.Worker.markReady?.();
+  return module;
+}
+
+// ---------------------------------------------------------------- browser
+
+let scriptChain = Promise.resolve(); // both builds define the same global: load one at a time
+
+// The non-ES6 MODULARIZE .js defines a global `createTorchIrWasm`: load it
+// with a <script> tag (pages), importScripts (classic workers) or fetch +
+// indirect eval (module workers), then take the global.
+function loadFactory(jsUrl) {
+  const next = scriptChain.then(async () => {
+    if (typeof document !== 'undefined') {
+      await new Promise((resolve, reject) => {
+        const s = document.createElement('script');
+        s.src = jsUrl;
+        s.async = true;
+        s.onload = resolve;
+        s.onerror = () => reject(new Error(`failed to load script ${jsUrl}`));
+        document.head.appendChild(s);
+      });
+    } else {
+      let loaded = false;
+      if (typeof importScripts === 'function') {
+        try {
+          importScripts(jsUrl); // eslint-disable-line no-undef
+          loaded = true;
+        } catch (e) {
+          if (!(e instanceof TypeError)) throw e; // module workers have no importScripts
+        }
+      }
+      if (!loaded) {
+        const res = await fetch(jsUrl);
+        if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${jsUrl}`);
+        (0, eval)(await res.text() + `\n//# sourceURL=${jsUrl}`);
+      }
+    }
+    const factory = globalThis.createTorchIrWasm;
+    if (typeof factory !== 'function') throw new Error(`${jsUrl} did not define createTorchIrWasm`);
+    globalThis.createTorchIrWasm = undefined;
+    return factory;
+  });
+  scriptChain = next.catch(() => {});
+  return next;
+}
+
+async function instantiateBrowser(variant, locate, config) {
+  const [jsName] = distFileNames(variant);
+  const base = typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href;
+  const abs = (u) => new URL(u, base).href;
+  const jsUrl = abs(locate(jsName));
+  const factory = await loadFactory(jsUrl);
+  return factory({
+    ...config,
+    mainScriptUrlOrBlob: jsUrl, // pthread workers load the main script from here
+    locateFile: (name) => abs(locate(name)),
+  });
+}

@@ -1,0 +1,368 @@
+// The public API: loadIR / execute / verify and the Model class, a thin layer
+// over the Embind WasmModel (bindings/API.md). All checks that matter are the
+// engine's; JS only reshapes arguments and maps errors and reports.
+import { env, getBackend } from './backend.js';
+import { canProxy, loadIRProxy } from './proxy.js';
+import {
+  TorchIrError, IRFormatError, WeightLoadError, ExecutionError, VerificationError, check,
+} from './errors.js';
+import { parseJsonLoose, stringifyIr } from './json.js';
+import { asUint8, errnoText, isBytesLike, isLocation, readLocation } from './source.js';
+import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
+
+const decoder = new TextDecoder();
+
+function isBlob(v) {
+  return typeof Blob !== 'undefined' && v instanceof Blob;
+}
+
+// IR argument -> JSON text.
+async function readIrText(ir, onProgress) {
+  if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return ir;
+  if (isLocation(ir) || isBlob(ir)) {
+    let got;
+    try {
+      got = await readLocation(ir, onProgress);
+    } catch (e) {
+      throw new IRFormatError(`${String(ir)}: cannot open IR file: ${errnoText(e)}`, { cause: e });
+    }
+    return decoder.decode(got.bytes);
+  }
+  if (isBytesLike(ir)) return decoder.decode(asUint8(ir));
+  if (ir && typeof ir === 'object') return stringifyIr(ir);
+  throw new IRFormatError('ir must be a JSON string, a parsed IR object, bytes, or a path/URL');
+}
+
+// weights / constants argument -> list of glue calls to make.
+//   bytes | path | URL | Blob        -> {file: bytes, origin}
+//   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
+//   array of any of these            -> concatenated
+async function collectTensors(src, kind, irMeta, onProgress) {
+  if (src === undefined || src === null) return [];
+  if (Array.isArray(src)) {
+    const lists = [];
+    for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress)));
+    return lists;
+  }
+  if (isBytesLike(src)) return [{ file: asUint8(src), origin: kind }];
+  if (isLocation(src) || isBlob(src)) {
+    try {
+      const { bytes, origin } = await readLocation(src, onProgress);
+      return [{ file: bytes, origin }];
+    } catch (e) {
+      throw new WeightLoadError(`cannot open '${String(src)}': ${errnoText(e)}`, { cause: e });
+    }
+  }
+  if (typeof src === 'object') {
+    const entries = src instanceof Map ? [...src] : Object.entries(src);
+    return entries.map(([name, value]) => {
+      const fail = (msg) => {
+        throw new WeightLoadError(`${kind} '${name}': ${msg}`);
+      };
+      const t = toTensor(value, irMeta().tensor(name), fail);
+      return { tensor: { name, dtype: t.dtype, shape: t.shape, bytes: t.bytes } };
+    });
+  }
+  throw new WeightLoadError(`${kind} must be bytes, a path/URL, or an object of tensors`);
+}
+
+// Lazily parsed facts from the IR text that the glue doesn't expose: the
+// shape/dtype of weights, buffers and constants by original name.
+function irMetaFrom(text) {
+  let parsed;
+  const load = () => {
+    if (parsed === undefined) {
+      try {
+        parsed = parseJsonLoose(text);
+      } catch {
+        parsed = null;
+      }
+    }
+    return parsed;
+  };
+  return () => ({
+    tensor(name) {
+      const ir = load();
+      if (!ir) return undefined;
+      const w = Array.isArray(ir.weights) ? ir.weights.find((x) => x && x.name === name) : undefined;
+      if (w) return { dtype: w.dtype, shape: w.shape };
+      const c = ir.constants && ir.constants[name];
+      if (c) {
+        const shape = [];
+        for (let v = c.data; Array.isArray(v); v = v[0]) shape.push(v.length);
+        return { dtype: c.dtype, shape };
+      }
+      return undefined;
+    },
+  });
+}
+
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => {
+    try {
+      handle.delete();
+    } catch {
+      // already freed
+    }
+  })
+  : null;
+
+function infoList(handle, count, get) {
+  const out = [];
+  for (let i = 0; i < count; ++i) {
+    const m = get.call(handle, i);
+    out.push(Object.freeze({ name: String(m.name), dtype: String(m.dtype), shape: Object.freeze(toShape(m.shape)) }));
+  }
+  return Object.freeze(out);
+}
+
+function camelReport(r) {
+  return {
+    isValid: Boolean(r.is_valid),
+    maxDiff: r.max_diff,
+    meanDiff: r.mean_diff,
+    numOutputs: r.num_outputs,
+    outputDetails: (r.output_details || []).map((o) => ({
+      index: o.index,
+      shape: toShape(o.shape),
+      isClose: Boolean(o.is_close),
+      maxDiff: o.max_diff,
+      meanDiff: o.mean_diff,
+    })),
+    errorMessage: r.error_message ?? null,
+  };
+}
+
+/** A loaded model: one engine session inside the WASM module. */
+export class Model {
+  /** @internal use loadIR */
+  constructor(backend, handle, irText, compiled) {
+    this._backend = backend;
+    this._handle = handle;
+    this._irMeta = irMetaFrom(irText);
+    this._compiled = compiled;
+    this.inputs = infoList(handle, Number(handle.numInputs()), handle.inputInfo);
+    this.outputs = infoList(handle, Number(handle.numOutputs()), handle.outputInfo);
+    finalizer?.register(this, handle, this);
+  }
+
+  /** Which build runs this model: {variant: 'simd-threaded' | 'simd', threads}. */
+  get backend() {
+    return { variant: this._backend.variant, threads: this._backend.threaded ? this._backend.numThreads : 1 };
+  }
+
+  get _h() {
+    if (!this._handle) throw new TorchIrError('model is disposed');
+    return this._handle;
+  }
+
+  _ensureCompiled() {
+    if (!this._compiled) {
+      check(this._h.compile(), 'ExecutionError');
+      this._compiled = true;
+    }
+  }
+
+  _setInputs(inputs) {
+    const h = this._h;
+    const metas = this.inputs;
+    let list;
+    if (Array.isArray(inputs)) {
+      list = inputs;
+    } else if (isTypedArray(inputs) && metas.length === 1) {
+      list = [inputs];
+    } else if (inputs && typeof inputs === 'object') {
+      const names = new Set(metas.map((m) => m.name));
+      for (const k of Object.keys(inputs)) {
+        if (!names.has(k)) throw new ExecutionError(`unknown input '${k}' (graph inputs: ${metas.map((m) => m.name).join(', ')})`);
+      }
+      list = metas.map((m, i) => {
+        if (!(m.name in inputs)) throw new ExecutionError(`input ${i} ('${m.name}') is missing`);
+        return inputs[m.name];
+      });
+    } else if (metas.length === 0 && inputs === undefined) {
+      list = [];
+    } else {
+      throw new ExecutionError('inputs must be an array (graph_inputs order) or an object keyed by input name');
+    }
+    if (list.length !== metas.length) throw new ExecutionError(`expected ${metas.length} input(s), got ${list.length}`);
+    list.forEach((v, i) => {
+      const meta = metas[i];
+      const t = toTensor(v, meta, (msg) => {
+        throw new ExecutionError(`input ${i} ('${meta.name}'): ${msg}`);
+      });
+      check(h.setInput(i, t.dtype, t.shape, t.bytes), 'ExecutionError');
+    });
+  }
+
+  _run(inputs) {
+    this._ensureCompiled();
+    this._setInputs(inputs);
+    check(this._h.run(), 'ExecutionError');
+  }
+
+  _readOutputs() {
+    const h = this._h;
+    const out = [];
+    const n = Number(h.numOutputs());
+    for (let i = 0; i < n; ++i) {
+      const m = h.outputInfo(i);
+      const dtype = String(m.dtype);
+      const data = fromBytes(copyBytes(h.outputBytes(i)), dtype);
+      out.push({ name: String(m.name), shape: toShape(m.shape), dtype, data });
+    }
+    return out;
+  }
+
+  /** Runs the graph. inputs: array (graph_inputs order) or {name: value}. */
+  async execute(inputs) {
+    this._run(inputs);
+    return this._readOutputs();
+  }
+
+  /** Runs and compares with `expected` (graph_outputs order) like pytorch-ir's verify_ir. */
+  async verify(inputs, expected, { rtol = 1e-5, atol = 1e-5 } = {}) {
+    this._run(inputs);
+    const h = this._h;
+    const metas = this.outputs;
+    let list = expected;
+    if (!Array.isArray(expected)) {
+      if (isTypedArray(expected) && metas.length === 1) list = [expected];
+      else if (expected && typeof expected === 'object') list = metas.map((m) => expected[m.name]);
+      else throw new VerificationError('expected must be an array (graph_outputs order) or an object keyed by output name');
+    }
+    const numOutputs = Number(h.numOutputs());
+    if (list.length !== numOutputs) {
+      // Same report as the engine's verify_outputs for a count mismatch.
+      return {
+        isValid: false, maxDiff: 0, meanDiff: 0, numOutputs, outputDetails: [],
+        errorMessage: `Output count mismatch: expected ${list.length}, got ${numOutputs}`,
+      };
+    }
+    list.forEach((v, i) => {
+      const t = toTensor(v, metas[i], (msg) => {
+        throw new VerificationError(`expected output ${i} ('${metas[i].name}'): ${msg}`);
+      });
+      check(h.setExpected(i, t.dtype, t.shape, t.bytes), 'VerificationError');
+    });
+    const r = parseJsonLoose(h.verify(rtol, atol));
+    if (r && r.kind && r.message !== undefined) check(JSON.stringify(r), 'VerificationError');
+    return camelReport(r);
+  }
+
+  /** pytorch-ir's `info` text, or its JSON (a string) with {json: true}. */
+  info({ json = false } = {}) {
+    return String(this._h.info(Boolean(json)));
+  }
+
+  /** Mermaid flowchart, identical to pytorch-ir's ir_to_mermaid. */
+  toMermaid({ maxNodes = 30, includeWeights = true } = {}) {
+    return String(this._h.mermaid(maxNodes, Boolean(includeWeights)));
+  }
+
+  /** Mermaid pie of op types, identical to generate_op_distribution_pie. */
+  opDistributionPie({ topN = 10 } = {}) {
+    return String(this._h.pie(topN));
+  }
+
+  /** Per-node timings of the last execute() (needs loadIR's `profile: true`). */
+  profile() {
+    return parseJsonLoose(String(this._h.profile())).map((t) => ({ node: t.node, opType: t.op_type, ms: t.ms }));
+  }
+
+  /** Turns per-node profiling on or off. */
+  setProfiling(on) {
+    this._h.setProfiling(Boolean(on));
+  }
+
+  /** Original names of weights/buffers the graph writes in place (KV caches). */
+  mutatedBuffers() {
+    this._ensureCompiled();
+    return parseJsonLoose(String(this._h.mutatedBuffers()));
+  }
+
+  /** Current value of a buffer: {name, shape, dtype, data}. */
+  bufferValue(name) {
+    this._ensureCompiled();
+    const bytes = copyBytes(this._h.bufferBytes(name));
+    const meta = this._irMeta().tensor(name) || { dtype: 'float32', shape: [bytes.length / 4] };
+    const shape = toShape(meta.shape);
+    let dtype = meta.dtype;
+    const size = DTYPE_ARRAY[dtype]?.BYTES_PER_ELEMENT;
+    if (!size || numel(shape) * size !== bytes.length) dtype = 'float32'; // f16/bf16 are widened at bind
+    return { name, shape, dtype, data: fromBytes(bytes, dtype) };
+  }
+
+  /** Restores every buffer written in place to its loaded value. */
+  resetBuffers() {
+    this._ensureCompiled();
+    this._h.resetBuffers();
+  }
+
+  /** Bytes of the model's activation arena. */
+  arenaBytes() {
+    this._ensureCompiled();
+    return Number(this._h.arenaBytes());
+  }
+
+  /** Frees the model's WASM memory. The model can't be used afterwards. */
+  dispose() {
+    if (!this._handle) return;
+    finalizer?.unregister(this);
+    this._handle.delete();
+    this._handle = null;
+  }
+
+  get disposed() {
+    return !this._handle;
+  }
+}
+
+if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.prototype.dispose;
+
+/**
+ * Loads an IR and its weights into a new Model.
+ * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile}
+ */
+export async function loadIR(ir, options = {}) {
+  if (env.proxy && canProxy()) return loadIRProxy(ir, options, env);
+  const { weights, constants, onProgress, profile = false } = options;
+  const irText = await readIrText(ir, onProgress);
+  const irMeta = irMetaFrom(irText);
+  const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress);
+  const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress);
+  const backend = await getBackend(options);
+  const handle = new backend.module.WasmModel();
+  let model;
+  try {
+    check(handle.loadIR(irText), 'IRFormatError');
+    for (const op of weightOps) {
+      if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
+      else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+    }
+    for (const op of constantOps) {
+      if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
+      else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+    }
+    // Compile now when weights/constants are given (errors surface here);
+    // otherwise at the first execute, so info/visualize work on a bare IR.
+    const compileNow = options.compile ?? (weights !== undefined || constants !== undefined);
+    if (compileNow) check(handle.compile(), 'ExecutionError');
+    if (profile) handle.setProfiling(true);
+    model = new Model(backend, handle, irText, compileNow);
+  } catch (e) {
+    handle.delete();
+    throw e;
+  }
+  return model;
+}
+
+/** execute(model, inputs) === model.execute(inputs). */
+export function execute(model, inputs) {
+  return model.execute(inputs);
+}
+
+/** verify(model, inputs, expected, {rtol, atol}) === model.verify(...). */
+export function verify(model, inputs, expected, options) {
+  return model.verify(inputs, expected, options);
+}

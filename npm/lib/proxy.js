@@ -1,0 +1,111 @@
+// Worker proxy mode (env.proxy = true, pages only), like onnxruntime-web's
+// ort.env.wasm.proxy: the WASM module runs in a dedicated module worker
+// (proxy-worker.js), so a long execute() does not block the page. The model
+// object mirrors Model, but every method returns a Promise.
+import { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError } from './errors.js';
+
+const CLASSES = { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError };
+
+let worker = null;
+let nextId = 1;
+const pending = new Map(); // id -> {resolve, reject, onProgress}
+
+export function canProxy() {
+  return typeof window !== 'undefined' && typeof Worker === 'function';
+}
+
+function getWorker() {
+  if (worker) return worker;
+  worker = new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
+  worker.onmessage = ({ data }) => {
+    const p = pending.get(data.id);
+    if (!p) return;
+    if (data.progress) {
+      p.onProgress?.(data.progress);
+      return;
+    }
+    pending.delete(data.id);
+    if (data.ok) p.resolve(data.value);
+    else p.reject(new (CLASSES[data.error.name] || Error)(data.error.message));
+  };
+  worker.onerror = (e) => {
+    const err = new TorchIrError(`proxy worker failed: ${e.message || e}`);
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+    worker = null;
+  };
+  return worker;
+}
+
+function call(message, onProgress) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onProgress });
+    getWorker().postMessage({ id, ...message });
+  });
+}
+
+// The worker resolves relative URLs against its own location: make them absolute here.
+const base = () => (typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href);
+function absolute(src, isIr = false) {
+  if (src instanceof URL) return src.href;
+  if (typeof src === 'string') return isIr && /^\s*[{[]/.test(src) ? src : new URL(src, base()).href;
+  if (Array.isArray(src)) return src.map((s) => absolute(s));
+  return src;
+}
+function absolutePaths(p) {
+  if (p === undefined || p === null) return undefined;
+  if (typeof p === 'string' || p instanceof URL) return absolute(p);
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, absolute(v)]));
+}
+
+/** loadIR in the proxy worker. */
+export async function loadIRProxy(ir, options, env) {
+  const { onProgress, weights, constants, wasmPaths, ...rest } = options;
+  const info = await call({
+    op: 'load',
+    args: [absolute(ir, true), {
+      ...rest,
+      weights: absolute(weights),
+      constants: absolute(constants),
+      wasmPaths: absolutePaths(wasmPaths ?? env.wasmPaths),
+      numThreads: env.numThreads,
+      progress: Boolean(onProgress),
+    }],
+  }, onProgress);
+  return new ProxyModel(info);
+}
+
+const METHODS = ['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
+  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes'];
+
+/** Model running in the proxy worker: same members, every method async. */
+export class ProxyModel {
+  constructor({ handle, inputs, outputs, backend }) {
+    this._handle = handle;
+    this.inputs = Object.freeze(inputs.map((m) => Object.freeze({ ...m, shape: Object.freeze(m.shape) })));
+    this.outputs = Object.freeze(outputs.map((m) => Object.freeze({ ...m, shape: Object.freeze(m.shape) })));
+    this.backend = { ...backend, proxy: true };
+  }
+
+  get disposed() {
+    return this._handle === null;
+  }
+
+  _call(method, args) {
+    if (this._handle === null) return Promise.reject(new TorchIrError('model is disposed'));
+    return call({ op: 'call', handle: this._handle, method, args });
+  }
+
+  async dispose() {
+    if (this._handle === null) return;
+    const h = this._handle;
+    this._handle = null;
+    await call({ op: 'call', handle: h, method: 'dispose', args: [] });
+  }
+}
+for (const m of METHODS) {
+  ProxyModel.prototype[m] = function proxied(...args) {
+    return this._call(m, args);
+  };
+}

@@ -1,0 +1,84 @@
+// Minimal .safetensors reader/writer for the CLI and examples (fixture io files:
+// input.<name>, output.<i>). Weights themselves are parsed by the WASM engine.
+import { DTYPE_ARRAY, numel } from './tensor.js';
+import { WeightLoadError } from './errors.js';
+
+const ST_TO_IR = {
+  F64: 'float64', F32: 'float32', F16: 'float16', BF16: 'bfloat16',
+  I64: 'int64', I32: 'int32', I16: 'int16', I8: 'int8', U8: 'uint8', BOOL: 'bool',
+};
+const IR_TO_ST = Object.fromEntries(Object.entries(ST_TO_IR).map(([k, v]) => [v, k]));
+
+/**
+ * Parses safetensors bytes into a Map name -> {dtype, shape, data} (data is a
+ * typed array copy, see DTYPE_ARRAY). `origin` prefixes error messages.
+ */
+export function parseSafetensors(bytes, origin = 'safetensors') {
+  const fail = (msg) => {
+    throw new WeightLoadError(`${origin}: ${msg}`);
+  };
+  // A plain Uint8Array view (Node's Buffer.slice would not copy below).
+  bytes = ArrayBuffer.isView(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
+  if (bytes.length < 8) fail('file too small for a safetensors header');
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLen = Number(dv.getBigUint64(0, true));
+  if (headerLen > bytes.length - 8) fail(`header length ${headerLen} exceeds file size ${bytes.length}`);
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLen)));
+  } catch (e) {
+    fail(`bad header JSON: ${e.message}`);
+  }
+  const base = 8 + headerLen;
+  const out = new Map();
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const dtype = ST_TO_IR[info.dtype];
+    if (!dtype) fail(`tensor '${name}': unsupported dtype ${info.dtype}`);
+    const [begin, end] = info.data_offsets;
+    if (base + end > bytes.length || begin > end) fail(`tensor '${name}': data offsets [${begin}, ${end}] out of range`);
+    const Cls = DTYPE_ARRAY[dtype];
+    const n = numel(info.shape);
+    if ((end - begin) !== n * Cls.BYTES_PER_ELEMENT) fail(`tensor '${name}': ${end - begin} bytes for shape [${info.shape.join(', ')}] ${dtype}`);
+    const copy = bytes.slice(base + begin, base + end);
+    out.set(name, { dtype, shape: info.shape.slice(), data: new Cls(copy.buffer, 0, n) });
+  }
+  return out;
+}
+
+/** Serializes [{name, dtype, shape, data}] (or a Map name -> tensor) to safetensors bytes. */
+export function writeSafetensors(tensors) {
+  const list = tensors instanceof Map ? [...tensors].map(([name, t]) => ({ name, ...t })) : tensors;
+  const header = {};
+  let offset = 0;
+  for (const t of list) {
+    const st = IR_TO_ST[t.dtype];
+    if (!st) throw new WeightLoadError(`cannot write tensor '${t.name}' to safetensors: dtype ${t.dtype}`);
+    header[t.name] = { dtype: st, shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
+    offset += t.data.byteLength;
+  }
+  let json = JSON.stringify(header);
+  const pad = (8 - (new TextEncoder().encode(json).length % 8)) % 8;
+  json += ' '.repeat(pad);
+  const hbytes = new TextEncoder().encode(json);
+  const out = new Uint8Array(8 + hbytes.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(hbytes.length), true);
+  out.set(hbytes, 8);
+  let pos = 8 + hbytes.length;
+  for (const t of list) {
+    out.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), pos);
+    pos += t.data.byteLength;
+  }
+  return out;
+}
+
+/** Splits a fixture io file into {inputs: {name: tensor}, outputs: [tensor]} (input.<name>, output.<i>). */
+export function splitIo(tensors) {
+  const inputs = {};
+  const outputs = [];
+  for (const [name, t] of tensors) {
+    if (name.startsWith('input.')) inputs[name.slice(6)] = t;
+    else if (/^output\.\d+$/.test(name)) outputs[Number(name.slice(7))] = t;
+  }
+  return { inputs, outputs };
+}

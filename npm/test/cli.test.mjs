@@ -1,0 +1,118 @@
+// The torch-ir-wasm CLI: same commands, flags and output text as the native
+// torchir (compared directly when the native build is present).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseSafetensors, writeSafetensors } from '../index.js';
+import { FIXTURES, NPM_DIR, TOL, assertClose, assertDist, fixture, nativeCli, readIo } from './helpers.mjs';
+
+before(assertDist);
+
+const BIN = join(NPM_DIR, 'bin', 'torch-ir-wasm.js');
+const native = nativeCli();
+const tmp = mkdtempSync(join(tmpdir(), 'tir-cli-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+const cli = (...args) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120000 });
+const nat = (...args) => spawnSync(native, args, { encoding: 'utf8' });
+
+const seeds = join(FIXTURES, 'seeds');
+const mlp = fixture('SimpleMLP');
+const cnn = fixture('small_cnn');
+
+test('info / visualize / pie print what pytorch-ir prints', () => {
+  const ir = join(seeds, 'SimpleMLP.json');
+  const exp = (f) => readFileSync(join(seeds, 'expected', f), 'utf8');
+  let r = cli('info', ir);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, exp('SimpleMLP.info.txt') + '\n');
+  r = cli('info', ir, '--json');
+  assert.equal(r.stdout, exp('SimpleMLP.info.json') + '\n');
+  r = cli('visualize', ir);
+  assert.equal(r.stdout, readFileSync(join(seeds, 'SimpleMLP.mmd'), 'utf8'));
+  r = cli('visualize', ir, '--max-nodes', '3');
+  assert.equal(r.stdout, exp('SimpleMLP.max3.mmd') + '\n');
+  r = cli('visualize', ir, '--no-weights');
+  assert.equal(r.stdout, exp('SimpleMLP.noweights.mmd') + '\n');
+  r = cli('pie', ir, '--top', '1');
+  assert.equal(r.stdout, exp('SimpleMLP.pie.top1') + '\n');
+  const out = join(tmp, 'pie.mmd');
+  r = cli('pie', ir, '-o', out);
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, '');
+  assert.equal(readFileSync(out, 'utf8'), exp('SimpleMLP.pie') + '\n');
+});
+
+test('verify prints the native report and exits 0 when valid', () => {
+  const r = cli('verify', cnn.model, '--weights', cnn.weights, '--io', cnn.io);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^Verification PASSED\n  outputs: 1\n  max_diff: \d\.\d{6}e-\d\d\n  mean_diff: \d\.\d{6}e-\d\d\n  output 0 \[1, 10\]: close, max_diff \S+, mean_diff \S+\n$/);
+  if (native) {
+    const n = nat('verify', cnn.model, '--weights', cnn.weights, '--io', cnn.io);
+    // same lines; the digits may differ in the last places
+    assert.equal(r.stdout.split('\n').length, n.stdout.split('\n').length);
+    assert.equal(r.stdout.split('\n')[0], n.stdout.split('\n')[0]);
+  }
+});
+
+test('verify exits 1 and prints FAILED when outputs differ (tight tolerance on another io)', () => {
+  const other = fixture('kv_cache');
+  const step2 = other.io.replace('io.safetensors', 'io_step2.safetensors');
+  const r = cli('verify', other.model, '--weights', other.weights, '--io', step2, '--rtol', '0', '--atol', '0');
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /^Verification FAILED\n/);
+  assert.match(r.stdout, /NOT close/);
+  assert.match(r.stdout, /  error: Output tensors do not match within tolerance\n$/);
+});
+
+test('run prints shapes and time, writes outputs, and matches native', () => {
+  const out = join(tmp, 'out.safetensors');
+  const r = cli('run', cnn.model, '--weights', cnn.weights, '--inputs', cnn.io, '-o', out, '--profile', '--threads', '1');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^output 0: \[1, 10\] float32\nrun time: \d+\.\d{3} ms\n/);
+  assert.match(r.stdout, /\n  \S+ +aten\.\S+ +\d+\.\d{3} ms\n/);
+  const got = parseSafetensors(readFileSync(out)).get('output.0');
+  assertClose(got.data, readIo(cnn.io).outputs[0].data, TOL, 'cli run output');
+  if (native) {
+    const nout = join(tmp, 'native.safetensors');
+    assert.equal(nat('run', cnn.model, '--weights', cnn.weights, '--inputs', cnn.io, '-o', nout).status, 0);
+    const ref = parseSafetensors(readFileSync(nout)).get('output.0');
+    assertClose(got.data, ref.data, TOL, 'cli run vs native');
+  }
+});
+
+test('errors: same kinds and messages as native, exit 1; usage errors exit 2', () => {
+  const bad = join(FIXTURES, 'ir_bad', 'syntax_error.json');
+  let r = cli('info', bad);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^torch-ir-wasm: IRFormatError: .*JSON parse error at line 4, column 5: Missing a comma or '}' after an object member\.\n$/);
+  r = cli('verify', mlp.model, '--weights', join(FIXTURES, 'weights', 'truncated.safetensors'), '--io', mlp.io);
+  assert.equal(r.status, 1);
+  const want = `WeightLoadError: ${join(FIXTURES, 'weights', 'truncated.safetensors')}: tensor 'u8_pad'`;
+  assert.ok(r.stderr.startsWith(`torch-ir-wasm: ${want}`), r.stderr);
+  if (native) {
+    const n = nat('verify', mlp.model, '--weights', join(FIXTURES, 'weights', 'truncated.safetensors'), '--io', mlp.io);
+    assert.equal(r.stderr.replace('torch-ir-wasm:', ''), n.stderr.replace('torchir:', ''));
+  }
+  r = cli('verify', mlp.model, '--weights', mlp.weights);
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, 'torch-ir-wasm: Error: missing required option --io\n');
+  const noInputs = join(tmp, 'no-inputs.safetensors');
+  writeFileSync(noInputs, writeSafetensors([{ name: 'output.0', dtype: 'float32', shape: [1], data: new Float32Array(1) }]));
+  r = cli('run', mlp.model, '--weights', mlp.weights, '--inputs', noInputs);
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, `torch-ir-wasm: WeightLoadError: ${noInputs}: no tensor 'input.x' for graph input 'x'\n`);
+  r = cli('verify', mlp.model, '--weights', mlp.weights, '--io', mlp.io, '--rtol', 'abc');
+  assert.equal(r.stderr, "torch-ir-wasm: Error: option --rtol expects a number, got 'abc'\n");
+  r = cli('frob');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^torch-ir-wasm: unknown command 'frob'\nusage: torch-ir-wasm/);
+  r = cli();
+  assert.equal(r.status, 2);
+  assert.match(r.stdout, /^usage: torch-ir-wasm <command>/);
+  r = cli('--help');
+  assert.equal(r.status, 0);
+});

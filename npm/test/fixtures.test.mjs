@@ -1,0 +1,89 @@
+// Every seed IR and every whole-model fixture, verified through the JS API
+// against the outputs recorded from PyTorch (rtol = atol = 1e-5), and compared
+// with the native build's outputs for the same inputs (rtol = atol = 1e-5).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { loadIR, parseSafetensors } from '../index.js';
+import {
+  FIXTURES, MODELS, TOL, assertClose, assertDist, fixtureDirs, ioInputs, nativeCli, readIo,
+} from './helpers.mjs';
+
+before(assertDist);
+
+const native = nativeCli();
+const tmp = mkdtempSync(join(tmpdir(), 'tir-js-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+// Outputs of the native CLI (`torchir run -o`) for the same IR/weights/io.
+function nativeOutputs(model, weights, io) {
+  const out = join(tmp, `native-${Math.random().toString(36).slice(2)}.safetensors`);
+  const r = spawnSync(native, ['run', model, '--weights', weights, '--inputs', io, '-o', out], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `native run failed: ${r.stderr}`);
+  const t = parseSafetensors(readFileSync(out));
+  return [...t.keys()].sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1])).map((k) => t.get(k));
+}
+
+async function checkFixture(modelPath, weightsPath, ioPath) {
+  const model = await loadIR(modelPath, { weights: weightsPath });
+  try {
+    const io = readIo(ioPath);
+    const inputs = ioInputs(model, io);
+    const report = await model.verify(inputs, io.outputs, TOL);
+    assert.equal(report.errorMessage, null);
+    assert.ok(report.isValid, `not within rtol=atol=1e-5: maxDiff ${report.maxDiff}`);
+    assert.equal(report.numOutputs, io.outputs.length);
+    assert.equal(report.outputDetails.length, io.outputs.length);
+    for (const d of report.outputDetails) {
+      assert.ok(d.isClose);
+      assert.deepEqual(d.shape, io.outputs[d.index].shape);
+    }
+    if (native) {
+      model.resetBuffers(); // stateful models: run from the loaded state like the native CLI
+      const outs = await model.execute(inputs);
+      const ref = nativeOutputs(modelPath, weightsPath, ioPath);
+      assert.equal(outs.length, ref.length);
+      outs.forEach((o, i) => {
+        assert.deepEqual(o.shape, ref[i].shape, `output ${i} shape`);
+        assert.equal(o.dtype, ref[i].dtype, `output ${i} dtype`);
+        assertClose(o.data, ref[i].data, TOL, `output ${i} vs native`);
+      });
+    }
+  } finally {
+    model.dispose();
+  }
+}
+
+const seeds = readdirSync(join(FIXTURES, 'seeds')).filter((f) => f.endsWith('.json')).sort();
+for (const f of seeds) {
+  const name = basename(f, '.json');
+  const dir = join(MODELS, name, 'torch2.14-training');
+  test(`seed ${name}: verify (rtol=atol=1e-5)${native ? ' and match native' : ''}`, async () => {
+    assert.ok(existsSync(join(dir, 'weights.safetensors')), `no weights for seed ${name}`);
+    await checkFixture(join(FIXTURES, 'seeds', f), join(dir, 'weights.safetensors'), join(dir, 'io.safetensors'));
+  });
+}
+
+const fixtures = fixtureDirs();
+test('fixture discovery finds the committed models', () => {
+  const names = fixtures.map((f) => f.name);
+  for (const m of ['small_cnn', 'vit_tiny', 'kv_cache', 'masked_ops', 'SimpleMLP']) {
+    assert.ok(names.includes(`${m}/torch2.14-training`), `${m} missing from ${names}`);
+    assert.ok(names.includes(`${m}/torch1.13-decomposed`), `${m} missing from ${names}`);
+  }
+});
+
+for (const fx of fixtures) {
+  test(`fixture ${fx.name}: verify (rtol=atol=1e-5)${native ? ' and match native' : ''}`, async () => {
+    await checkFixture(fx.model, fx.weights, fx.io);
+  });
+}
+
+for (const big of ['resnet18', 'mobilenet_v2']) {
+  if (!fixtures.some((f) => f.name.startsWith(big + '/'))) {
+    test(`fixture ${big}`, { skip: 'weights not generated (tools/make_fixtures.sh build/fixtures)' }, () => {});
+  }
+}

@@ -1,0 +1,88 @@
+// Shared test helpers: fixture discovery and io files. (No tests here; node's
+// runner lists this file as one passing entry.)
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { parseSafetensors, splitIo } from '../index.js';
+
+export const NPM_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const REPO = resolve(NPM_DIR, '..');
+export const FIXTURES = join(REPO, 'tests', 'fixtures');
+export const MODELS = join(FIXTURES, 'models');
+export const GENERATED = process.env.TIR_GENERATED_FIXTURES || join(REPO, 'build', 'fixtures');
+
+// Tolerance of every check against recorded PyTorch outputs (as the native suites).
+export const TOL = { rtol: 1e-5, atol: 1e-5 };
+
+export const DIST_FILES = [
+  'torch-ir-wasm-simd.js', 'torch-ir-wasm-simd.wasm',
+  'torch-ir-wasm-simd-threaded.js', 'torch-ir-wasm-simd-threaded.wasm', 'torch-ir-wasm-simd-threaded.worker.js',
+];
+
+export function assertDist() {
+  const missing = DIST_FILES.filter((f) => !existsSync(join(NPM_DIR, 'dist', f)));
+  assert.deepEqual(missing, [], `npm/dist is missing ${missing.join(', ')}: run scripts/build_wasm.sh first`);
+}
+
+// Every fixture dir with committed weights + io, plus the generated large ones when present.
+// -> [{name: 'small_cnn/torch2.14-training', dir, model, weights, io}]
+export function fixtureDirs({ generated = true } = {}) {
+  const out = [];
+  for (const root of generated ? [MODELS, GENERATED] : [MODELS]) {
+    if (!existsSync(root)) continue;
+    for (const model of readdirSync(root).sort()) {
+      const mdir = join(root, model);
+      if (!existsSync(mdir) || !readdirSync(mdir, { withFileTypes: true }).some((d) => d.isDirectory())) continue;
+      for (const flavor of readdirSync(mdir).sort()) {
+        const dir = join(mdir, flavor);
+        const files = ['model.json', 'weights.safetensors', 'io.safetensors'].map((f) => join(dir, f));
+        if (!files.every((f) => existsSync(f))) continue;
+        if (out.some((f) => f.name === `${model}/${flavor}`)) continue;
+        out.push({ name: `${model}/${flavor}`, dir, model: files[0], weights: files[1], io: files[2] });
+      }
+    }
+  }
+  return out;
+}
+
+export function readIo(path) {
+  return splitIo(parseSafetensors(readFileSync(path), path));
+}
+
+// Inputs in graph_inputs order from an io file.
+export function ioInputs(model, io) {
+  return model.inputs.map((m) => io.inputs[m.name]);
+}
+
+export const fixture = (model, flavor = 'torch2.14-training') => {
+  const dir = join(MODELS, model, flavor);
+  return { dir, model: join(dir, 'model.json'), weights: join(dir, 'weights.safetensors'), io: join(dir, 'io.safetensors') };
+};
+
+// The native CLI if built (for cross-checks), else null.
+export function nativeCli() {
+  const candidates = [process.env.TIR_NATIVE_CLI, join(REPO, 'build', 'native', 'torchir')];
+  return candidates.find((p) => p && existsSync(p)) || null;
+}
+
+export function maxAbsDiff(a, b) {
+  assert.equal(a.length, b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; ++i) {
+    const d = Math.abs(Number(a[i]) - Number(b[i]));
+    if (!(d <= m)) m = d; // NaN propagates
+  }
+  return m;
+}
+
+// torch.allclose semantics.
+export function assertClose(actual, expected, { rtol, atol } = TOL, what = 'values') {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let i = 0; i < actual.length; ++i) {
+    const a = Number(actual[i]);
+    const e = Number(expected[i]);
+    if (a === e) continue;
+    assert.ok(Math.abs(a - e) <= atol + rtol * Math.abs(e), `${what}[${i}]: ${a} vs ${e}`);
+  }
+}
