@@ -175,31 +175,47 @@ int main(int argc, char** argv) {
         expected.push_back(io_tensor("output." + std::to_string(i)));
       Session session(model);
       session.bind(read_weights_file(f.weights));
-      double base_ms = 0;
-      int runs = 0;  // decided on the first thread count, kept for the others
-      for (int threads : opt.threads) {
-        set_num_threads(threads);
+      // Verify and warm up at every thread count; the timed runs then take
+      // the thread counts in turn (5 rounds of blocks), so load from
+      // elsewhere on the machine hits all of them alike.
+      const size_t nt = opt.threads.size();
+      std::vector<bool> valid(nt);
+      double first_ms = 0;
+      for (size_t t = 0; t < nt; ++t) {
+        set_num_threads(opt.threads[t]);
         session.reset_buffers();
-        const VerifyReport r = verify_outputs(session.run(inputs), expected, 1e-5, 1e-5);
+        valid[t] = verify_outputs(session.run(inputs), expected, 1e-5, 1e-5).is_valid;
         for (int i = 0; i < opt.warmup; ++i) session.run(inputs);
-        auto t0 = std::chrono::steady_clock::now();
+        const auto t0 = std::chrono::steady_clock::now();
         session.run(inputs);
-        if (runs == 0) runs = ms_since(t0) < 10.0 ? opt.runs * 10 : opt.runs;
-        std::vector<double> times;
-        for (int i = 0; i < runs; ++i) {
-          session.reset_buffers();  // KV-cache models mutate their buffers
-          t0 = std::chrono::steady_clock::now();
-          session.run(inputs);
-          times.push_back(ms_since(t0));
-        }
-        const double med = median(times);
-        if (threads == opt.threads.front()) base_ms = med;
-        std::printf("| %s | %s | %d | %.4g | %.4g | %d | %.2f | %.2fx | %s |\n", f.model.c_str(), f.flavor.c_str(),
-                    threads, med, *std::min_element(times.begin(), times.end()), runs,
-                    double(session.arena_bytes()) / (1024.0 * 1024.0), base_ms / med, r.is_valid ? "yes" : "NO");
-        std::fflush(stdout);
-        if (opt.profile) print_profile(session, inputs, f.id, threads);
+        if (t == 0) first_ms = ms_since(t0);
       }
+      const int runs = first_ms < 10.0 ? opt.runs * 10 : opt.runs;
+      std::vector<std::vector<double>> times(nt);
+      const int rounds = std::min(runs, 5);
+      for (int round = 0; round < rounds; ++round)
+        for (size_t t = 0; t < nt; ++t) {
+          set_num_threads(opt.threads[t]);
+          session.run(inputs);  // wakes the new workers
+          for (int i = round; i < runs; i += rounds) {
+            session.reset_buffers();  // KV-cache models mutate their buffers
+            const auto t0 = std::chrono::steady_clock::now();
+            session.run(inputs);
+            times[t].push_back(ms_since(t0));
+          }
+        }
+      const double base_ms = median(times[0]);
+      for (size_t t = 0; t < nt; ++t) {
+        const double med = median(times[t]);
+        std::printf("| %s | %s | %d | %.4g | %.4g | %d | %.2f | %.2fx | %s |\n", f.model.c_str(), f.flavor.c_str(),
+                    opt.threads[t], med, *std::min_element(times[t].begin(), times[t].end()), runs,
+                    double(session.arena_bytes()) / (1024.0 * 1024.0), base_ms / med, valid[t] ? "yes" : "NO");
+        if (opt.profile) {
+          set_num_threads(opt.threads[t]);
+          print_profile(session, inputs, f.id, opt.threads[t]);
+        }
+      }
+      std::fflush(stdout);
     }
     set_num_threads(1);
     return 0;

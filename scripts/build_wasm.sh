@@ -9,17 +9,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the compiler, and the header-only libraries the build reuses
 # from /usr/include (exposed to Emscripten through build/wasm-*/wasm-include).
-packages=(emscripten cmake ninja-build rapidjson-dev libhwy-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "build_wasm: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/setup.sh emscripten cmake ninja-build rapidjson-dev libhwy-dev
 
 # Emscripten's JS optimizer needs Debian's acorn. Do not set EM_CACHE: the
 # packaged cache is frozen and prebuilt (including the -mt libraries).
