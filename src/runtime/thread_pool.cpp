@@ -12,6 +12,7 @@
 
 #ifndef TIR_NO_THREADS
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
@@ -41,6 +42,21 @@ inline int64_t chunk_begin(int64_t n, int64_t chunks, int64_t c) { return c * (n
 int64_t chunk_count(int64_t n, int64_t grain, int threads) {
   grain = std::max<int64_t>(grain, 1);
   return std::max<int64_t>(1, std::min<int64_t>(threads, n / grain));
+}
+
+// Before blocking on a condition variable, a thread polls for this long: a
+// model runs one parallel_for after another, and a sleeping thread takes tens
+// of microseconds to wake (more on VMs). Idle threads still end up blocked.
+constexpr std::chrono::microseconds kSpin{50};
+
+template <typename Pred>
+bool spin_until(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  do {
+    for (int i = 0; i < 64; ++i)
+      if (pred()) return true;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return pred();
 }
 
 // True on pool workers, and on a caller while it runs its share of a job:
@@ -82,11 +98,17 @@ class Pool {
     next_ = 0;
     remaining_ = chunks;
     error_ = nullptr;
+    ++posted_;
     work_cv_.notify_all();
     t_in_parallel = true;
     while (next_ < chunks_) run_one_chunk(lk);
     t_in_parallel = false;
-    done_cv_.wait(lk, [this] { return remaining_ == 0; });
+    if (remaining_ > 0) {
+      lk.unlock();
+      spin_until([this] { return remaining_.load() == 0; });
+      lk.lock();
+      done_cv_.wait(lk, [this] { return remaining_ == 0; });
+    }
     fn_ = nullptr;
     std::exception_ptr err = error_;
     error_ = nullptr;
@@ -119,8 +141,17 @@ class Pool {
     std::unique_lock<std::mutex> lk(m_);
     if (gen != gen_) return;
     started_[size_t(i)] = true;
+    auto has_work = [&] { return gen != gen_ || (fn_ && next_ < chunks_); };
     for (;;) {
-      work_cv_.wait(lk, [&] { return gen != gen_ || (fn_ && next_ < chunks_); });
+      if (!has_work()) {
+        // Poll for the next job first; sleep only when none comes soon.
+        const uint64_t seen = posted_;
+        lk.unlock();
+        const bool posted = spin_until([&] { return posted_.load() != seen; });
+        lk.lock();
+        if (!posted) work_cv_.wait(lk, has_work);
+        continue;
+      }
       if (gen != gen_) return;
       run_one_chunk(lk);
     }
@@ -131,6 +162,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lk(m_);
       ++gen_;
+      ++posted_;
       started = started_;
     }
     work_cv_.notify_all();
@@ -157,7 +189,10 @@ class Pool {
   uint64_t gen_ = 0;           // bumped to stop the current workers
   std::vector<bool> started_;  // [i]: worker i entered its loop (index 0 unused)
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, chunks_ = 0, next_ = 0, remaining_ = 0;
+  int64_t n_ = 0, chunks_ = 0, next_ = 0;
+  // Written under m_; atomic so spinning threads can poll them unlocked.
+  std::atomic<int64_t> remaining_{0};
+  std::atomic<uint64_t> posted_{0};  // jobs posted (and stops)
   std::exception_ptr error_;
 };
 
