@@ -128,6 +128,34 @@ Tensor make_input(const ParityInput& spec, uint64_t seed) {
 
 }  // namespace parity
 
+namespace {
+
+// Runs the engine on `model` and compares every output with LibTorch's.
+::testing::AssertionResult engine_matches(const std::string& desc, const Model& model, const TensorMap& weights,
+                                          const TensorMap& constants, const std::vector<Tensor>& inputs,
+                                          const std::vector<Tensor>& expected, double rtol, double atol) {
+  std::vector<Tensor> actual;
+  try {
+    Session session(model);
+    session.bind(weights, constants);
+    actual = session.run(inputs);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << desc << ": engine failed: " << e.what();
+  }
+  if (actual.size() != expected.size())
+    return ::testing::AssertionFailure() << desc << ": engine gave " << actual.size() << " outputs, LibTorch "
+                                         << expected.size();
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const std::string what = "output " + std::to_string(k) +
+                             (k < model.graph_outputs.size() ? " '" + model.graph_outputs[k].name + "'" : "");
+    auto r = parity::compare_tensors(expected[k], actual[k], rtol, atol, what);
+    if (!r) return ::testing::AssertionFailure() << desc << ": " << r.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
 ::testing::AssertionResult node_parity(const std::string& op_type, const std::vector<ParityInput>& inputs,
                                        const std::string& attrs_json, double rtol, double atol,
                                        uint64_t seed) {
@@ -208,51 +236,20 @@ Tensor make_input(const ParityInput& spec, uint64_t seed) {
     model.graph_outputs.push_back(m);
   }
 
-  std::vector<Tensor> actual;
-  try {
-    Session session(model);
-    session.bind(weights, {});
-    actual = session.run(graph_inputs);
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << desc << ": engine failed: " << e.what();
-  }
-  if (actual.size() != expected.size())
-    return ::testing::AssertionFailure() << desc << ": engine gave " << actual.size() << " outputs, LibTorch "
-                                         << expected.size();
-  for (size_t k = 0; k < expected.size(); ++k) {
-    auto r = parity::compare_tensors(expected[k], actual[k], rtol, atol, "output " + std::to_string(k));
-    if (!r) return ::testing::AssertionFailure() << desc << ": " << r.message();
-  }
-  return ::testing::AssertionSuccess();
+  return engine_matches(desc, model, weights, {}, graph_inputs, expected, rtol, atol);
 }
 
 ::testing::AssertionResult model_parity(const Model& model, const TensorMap& weights, const TensorMap& constants,
                                         const std::vector<Tensor>& inputs, double rtol, double atol) {
   const std::string desc = "model '" + model.model_name + "'";
-  std::vector<Tensor> expected, actual;
+  std::vector<Tensor> expected;
   try {
     ReferenceRunner ref(model, weights, constants);
     expected = ref.run(inputs);
   } catch (const std::exception& e) {
     return ::testing::AssertionFailure() << desc << ": LibTorch failed: " << e.what();
   }
-  try {
-    Session session(model);
-    session.bind(weights, constants);
-    actual = session.run(inputs);
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << desc << ": engine failed: " << e.what();
-  }
-  if (actual.size() != expected.size())
-    return ::testing::AssertionFailure() << desc << ": engine gave " << actual.size() << " outputs, LibTorch "
-                                         << expected.size();
-  for (size_t k = 0; k < expected.size(); ++k) {
-    const std::string what = "output " + std::to_string(k) +
-                             (k < model.graph_outputs.size() ? " '" + model.graph_outputs[k].name + "'" : "");
-    auto r = parity::compare_tensors(expected[k], actual[k], rtol, atol, what);
-    if (!r) return ::testing::AssertionFailure() << desc << ": " << r.message();
-  }
-  return ::testing::AssertionSuccess();
+  return engine_matches(desc, model, weights, constants, inputs, expected, rtol, atol);
 }
 
 namespace parity {
