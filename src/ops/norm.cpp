@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/norm.h"
@@ -109,19 +110,38 @@ void plan_row_norm(OpCall& call, bool native, bool rms) {
   call.state = st;
 }
 
-void run_row_norm(OpCall& call, bool rms) {
-  auto& st = call.state_as<RowNormState>();
-  dispatch_float(st.dt, [&](auto tag) {
+// The operands every affine norm kernel takes: x densified to the compute dtype, optional
+// weight/bias, the output and the optional saved mean/rstd outputs of the native_* forms.
+template <typename T> struct AffineNormArgs {
+  const T* x;
+  const T* w;
+  const T* b;
+  T* y;
+  T* mean;
+  T* rstd;
+};
+
+template <typename F> void run_affine_norm(OpCall& call, DType dt, const std::array<int, 2>& wb, F&& kernel) {
+  dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
     std::vector<Tensor> keep;
-    const Tensor x = dense(call.in[0], st.dt);
-    const T* w = data_or_null<T>(call.in, st.wb[0], keep, st.dt);
-    const T* b = data_or_null<T>(call.in, st.wb[1], keep, st.dt);
-    T* y = call.out[0].data<T>();
-    if (rms) return rms_norm_rows<T>(x.data<T>(), w, y, st.rows, st.n, st.eps);
-    T* mean = call.out.size() > 1 ? call.out[1].data<T>() : nullptr;
-    T* rstd = call.out.size() > 2 ? call.out[2].data<T>() : nullptr;
-    layer_norm_rows<T>(x.data<T>(), w, b, y, mean, rstd, st.rows, st.n, st.eps);
+    const Tensor x = dense(call.in[0], dt);
+    const AffineNormArgs<T> a{x.data<T>(),
+                              data_or_null<T>(call.in, wb[0], keep, dt),
+                              data_or_null<T>(call.in, wb[1], keep, dt),
+                              call.out[0].data<T>(),
+                              call.out.size() > 1 ? call.out[1].data<T>() : nullptr,
+                              call.out.size() > 2 ? call.out[2].data<T>() : nullptr};
+    kernel(a);
+  });
+}
+
+void run_row_norm(OpCall& call, bool rms) {
+  const auto& st = call.state_as<RowNormState>();
+  run_affine_norm(call, st.dt, st.wb, [&](const auto& a) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(a.x)>>;
+    if (rms) return rms_norm_rows<T>(a.x, a.w, a.y, st.rows, st.n, st.eps);
+    layer_norm_rows<T>(a.x, a.w, a.b, a.y, a.mean, a.rstd, st.rows, st.n, st.eps);
   });
 }
 
@@ -340,16 +360,10 @@ void plan_group_norm(OpCall& call, bool native) {
 }
 
 void run_group_norm(OpCall& call) {
-  auto& st = call.state_as<GroupNormState>();
-  dispatch_float(st.dt, [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<Tensor> keep;
-    const Tensor x = dense(call.in[0], st.dt);
-    const T* w = data_or_null<T>(call.in, st.wb[0], keep, st.dt);
-    const T* b = data_or_null<T>(call.in, st.wb[1], keep, st.dt);
-    T* mean = call.out.size() > 1 ? call.out[1].data<T>() : nullptr;
-    T* rstd = call.out.size() > 2 ? call.out[2].data<T>() : nullptr;
-    group_norm<T>(x.data<T>(), w, b, call.out[0].data<T>(), mean, rstd, st.N, st.C, st.HxW, st.G, st.eps);
+  const auto& st = call.state_as<GroupNormState>();
+  run_affine_norm(call, st.dt, st.wb, [&](const auto& a) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(a.x)>>;
+    group_norm<T>(a.x, a.w, a.b, a.y, a.mean, a.rstd, st.N, st.C, st.HxW, st.G, st.eps);
   });
 }
 
