@@ -90,4 +90,44 @@ void add_blocks(DType dtype, double alpha, const std::vector<int64_t>& block, co
   });
 }
 
+void embedding_bag_reduce(DType dtype, int mode, const uint8_t* weight, int64_t w_row, int64_t w_col, int64_t D,
+                          const int64_t* rows, const int64_t* bag_start, int64_t B, const uint8_t* psw,
+                          uint8_t* out, int64_t* max_idx) {
+  auto reduce = [&](auto tag) {
+    using T = decltype(tag);
+    const T* w = reinterpret_cast<const T*>(weight);
+    const T* ps = reinterpret_cast<const T*>(psw);
+    T* o = reinterpret_cast<T*>(out);
+    for (int64_t b = 0; b < B; ++b) {
+      T* ob = o + b * D;
+      int64_t* mb = max_idx ? max_idx + b * D : nullptr;
+      for (int64_t d = 0; d < D; ++d) ob[d] = T(0);
+      if (mb)
+        for (int64_t d = 0; d < D; ++d) mb[d] = 0;
+      int64_t count = 0;
+      for (int64_t i = bag_start[b]; i < bag_start[b + 1]; ++i) {
+        const int64_t r = rows[i];
+        if (r < 0) continue;
+        const T* wr = w + r * w_row;
+        if (mode == 2) {
+          for (int64_t d = 0; d < D; ++d)
+            if (count == 0 || wr[d * w_col] > ob[d]) {
+              ob[d] = wr[d * w_col];
+              if (mb) mb[d] = r;
+            }
+        } else {
+          const T scale = ps ? ps[i] : T(1);
+          for (int64_t d = 0; d < D; ++d) ob[d] += ps ? T(wr[d * w_col] * scale) : wr[d * w_col];
+        }
+        ++count;
+      }
+      if (mode == 1 && count > 0)
+        for (int64_t d = 0; d < D; ++d) ob[d] /= T(count);
+    }
+  };
+  if (dtype == DType::F32) reduce(float{});
+  else if (dtype == DType::F64) reduce(double{});
+  else throw ExecutionError(std::string("embedding_bag: unsupported weight dtype ") + dtype_name(dtype));
+}
+
 }  // namespace tir

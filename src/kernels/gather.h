@@ -25,4 +25,14 @@ void add_blocks(DType dtype, double alpha, const std::vector<int64_t>& block, co
                 const std::vector<int64_t>& src_strides, const int64_t* src_off, uint8_t* dst,
                 const std::vector<int64_t>& dst_strides, const int64_t* dst_off, int64_t count);
 
+// EmbeddingBag reduction (`dtype` F32 or F64, the weight's). Bag b covers
+// positions [bag_start[b], bag_start[b+1]); rows[i] is the weight row of
+// position i, or -1 to skip it (padding_idx). Weight row r, column d is at
+// weight[r * w_row + d * w_col]. mode 0 sum (each row times psw[i] when psw is
+// non-null), 1 mean over the non-skipped rows, 2 max (ties keep the first;
+// max_idx [B, D] gets the winning row). Empty bags give zeros. out is [B, D] contiguous.
+void embedding_bag_reduce(DType dtype, int mode, const uint8_t* weight, int64_t w_row, int64_t w_col, int64_t D,
+                          const int64_t* rows, const int64_t* bag_start, int64_t B, const uint8_t* psw,
+                          uint8_t* out, int64_t* max_idx);
+
 }  // namespace tir

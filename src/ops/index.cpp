@@ -1,6 +1,7 @@
 // Gathers: index.Tensor (advanced indexing), index_select, embedding, gather.
 // The ops turn index values into element offsets (range-checked here, so the
 // error names the node) and kernels/gather.h moves the bytes; any dtype works.
+#include <algorithm>
 #include <string>
 
 #include "kernels/dispatch.h"
@@ -131,6 +132,68 @@ void along_offsets(const OpCall& call, const Tensor& index, int64_t dim, int64_t
   }
 }
 
+void check_mask(const OpCall& call, const Tensor& mask, const Shape& self_shape, size_t first_dim) {
+  call.check(mask.dim() > 0, "0-d boolean mask indices are not supported");
+  call.check(first_dim + size_t(mask.dim()) <= self_shape.size(),
+             "too many indices for a tensor of shape " + shape_to_string(self_shape));
+  for (size_t k = 0; k < size_t(mask.dim()); ++k)
+    call.check(mask.shape[k] == self_shape[first_dim + k],
+               "the shape of the mask " + shape_to_string(mask.shape) + " at index " + std::to_string(k) +
+                   " does not match the shape of the indexed tensor " + shape_to_string(self_shape) +
+                   " at index " + std::to_string(first_dim + k));
+}
+
+void expand_masks(const OpCall& call, const std::vector<const Tensor*>& entries, const Shape& self_shape,
+                  std::vector<Tensor>* owned, std::vector<const Tensor*>* per_dim) {
+  owned->reserve(self_shape.size());  // per_dim points into owned: it must not reallocate
+  for (const Tensor* t : entries) {
+    if (!t || !is_mask(*t)) {
+      per_dim->push_back(t);
+      continue;
+    }
+    check_mask(call, *t, self_shape, per_dim->size());
+    const Tensor m = to_dtype_owned(*t, DType::Bool);
+    const bool* mp = m.data<bool>();
+    const size_t k = size_t(m.dim());
+    std::vector<std::vector<int64_t>> coords(k);
+    std::vector<int64_t> pos(k, 0);
+    for (int64_t flat = 0; flat < m.numel(); ++flat) {
+      if (mp[flat])
+        for (size_t d = 0; d < k; ++d) coords[d].push_back(pos[d]);
+      for (size_t d = k; d-- > 0;) {  // row-major counter
+        if (++pos[d] < m.shape[d]) break;
+        pos[d] = 0;
+      }
+    }
+    for (size_t d = 0; d < k; ++d) {
+      Tensor c = make_owned(DType::I64, {int64_t(coords[d].size())});
+      std::copy(coords[d].begin(), coords[d].end(), c.data<int64_t>());
+      owned->push_back(c);
+      per_dim->push_back(&owned->back());
+    }
+  }
+}
+
+void mask_placeholders(const OpCall& call, const std::vector<const Tensor*>& entries, const Shape& self_shape,
+                       std::vector<Tensor>* owned, std::vector<const Tensor*>* per_dim) {
+  owned->reserve(self_shape.size());
+  for (const Tensor* t : entries) {
+    if (!t || !is_mask(*t)) {
+      per_dim->push_back(t);
+      continue;
+    }
+    check_mask(call, *t, self_shape, per_dim->size());
+    for (int64_t d = 0; d < t->dim(); ++d) {
+      Tensor c;
+      c.dtype = DType::I64;
+      c.shape = {1};
+      c.strides = {1};
+      owned->push_back(c);
+      per_dim->push_back(&owned->back());
+    }
+  }
+}
+
 }  // namespace indexing
 
 namespace {
@@ -138,19 +201,53 @@ namespace {
 using namespace indexing;
 
 // --- index.Tensor -------------------------------------------------------
-IndexPlan plan_index_tensor_call(const OpCall& call) {
+// Bool masks select a data-dependent number of elements: the shape comes from
+// the IR's output metadata (torch.export records the concrete shape), and run
+// checks that the masks' true counts agree with it.
+std::vector<const Tensor*> index_entries(const OpCall& call) {
   call.check(!call.in.empty(), "missing self");
-  return plan_index(call, call.in[0].shape, tensor_list(call, 1, call.in.size() - 1));
+  return tensor_list(call, 1, call.in.size() - 1);
+}
+
+bool has_mask(const std::vector<const Tensor*>& entries) {
+  for (const Tensor* t : entries)
+    if (t && is_mask(*t)) return true;
+  return false;
 }
 
 void plan_index_tensor(OpCall& call) {
-  const IndexPlan p = plan_index_tensor_call(call);
-  call.fresh(0, call.in[0].dtype, p.out);
+  const auto entries = index_entries(call);
+  const Tensor& self = call.in[0];
+  if (!has_mask(entries)) {
+    call.fresh(0, self.dtype, plan_index(call, self.shape, entries).out);
+    return;
+  }
+  std::vector<Tensor> owned;
+  std::vector<const Tensor*> per_dim;
+  mask_placeholders(call, entries, self.shape, &owned, &per_dim);
+  const IndexPlan p = plan_index(call, self.shape, per_dim);
+  // The sliced dims must agree with the metadata; the broadcast dims come from it.
+  const Shape meta = call.num_ir_outputs() > 0 ? call.node->outputs[0].shape : Shape{};
+  bool usable = meta.size() == p.out.size();
+  for (size_t r = 0; r < p.rest.size() && usable; ++r)
+    usable = meta[r < p.bpos ? r : r + p.bshape.size()] == self.shape[p.rest[r]];
+  call.check(usable, "a boolean mask index selects a data-dependent number of elements and the IR output "
+                     "shape " + shape_to_string(meta) + " does not fit a result of rank " +
+                     std::to_string(p.out.size()) + " (self " + shape_to_string(self.shape) + ")");
+  call.fresh(0, self.dtype, meta);
 }
 
 void run_index_tensor(OpCall& call) {
-  const IndexPlan p = plan_index_tensor_call(call);
+  const auto entries = index_entries(call);
   const Tensor &self = call.in[0], &out = call.out[0];
+  std::vector<Tensor> owned;
+  std::vector<const Tensor*> per_dim;
+  expand_masks(call, entries, self.shape, &owned, &per_dim);
+  const IndexPlan p = plan_index(call, self.shape, per_dim);
+  if (p.out != out.shape)
+    call.fail("the boolean mask index selects a result of shape " + shape_to_string(p.out) +
+              " but the IR output shape is " + shape_to_string(out.shape) +
+              " (the mask's true count differs from the exported example)");
   const IndexAddressing a = address_index(call, p, self, out.strides);
   copy_blocks(dtype_size(self.dtype), a.block, self.raw(), a.self_st, a.self_off.data(), out.raw(), a.res_st,
               a.res_off.data(), a.count());
@@ -245,6 +342,91 @@ void run_gather(OpCall& call) {
               int64_t(src_off.size()));
 }
 
+// --- repeat_interleave --------------------------------------------------
+// self_int: each slice along dim (or each element of the flattened self when
+// dim is None) repeated `repeats` times; a gather along one dim.
+struct RepeatArgs {
+  bool flat = false;  // dim None: self is flattened first
+  size_t dim = 0;
+  int64_t repeats = 0;
+};
+
+RepeatArgs repeat_args(const OpCall& call) {
+  RepeatArgs r;
+  const Tensor& self = call.in[0];
+  r.repeats = call.i("repeats");
+  call.check(r.repeats >= 0, "repeats can not be negative, got " + std::to_string(r.repeats));
+  r.flat = !call.has("dim") || self.dim() == 0;
+  if (!r.flat) r.dim = size_t(call.wrap_dim(call.i("dim"), self.dim()));
+  return r;
+}
+
+void plan_repeat_interleave_int(OpCall& call) {
+  call.expect_inputs(1, 1);
+  const Tensor& self = call.in[0];
+  const RepeatArgs r = repeat_args(call);
+  Shape out = r.flat ? Shape{self.numel()} : self.shape;
+  out[r.dim] *= r.repeats;
+  if (call.has("output_size"))
+    call.check(call.i("output_size") == out[r.dim], "output_size " + std::to_string(call.i("output_size")) +
+                                                         " does not match the repeated size " +
+                                                         std::to_string(out[r.dim]));
+  call.fresh(0, self.dtype, out);
+}
+
+void run_repeat_interleave_int(OpCall& call) {
+  const RepeatArgs r = repeat_args(call);
+  const Tensor& out = call.out[0];
+  Tensor self = call.in[0];
+  if (r.flat) {
+    self = contiguous_or_self(self);
+    self = self.view_as({self.numel()}, {1}, self.offset);
+  }
+  const int64_t n = out.shape[r.dim];
+  std::vector<int64_t> src_off(static_cast<size_t>(n)), dst_off(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    src_off[size_t(j)] = (j / r.repeats) * self.strides[r.dim];
+    dst_off[size_t(j)] = j * out.strides[r.dim];
+  }
+  copy_blocks(dtype_size(self.dtype), drop(self.shape, r.dim), self.raw(), drop(self.strides, r.dim),
+              src_off.data(), out.raw(), drop(out.strides, r.dim), dst_off.data(), n);
+}
+
+// Tensor: [0]*repeats[0] + [1]*repeats[1] + ...; the length is the data's sum,
+// so it comes from output_size or from the IR's output metadata.
+void plan_repeat_interleave_tensor(OpCall& call) {
+  call.expect_inputs(1, 1);
+  const Tensor& rep = call.in[0];
+  call.check(rep.dtype == DType::I64 || rep.dtype == DType::I32,
+             std::string("repeats must be an int64 or int32 tensor, got ") + dtype_name(rep.dtype));
+  call.check(rep.dim() <= 1, "repeats must be a 0-d or 1-d tensor, got " + shape_to_string(rep.shape));
+  int64_t size = -1;
+  if (call.has("output_size")) size = call.i("output_size");
+  else if (call.num_ir_outputs() > 0 && call.node->outputs[0].shape.size() == 1) size = call.node->outputs[0].shape[0];
+  call.check(size >= 0, "the output length is the sum of the repeats tensor's data; it needs output_size or "
+                        "a 1-d IR output shape");
+  call.fresh(0, rep.dtype, {size});
+}
+
+void run_repeat_interleave_tensor(OpCall& call) {
+  const Tensor& out = call.out[0];
+  const auto reps = read_indices(call.in[0]);
+  int64_t total = 0;
+  for (int64_t r : reps) {
+    call.check(r >= 0, "repeats can not be negative, got " + std::to_string(r));
+    total += r;
+  }
+  call.check(total == out.shape[0], "the repeats sum to " + std::to_string(total) + " but the output length is " +
+                                        std::to_string(out.shape[0]));
+  dispatch_compute(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    int64_t k = 0;
+    for (size_t i = 0; i < reps.size(); ++i)
+      for (int64_t j = 0; j < reps[i]; ++j) o[k++] = T(i);
+  });
+}
+
 }  // namespace
 
 TIR_REGISTER_OPS(
@@ -259,6 +441,11 @@ TIR_REGISTER_OPS(
     //   bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
     {"aten.embedding.default", {plan_embedding, run_embedding}},
     // aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-    {"aten.gather.default", {plan_gather, run_gather}});
+    {"aten.gather.default", {plan_gather, run_gather}},
+    // aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *,
+    //   SymInt? output_size=None) -> Tensor
+    {"aten.repeat_interleave.self_int", {plan_repeat_interleave_int, run_repeat_interleave_int}},
+    // aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+    {"aten.repeat_interleave.Tensor", {plan_repeat_interleave_tensor, run_repeat_interleave_tensor}});
 
 }  // namespace tir

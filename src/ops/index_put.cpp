@@ -18,7 +18,6 @@ namespace {
 
 using namespace indexing;
 
-bool is_mask(const Tensor& t) { return t.dtype == DType::Bool || t.dtype == DType::U8; }
 
 // Plan: in-place ops alias self, the others get a fresh copy of it.
 void plan_target(OpCall& call, bool inplace) {
@@ -46,59 +45,11 @@ std::vector<const Tensor*> put_indices(const OpCall& call) {
   return tensor_list(call, 1, call.in.size() - 2);
 }
 
-// A boolean mask index covers as many self dims as it has, with the same sizes.
-void check_mask(const OpCall& call, const Tensor& mask, const Shape& self_shape, size_t first_dim) {
-  call.check(mask.dim() > 0, "0-d boolean mask indices are not supported");
-  call.check(first_dim + size_t(mask.dim()) <= self_shape.size(),
-             "too many indices for a tensor of shape " + shape_to_string(self_shape));
-  for (size_t k = 0; k < size_t(mask.dim()); ++k)
-    call.check(mask.shape[k] == self_shape[first_dim + k],
-               "the shape of the mask " + shape_to_string(mask.shape) + " at index " + std::to_string(k) +
-                   " does not match the shape of the indexed tensor " + shape_to_string(self_shape) +
-                   " at index " + std::to_string(first_dim + k));
-}
-
 void check_values(const OpCall& call, const Tensor& values, const Shape& result) {
   auto b = broadcast_shapes(values.shape, result);
   call.check(values.dim() <= int64_t(result.size()) && b && *b == result,
              "shape mismatch: value tensor of shape " + shape_to_string(values.shape) +
                  " cannot be broadcast to indexing result of shape " + shape_to_string(result));
-}
-
-// Per-dim int64 index tensors: each k-d mask becomes k tensors holding the
-// coordinates of its true elements in row-major order (torch's nonzero()).
-// `owned` holds the coordinate tensors that per_dim points to.
-void expand_masks(const OpCall& call, const std::vector<const Tensor*>& entries, const Shape& self_shape,
-                  std::vector<Tensor>* owned, std::vector<const Tensor*>* per_dim) {
-  std::vector<std::pair<size_t, size_t>> slots;  // (per_dim position, owned index)
-  for (const Tensor* t : entries) {
-    if (!t || !is_mask(*t)) {
-      per_dim->push_back(t);
-      continue;
-    }
-    check_mask(call, *t, self_shape, per_dim->size());
-    const Tensor m = to_dtype_owned(*t, DType::Bool);
-    const bool* mp = m.data<bool>();
-    const size_t k = size_t(m.dim());
-    std::vector<std::vector<int64_t>> coords(k);
-    std::vector<int64_t> pos(k, 0);
-    for (int64_t flat = 0; flat < m.numel(); ++flat) {
-      if (mp[flat])
-        for (size_t d = 0; d < k; ++d) coords[d].push_back(pos[d]);
-      for (size_t d = k; d-- > 0;) {  // row-major counter
-        if (++pos[d] < m.shape[d]) break;
-        pos[d] = 0;
-      }
-    }
-    for (size_t d = 0; d < k; ++d) {
-      Tensor c = make_owned(DType::I64, {int64_t(coords[d].size())});
-      std::copy(coords[d].begin(), coords[d].end(), c.data<int64_t>());
-      slots.push_back({per_dim->size(), owned->size()});
-      owned->push_back(c);
-      per_dim->push_back(nullptr);
-    }
-  }
-  for (const auto& s : slots) (*per_dim)[s.first] = &(*owned)[s.second];  // owned no longer grows
 }
 
 void plan_index_put(OpCall& call, bool inplace) {

@@ -48,6 +48,20 @@ struct IndexAddressing {
 IndexAddressing address_index(const OpCall& call, const IndexPlan& plan, const Tensor& self,
                               const Strides& res_strides);
 
+// Boolean (or uint8) mask indices: a k-d mask covers k dims of self.
+inline bool is_mask(const Tensor& t) { return t.dtype == DType::Bool || t.dtype == DType::U8; }
+// The mask's sizes must equal self's dims [first_dim, first_dim + mask.dim()).
+void check_mask(const OpCall& call, const Tensor& mask, const Shape& self_shape, size_t first_dim);
+// Per-dim int64 index tensors: each k-d mask becomes k tensors holding the
+// coordinates of its true elements in row-major order (torch's nonzero()).
+// `owned` holds the coordinate tensors that per_dim points to. Needs data (run time).
+void expand_masks(const OpCall& call, const std::vector<const Tensor*>& entries, const Shape& self_shape,
+                  std::vector<Tensor>* owned, std::vector<const Tensor*>* per_dim);
+// Plan-time stand-in for expand_masks: each k-d mask becomes k int64 [1]
+// metadata-only tensors (in `owned`), so plan_index can place the dims.
+void mask_placeholders(const OpCall& call, const std::vector<const Tensor*>& entries, const Shape& self_shape,
+                       std::vector<Tensor>* owned, std::vector<const Tensor*>* per_dim);
+
 // Shape/strides with dim `i` removed.
 template <typename V>
 std::vector<V> drop(const std::vector<V>& v, size_t i) {

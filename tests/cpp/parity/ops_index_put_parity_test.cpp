@@ -157,3 +157,159 @@ TEST(KvCacheParity, ReferenceAndSessionAgreeOverTwoSteps) {
 }
 
 }  // namespace
+
+// ========================= scatter / scatter_add ===========================
+namespace {
+
+TEST(ScatterParity, SrcAndValue) {
+  for (const char* op : {"aten.scatter.src", "aten.scatter_.src"}) {
+    // Per column the dim-0 indices are distinct (plain writes of duplicates are unspecified).
+    EXPECT_TRUE(node_parity(op, {in({4, 3}), ids({2, 3}, {0, 3, 0, 2, 1, 3}), in({2, 3})}, R"({"dim":0})"));
+    EXPECT_TRUE(node_parity(op, {in({4, 5}), ids({2, 2}, {4, 0, 1, 2}), in({3, 4})}, R"({"dim":-1})"));  // src larger
+    EXPECT_TRUE(node_parity(op, {tr({3, 4}), ids({3, 1}, {1, 0, 3}), tr({3, 2})}, R"({"dim":1})"));
+    EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), ids({1, 3, 2}, {2, 0, 1, 1, 0, 2}), in({1, 3, 2})}, R"({"dim":1})"));
+    EXPECT_TRUE(node_parity(op, {in({5}), ids({0}, {}), in({0})}, R"({"dim":0})"));  // empty index
+    EXPECT_TRUE(node_parity(op, {in({0, 3}), ids({0, 3}, {}), in({0, 3})}, R"({"dim":1})"));
+    EXPECT_TRUE(node_parity(op, {in({}), ids({}, {0}), in({})}, R"({"dim":0})"));  // 0-d
+    EXPECT_TRUE(node_parity(op, {in({1, 1}), ids({1, 1}, {0}), in({1, 1})}, R"({"dim":-2})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 2}, DType::I64, -9, 9), ids({1, 2}, {2, 0}), in({1, 2}, DType::I64, -9, 9)},
+                            R"({"dim":0})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 2}, DType::F64), ids({2, 1}, {1, 0}), in({2, 2}, DType::F64)}, R"({"dim":1})"));
+    EXPECT_TRUE(node_parity(op, {in({2, 3}, DType::Bool), ids({2, 2}, {2, 1, 0, 2}), in({2, 2}, DType::Bool)},
+                            R"({"dim":1})"));
+  }
+  for (const char* op : {"aten.scatter.value", "aten.scatter_.value"}) {
+    EXPECT_TRUE(node_parity(op, {in({4, 3}), ids({2, 3}, {0, 3, 1, 2, 1, 3})}, R"({"dim":0,"value":1.5})"));
+    EXPECT_TRUE(node_parity(op, {tr({3, 5}), idx({3, 4}, 0, 5)}, R"({"dim":-1,"value":-2})"));  // duplicates: same value
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::I64, -9, 9), idx({2, 4}, 0, 3)}, R"({"dim":0,"value":7})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::I64, -9, 9), idx({2, 4}, 0, 3)}, R"({"dim":0,"value":2.7})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::F64), idx({3, 2}, 0, 4)}, R"({"dim":1,"value":0.25})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::Bool), idx({3, 2}, 0, 4)}, R"({"dim":1,"value":true})"));
+    EXPECT_TRUE(node_parity(op, {in({2, 0}), ids({2, 0}, {})}, R"({"dim":0,"value":1.0})"));
+  }
+}
+
+TEST(ScatterParity, AddWithDuplicates) {
+  for (const char* op : {"aten.scatter_add.default", "aten.scatter_add_.default"}) {
+    EXPECT_TRUE(node_parity(op, {in({4, 3}), idx({6, 3}, 0, 4), in({6, 3})}, R"({"dim":0})"));
+    EXPECT_TRUE(node_parity(op, {tr({3, 5}), idx({3, 7}, 0, 5), in({3, 8})}, R"({"dim":-1})"));
+    EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), idx({2, 5, 4}, 0, 3), in({2, 5, 4})},
+                            R"({"dim":1})"));
+    EXPECT_TRUE(node_parity(op, {in({5}), idx({1}, 0, 5), in({1})}, R"({"dim":0})"));
+    EXPECT_TRUE(node_parity(op, {in({4, 3}), tr({2, 3}, DType::I64, 0, 4), tr({2, 3})}, R"({"dim":0})"));  // strided index
+    EXPECT_TRUE(node_parity(op, {in({5}, DType::I64, -9, 9), idx({9}, 0, 5), in({9}, DType::I64, -9, 9)}, R"({"dim":0})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 3}, DType::F64), idx({4, 3}, 0, 3), in({4, 3}, DType::F64)}, R"({"dim":0})"));
+    EXPECT_TRUE(node_parity(op, {in({0, 2}), idx({0, 2}, 0, 1), in({0, 2})}, R"({"dim":0})"));
+  }
+}
+
+// ================================ index_fill ===============================
+TEST(IndexFillParity, ScalarAndTensorValues) {
+  for (const char* op : {"aten.index_fill.int_Scalar", "aten.index_fill_.int_Scalar"}) {
+    EXPECT_TRUE(node_parity(op, {in({4, 3}), ids({2}, {3, -4})}, R"({"dim":0,"value":2.5})"));
+    EXPECT_TRUE(node_parity(op, {tr({3, 5}), ids({3}, {4, 0, 4})}, R"({"dim":-1,"value":-1})"));
+    EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), ids({}, {-1})}, R"({"dim":1,"value":0})"));  // 0-d index
+    EXPECT_TRUE(node_parity(op, {in({3}), ids({0}, {})}, R"({"dim":0,"value":3})"));
+    EXPECT_TRUE(node_parity(op, {in({}), ids({1}, {0})}, R"({"dim":0,"value":3})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 0}), ids({1}, {2})}, R"({"dim":0,"value":3})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::I64, -9, 9), ids({2}, {1, 2})}, R"({"dim":1,"value":5})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::F64), ids({1}, {1})}, R"({"dim":0,"value":0.1})"));
+    EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::Bool), ids({1}, {-2})}, R"({"dim":1,"value":true})"));
+  }
+  const std::string op = "aten.index_fill.int_Tensor";
+  EXPECT_TRUE(node_parity(op, {in({4, 3}), ids({2}, {1, -1}), in({})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity(op, {tr({4, 3}), ids({2}, {1, 0}), in({})}, R"({"dim":-1})"));
+  EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::I64, -9, 9), ids({1}, {3}), in({}, DType::I64, -9, 9)}, R"({"dim":1})"));
+}
+
+// ================================= one_hot =================================
+TEST(OneHotParity, ExplicitAndInferredClasses) {
+  const std::string op = "aten.one_hot.default";
+  EXPECT_TRUE(node_parity(op, {idx({5}, 0, 4)}, R"({"num_classes":4})"));
+  EXPECT_TRUE(node_parity(op, {tr({3, 2}, DType::I64, 0, 6)}, R"({"num_classes":7})"));
+  EXPECT_TRUE(node_parity(op, {ids({2, 3}, {0, 5, 2, 1, 1, 3})}, "{}"));  // -1: max + 1 from the IR shape
+  EXPECT_TRUE(node_parity(op, {ids({}, {2})}, R"({"num_classes":3})"));
+  EXPECT_TRUE(node_parity(op, {ids({0}, {})}, R"({"num_classes":3})"));
+}
+
+// ============================ repeat_interleave ============================
+TEST(RepeatInterleaveParity, SelfIntAndTensor) {
+  const std::string op = "aten.repeat_interleave.self_int";
+  EXPECT_TRUE(node_parity(op, {in({2, 3})}, R"({"repeats":2})"));  // dim None: flattened
+  EXPECT_TRUE(node_parity(op, {tr({2, 3})}, R"({"repeats":3})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 3})}, R"({"repeats":2,"dim":0})"));
+  EXPECT_TRUE(node_parity(op, {tr({4, 3})}, R"({"repeats":3,"dim":-1,"output_size":9})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 5, 3}, DType::I64, -9, 9)}, R"({"repeats":1,"dim":1})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 3}, DType::Bool)}, R"({"repeats":0,"dim":1})"));
+  EXPECT_TRUE(node_parity(op, {in({0, 3}, DType::F64)}, R"({"repeats":2,"dim":0})"));
+  EXPECT_TRUE(node_parity(op, {in({})}, R"({"repeats":4})"));
+  const std::string opt = "aten.repeat_interleave.Tensor";
+  EXPECT_TRUE(node_parity(opt, {ids({4}, {2, 0, 3, 1})}, "{}"));
+  EXPECT_TRUE(node_parity(opt, {ids({3}, {1, 1, 2})}, R"({"output_size":4})"));
+  EXPECT_TRUE(node_parity(opt, {ids({3}, {2, 2, 1}, DType::I32)}, "{}"));
+  EXPECT_TRUE(node_parity(opt, {ids({0}, {})}, "{}"));
+}
+
+// ============================== embedding_bag ==============================
+// indices 1-d with offsets; extra outputs follow LibTorch 1.13 (shapes from the IR).
+// The .padding_idx form has no defaults: every attr is written; padding -1 means
+// none for _embedding_bag but wraps for .padding_idx (null means none there).
+std::string bag_attrs(const std::string& op, int mode, bool last, int64_t padding) {
+  const bool pform = op == "aten.embedding_bag.padding_idx";
+  const std::string pad = padding < 0 && pform ? "null" : std::to_string(padding);
+  return R"({"scale_grad_by_freq":false,"sparse":false,"mode":)" + std::to_string(mode) +
+         R"(,"include_last_offset":)" + (last ? "true" : "false") + R"(,"padding_idx":)" + pad + "}";
+}
+
+TEST(EmbeddingBagParity, ModesOffsetsAndWeights) {
+  for (const std::string op : {"aten._embedding_bag.default", "aten.embedding_bag.padding_idx"}) {
+    for (int mode : {0, 1, 2}) {
+      EXPECT_TRUE(node_parity(op, {in({10, 3}), idx({8}, 0, 10), ids({3}, {0, 3, 3})}, bag_attrs(op, mode, false, -1)));
+      EXPECT_TRUE(node_parity(op, {tr({10, 4}), idx({7}, 0, 10), ids({2}, {0, 5})}, bag_attrs(op, mode, false, 2)));
+      EXPECT_TRUE(node_parity(op, {in({6, 2}, DType::F64), idx({5}, 0, 6), ids({1}, {0})},
+                              bag_attrs(op, mode, false, -1)));
+      EXPECT_TRUE(node_parity(op, {in({6, 2}), idx({5}, 0, 6, DType::I32), ids({2}, {0, 2}, DType::I32)},
+                              bag_attrs(op, mode, false, -1)));
+      EXPECT_TRUE(node_parity(op, {in({6, 2}), idx({0}, 0, 6), ids({2}, {0, 0})}, bag_attrs(op, mode, false, -1)));
+      if (mode != 2 || op == "aten._embedding_bag.default")  // LibTorch 1.13 corrupts its heap on this one
+        EXPECT_TRUE(node_parity(op, {in({6, 3}), idx({6}, 0, 6), ids({3}, {0, 2, 6})}, bag_attrs(op, mode, true, -1)));
+    }
+    EXPECT_TRUE(node_parity(op, {in({10, 2}), ids({4}, {9, 1, 9, 2}), ids({2}, {0, 2})}, bag_attrs(op, 1, false, -1)));
+    // per_sample_weights (sum only)
+    EXPECT_TRUE(node_parity(op, {in({10, 3}), idx({8}, 0, 10), ids({3}, {0, 1, 4}), in({8})},
+                            bag_attrs(op, 0, false, -1)));
+    EXPECT_TRUE(node_parity(op, {in({10, 3}, DType::F64), idx({4}, 0, 10), ids({2}, {0, 4}), in({4}, DType::F64)},
+                            bag_attrs(op, 0, false, 3)));
+  }
+}
+
+// ====================== index.Tensor: masks and layouts ======================
+TEST(IndexTensorParity, SeveralIndicesAndNoneMasks) {
+  const std::string op = "aten.index.Tensor";
+  EXPECT_TRUE(node_parity(op, {in({4, 5}), idx({3}, -4, 4)}));
+  EXPECT_TRUE(node_parity(op, {tr({4, 5}), idx({2, 3}, -4, 4), idx({3}, -5, 5)}));  // broadcast [2,3]x[3]
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), idx({5}, 0, 3), idx({5}, 0, 4)},
+                          R"({"_tensor_list_none_masks":[[true,false,false]]})"));  // adjacent: in place
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), idx({5}, 0, 2), idx({5}, 0, 4)},
+                          R"({"_tensor_list_none_masks":[[false,true,false]]})"));  // separated: first
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4, 5}), idx({2, 1}, 0, 3), idx({4}, -5, 5)},
+                          R"({"_tensor_list_none_masks":[[true,false,true,false]]})"));
+  EXPECT_TRUE(node_parity(op, {tr({3, 4}), idx({}, 0, 4)}, R"({"_tensor_list_none_masks":[[true,false]]})"));
+  EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::I64, -9, 9), idx({0}, 0, 3)}));
+  EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::Bool), idx({2}, -3, 3)}));  // 1.13 rejects int32 here
+  EXPECT_TRUE(node_parity(op, {in({3, 0, 2}, DType::F64), idx({4}, 0, 3)}));
+}
+
+TEST(IndexTensorParity, BooleanMasks) {
+  const std::string op = "aten.index.Tensor";
+  EXPECT_TRUE(node_parity(op, {in({3, 4}), in({3, 4}, DType::Bool)}));
+  EXPECT_TRUE(node_parity(op, {tr({3, 4}), tr({3, 4}, DType::Bool)}));
+  EXPECT_TRUE(node_parity(op, {in({5, 3}), in({5}, DType::Bool)}));
+  EXPECT_TRUE(node_parity(op, {in({2, 5}), in({5}, DType::Bool)}, R"({"_tensor_list_none_masks":[[true,false]]})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}, DType::I64, -9, 9), in({2, 3}, DType::Bool)}));
+  // mask + int index: x[mask, idx] with a 3-true mask broadcasting against [3]
+  EXPECT_TRUE(node_parity(op, {in({4, 5}), ids({4}, {1, 0, 1, 1}, DType::Bool), ids({3}, {4, -1, 0})}));
+  EXPECT_TRUE(node_parity(op, {in({4, 5}), ids({4}, {0, 0, 0, 0}, DType::Bool)}));  // none selected
+}
+
+}  // namespace
