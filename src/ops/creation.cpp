@@ -1,10 +1,11 @@
-// Creation ops (arange, full/zeros/ones/empty and their *_like / new_*
+// Creation ops (arange, linspace, full/zeros/ones/empty and their *_like / new_*
 // forms, scalar_tensor) and the triangle masks tril/triu. dtype attrs may be
 // strings or ScalarType ints (OpCall::dtype); device/layout/pin_memory are
 // ignored. f16/bf16 requests give f32 tensors (the engine's compute dtype).
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "kernels/dispatch.h"
 #include "kernels/strided.h"
@@ -142,6 +143,38 @@ void run_arange(OpCall& call) {
   });
 }
 
+// --- linspace -------------------------------------------------------------------
+// torch's CPU kernel: the step is computed in the output type (double for
+// integer outputs); the first half counts up from start, the second half down
+// from end, so both ends are exact.
+void plan_linspace(OpCall& call) {
+  const int64_t steps = call.i("steps");
+  call.check(steps >= 0, "number of steps must be non-negative");
+  call.scalar("start");
+  call.scalar("end");
+  call.fresh(0, out_dtype(call, DType::F32), {steps});
+}
+
+void run_linspace(OpCall& call) {
+  const int64_t steps = call.i("steps");
+  const Scalar s0 = call.scalar("start"), s1 = call.scalar("end");
+  dispatch_compute(call.out[0].dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using Step = std::conditional_t<std::is_integral_v<T>, double, T>;
+    T* p = call.out[0].data<T>();
+    const T start = scalar_as<T>(s0), end = scalar_as<T>(s1);
+    if (steps == 1) p[0] = start;
+    if (steps <= 1) return;
+    const Step step = (Step(end) - Step(start)) / Step(steps - 1);
+    const int64_t half = steps / 2;
+    // torch's AVX2 build contracts these into fused multiply-adds; match it
+    // (for integer outputs the rounding decides the truncated value).
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = i < half ? convert<T>(std::fma(step, Step(i), Step(start)))
+                      : convert<T>(std::fma(-step, Step(steps - i - 1), Step(end)));
+  });
+}
+
 // --- tril / triu ----------------------------------------------------------------
 // Zeroes (through t's strides) every element outside the kept triangle:
 // tril keeps j <= i + diagonal, triu keeps j >= i + diagonal.
@@ -199,6 +232,9 @@ TIR_REGISTER_OPS(
     // aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *,
     //   ScalarType? dtype=None, ...) -> Tensor
     {"aten.arange.start_step", {plan_arange, run_arange}},
+    // aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None,
+    //   Device? device=None, bool? pin_memory=None) -> Tensor
+    {"aten.linspace.default", {plan_linspace, run_linspace}},
     // aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
     {"aten.full.default", fill_def({Src::Size, "fill_value", 0})},
     // aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, ...,

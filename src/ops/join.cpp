@@ -1,4 +1,4 @@
-// Joins: cat and stack. Each input is copied (with dtype promotion) into its
+// Joins: cat, stack, hstack and vstack. Each input is copied (with dtype promotion) into its
 // slice of the output through copy_into, so strided inputs need no copy first.
 #include <string>
 
@@ -22,10 +22,11 @@ struct CatPlan {
   Shape out;
 };
 
-CatPlan plan_cat_shape(const OpCall& call) {
-  call.check(!call.in.empty(), "cat needs at least one tensor");
+// `tensors` are the pieces (call.in, or views of them for hstack/vstack).
+CatPlan plan_cat_shape(const OpCall& call, const std::vector<Tensor>& tensors, int64_t dim) {
+  call.check(!tensors.empty(), "cat needs at least one tensor");
   const Tensor* ref = nullptr;
-  for (const auto& t : call.in)
+  for (const auto& t : tensors)
     if (!skipped(t)) {
       ref = &t;
       break;
@@ -36,11 +37,11 @@ CatPlan plan_cat_shape(const OpCall& call) {
     return p;
   }
   call.check(ref->dim() > 0, "zero-dimensional tensor cannot be concatenated");
-  p.dim = call.wrap_dim(call.i("dim", 0), ref->dim());
+  p.dim = call.wrap_dim(dim, ref->dim());
   p.out = ref->shape;
   p.out[size_t(p.dim)] = 0;
-  for (size_t k = 0; k < call.in.size(); ++k) {
-    const Tensor& t = call.in[k];
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const Tensor& t = tensors[k];
     if (skipped(t)) continue;
     bool ok = t.dim() == ref->dim();
     for (int64_t d = 0; ok && d < t.dim(); ++d)
@@ -53,14 +54,12 @@ CatPlan plan_cat_shape(const OpCall& call) {
   return p;
 }
 
-void plan_cat(OpCall& call) { call.fresh(0, promoted(call.in), plan_cat_shape(call).out); }
-
-void run_cat(OpCall& call) {
-  const CatPlan p = plan_cat_shape(call);
+void cat_into(const OpCall& call, const std::vector<Tensor>& tensors, int64_t dim) {
+  const CatPlan p = plan_cat_shape(call, tensors, dim);
   const Tensor& out = call.out[0];
   int64_t pos = 0;
   const size_t d = size_t(p.dim);
-  for (const auto& t : call.in) {
+  for (const auto& t : tensors) {
     if (skipped(t) || p.out.size() <= d) continue;
     Shape s = out.shape;
     s[d] = t.shape[d];
@@ -68,6 +67,42 @@ void run_cat(OpCall& call) {
     copy_into(out.view_as(s, out.strides, out.offset + pos * out.strides[d]), t);
     pos += s[d];
   }
+}
+
+void plan_cat(OpCall& call) { call.fresh(0, promoted(call.in), plan_cat_shape(call, call.in, call.i("dim", 0)).out); }
+void run_cat(OpCall& call) { cat_into(call, call.in, call.i("dim", 0)); }
+
+// hstack / vstack: torch.atleast_1d / atleast_2d views of the inputs, then cat
+// along dim 1 (dim 0 when the inputs are 1-D) / dim 0.
+Tensor at_least(const Tensor& t, int64_t rank) {
+  if (t.dim() >= rank) return t;
+  if (t.dim() == 0) return t.view_as(Shape(size_t(rank), 1), Strides(size_t(rank), 1), t.offset);
+  return t.view_as({1, t.shape[0]}, {t.shape[0] * t.strides[0], t.strides[0]}, t.offset);  // 1-D -> [1, n]
+}
+
+struct StackedCat {
+  std::vector<Tensor> tensors;
+  int64_t dim;
+};
+
+StackedCat stacked_cat(const OpCall& call, bool horizontal) {
+  call.check(!call.in.empty(), std::string(horizontal ? "hstack" : "vstack") + " expects a non-empty TensorList");
+  StackedCat s;
+  for (const auto& t : call.in) s.tensors.push_back(at_least(t, horizontal ? 1 : 2));
+  s.dim = horizontal && s.tensors[0].dim() > 1 ? 1 : 0;
+  return s;
+}
+
+OpDef stacked_cat_def(bool horizontal) {
+  auto plan = [horizontal](OpCall& call) {
+    const StackedCat s = stacked_cat(call, horizontal);
+    call.fresh(0, promoted(call.in), plan_cat_shape(call, s.tensors, s.dim).out);
+  };
+  auto run = [horizontal](OpCall& call) {
+    const StackedCat s = stacked_cat(call, horizontal);
+    cat_into(call, s.tensors, s.dim);
+  };
+  return {plan, run};
 }
 
 void plan_stack(OpCall& call) {
@@ -98,6 +133,10 @@ TIR_REGISTER_OPS(
     // aten::cat(Tensor[] tensors, int dim=0) -> Tensor
     {"aten.cat.default", {plan_cat, run_cat}},
     // aten::stack(Tensor[] tensors, int dim=0) -> Tensor
-    {"aten.stack.default", {plan_stack, run_stack}});
+    {"aten.stack.default", {plan_stack, run_stack}},
+    // aten::hstack(Tensor[] tensors) -> Tensor
+    {"aten.hstack.default", stacked_cat_def(true)},
+    // aten::vstack(Tensor[] tensors) -> Tensor
+    {"aten.vstack.default", stacked_cat_def(false)});
 
 }  // namespace tir

@@ -130,13 +130,50 @@ void plan_permute(OpCall& c) {
   permute_to(c, c.ints("dims"));
 }
 
+void transpose_dims(OpCall& c, int64_t dim0, int64_t dim1) {
+  const int64_t n = c.in[0].dim();
+  if (n == 0) return c.alias(0, c.in[0]);
+  std::vector<int64_t> dims(static_cast<size_t>(n));
+  std::iota(dims.begin(), dims.end(), 0);
+  std::swap(dims[size_t(c.wrap_dim(dim0, n))], dims[size_t(c.wrap_dim(dim1, n))]);
+  permute_to(c, dims);
+}
+
 void plan_transpose(OpCall& c) {
   c.expect_inputs(1, 1);
+  transpose_dims(c, c.i("dim0"), c.i("dim1"));
+}
+
+void plan_swapaxes(OpCall& c) {
+  c.expect_inputs(1, 1);
+  transpose_dims(c, c.i("axis0"), c.i("axis1"));
+}
+
+void plan_mT(OpCall& c) {
+  c.expect_inputs(1, 1);
+  c.check(c.in[0].dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got " +
+                                  std::to_string(c.in[0].dim()) + "-D tensor.");
+  transpose_dims(c, -2, -1);
+}
+
+// numpy_T: all dims reversed.
+void plan_numpy_T(OpCall& c) {
+  c.expect_inputs(1, 1);
+  std::vector<int64_t> dims(size_t(c.in[0].dim()));
+  std::iota(dims.rbegin(), dims.rend(), 0);
+  permute_to(c, dims);
+}
+
+// movedim.int: `source` ends up at `destination`, the other dims keep their order.
+void plan_movedim(OpCall& c) {
+  c.expect_inputs(1, 1);
   const int64_t n = c.in[0].dim();
-  std::vector<int64_t> dims(size_t(std::max<int64_t>(n, 0)));
-  std::iota(dims.begin(), dims.end(), 0);
   if (n == 0) return c.alias(0, c.in[0]);
-  std::swap(dims[size_t(c.wrap_dim(c.i("dim0"), n))], dims[size_t(c.wrap_dim(c.i("dim1"), n))]);
+  const int64_t src = c.wrap_dim(c.i("source"), n), dst = c.wrap_dim(c.i("destination"), n);
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < n; ++d)
+    if (d != src) dims.push_back(d);
+  dims.insert(dims.begin() + dst, src);
   permute_to(c, dims);
 }
 
@@ -185,10 +222,8 @@ void plan_squeeze(OpCall& c) {
   c.alias(0, x.view_as(shape, strides, x.offset));
 }
 
-void plan_expand(OpCall& c) {
-  c.expect_inputs(1, 1);
+void expand_to(OpCall& c, const std::vector<int64_t>& size) {
   const Tensor& x = c.in[0];
-  const std::vector<int64_t> size = c.ints("size");
   c.check(size.size() >= size_t(x.dim()), "expand: the number of sizes provided (" + std::to_string(size.size()) +
                                              ") must be greater or equal to the number of dimensions in the tensor (" +
                                              std::to_string(x.dim()) + ")");
@@ -209,6 +244,11 @@ void plan_expand(OpCall& c) {
     strides[i] = have == want ? x.strides[i - lead] : 0;
   }
   c.alias(0, x.view_as(shape, strides, x.offset));
+}
+
+void plan_expand(OpCall& c) {
+  c.expect_inputs(1, 1);
+  expand_to(c, c.ints("size"));
 }
 
 void plan_slice(OpCall& c) {
@@ -290,6 +330,73 @@ void plan_split_with_sizes(OpCall& c) {
   c.expect_inputs(1, 1);
   const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
   split_into(c, c.ints("split_sizes"), dim);
+}
+
+// split.sizes: split_with_sizes under split's name, `split_size` being a list.
+void plan_split_sizes(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  split_into(c, c.ints("split_size"), dim);
+}
+
+// unfold(dimension, size, step): windows along `dimension` become a new last dim.
+void plan_unfold(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const int64_t dim = c.wrap_dim(c.i("dimension"), x.dim());
+  const int64_t size = c.i("size"), step = c.i("step");
+  const int64_t have = x.dim() == 0 ? 1 : x.shape[size_t(dim)];
+  c.check(size >= 0 && size <= have, "maximum size for tensor at dimension " + std::to_string(dim) + " is " +
+                                         std::to_string(have) + " but size is " + std::to_string(size));
+  c.check(step > 0, "step is " + std::to_string(step) + " but must be > 0");
+  Shape shape = x.shape;
+  Strides strides = x.strides;
+  if (x.dim() > 0) {
+    strides.push_back(x.strides[size_t(dim)]);
+    shape[size_t(dim)] = (have - size) / step + 1;
+    strides[size_t(dim)] *= step;
+  } else {
+    strides.push_back(1);
+  }
+  shape.push_back(size);
+  c.alias(0, x.view_as(shape, strides, x.offset));
+}
+
+// as_strided: indexes the input's whole storage (our Buffer), so the offset is
+// absolute, defaulting to the input's own. Checked against the Buffer's size.
+void plan_as_strided(OpCall& c) {
+  c.expect_inputs(1, 1);
+  const Tensor& x = c.in[0];
+  const Shape size = c.ints("size");
+  const Strides stride = c.ints("stride");
+  const int64_t offset = c.has("storage_offset") ? c.i("storage_offset") : x.offset;
+  c.check(size.size() == stride.size(), "as_strided: mismatch in length of strides (" + std::to_string(stride.size()) +
+                                            ") and shape (" + std::to_string(size.size()) + ")");
+  c.check(offset >= 0, "as_strided: negative storage offset " + std::to_string(offset));
+  int64_t last = offset;  // highest element index touched
+  bool empty = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    c.check(size[d] >= 0, "as_strided: negative size in " + shape_to_string(size));
+    c.check(stride[d] >= 0, "as_strided: negative strides are not supported, got strides: " + shape_to_string(stride));
+    empty = empty || size[d] == 0;
+    if (size[d] > 0) last += (size[d] - 1) * stride[d];
+  }
+  const int64_t storage = int64_t(x.buffer->nbytes / dtype_size(x.dtype));
+  c.check(empty || last < storage, "as_strided: sizes " + shape_to_string(size) + ", strides " +
+                                       shape_to_string(stride) + " and storage offset " + std::to_string(offset) +
+                                       " are out of bounds for storage of " + std::to_string(storage) + " elements");
+  c.alias(0, x.view_as(size, stride, offset));
+}
+
+// expand_as / reshape_as / view_as: the size comes from the second input.
+void plan_expand_as(OpCall& c) {
+  c.expect_inputs(2, 2);
+  expand_to(c, c.in[1].shape);
+}
+
+void plan_reshape_as(OpCall& c) {
+  c.expect_inputs(2, 2);
+  reshape_to(c, c.in[1].shape);
 }
 
 void plan_identity(OpCall& c) {
@@ -379,6 +486,37 @@ TIR_REGISTER_OPS(
     {"aten.split_with_sizes.default", view_op(plan_split_with_sizes)},
     // chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
     {"aten.chunk.default", view_op(plan_chunk)},
+    // split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
+    {"aten.split.sizes", view_op(plan_split_sizes)},
+    // unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+    {"aten.unsafe_split.Tensor", view_op(plan_split)},
+    // unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+    {"aten.unfold.default", view_op(plan_unfold)},
+    // as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
+    {"aten.as_strided.default", view_op(plan_as_strided)},
+    // expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
+    {"aten.expand_as.default", view_op(plan_expand_as)},
+    // reshape_as(Tensor(a) self, Tensor other) -> Tensor(a); view_as(Tensor(a) self, Tensor other) -> Tensor(a)
+    {"aten.reshape_as.default", reshape_op(plan_reshape_as)},
+    {"aten.view_as.default", reshape_op(plan_reshape_as)},
+    // movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    {"aten.movedim.int", view_op(plan_movedim)},
+    // swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+    {"aten.swapaxes.default", view_op(plan_swapaxes)},
+    // mT(Tensor(a) self) -> Tensor(a)
+    {"aten.mT.default", view_op(plan_mT)},
+    // numpy_T(Tensor(a) self) -> Tensor(a)
+    {"aten.numpy_T.default", view_op(plan_numpy_T)},
+    // In-place metadata ops: the output is the new view. Later readers of the
+    // input's own name still see the old metadata (torch would show the new).
+    // t_(Tensor(a!) self) -> Tensor(a!)
+    {"aten.t_.default", view_op(plan_t)},
+    // transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+    {"aten.transpose_.default", view_op(plan_transpose)},
+    // squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+    {"aten.squeeze_.dim", view_op(plan_squeeze)},
+    // unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+    {"aten.unsqueeze_.default", view_op(plan_unsqueeze)},
     // alias(Tensor(a) self) -> Tensor(a); detach(Tensor(a) self); detach_(Tensor(a!) self)
     {"aten.alias.default", view_op(plan_identity)},
     {"aten.detach.default", view_op(plan_identity)},
