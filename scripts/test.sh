@@ -2,7 +2,8 @@
 # Runs every test: installs missing packages, builds the native engine and both
 # WASM variants, generates the large fixtures (weights and expected outputs of
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
-# parity, native CLI) and the JS suites (node --test) on the WASM builds.
+# parity, native CLI), the JS suites (node --test) on the WASM builds, and the
+# graph viewer's browser tests (scripts/test_web.sh: headless chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -11,3 +12,4 @@ bash tools/make_fixtures.sh build/fixtures
 bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
+bash scripts/test_web.sh
