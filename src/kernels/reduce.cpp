@@ -1,10 +1,13 @@
 #include "kernels/reduce.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "kernels/dispatch.h"
 #include "kernels/elementwise.h"
+#include "kernels/lines.h"
 #include "kernels/strided.h"
 
 namespace tir {
@@ -28,19 +31,32 @@ template <typename F> void for_each_elem(const Shape& shape, const Strides& st, 
   }
 }
 
+// The kept (outer) and reduced (inner) dims of `in`, coalesced.
+struct Split {
+  Shape os, is;
+  Strides ost, ist;
+  int64_t count = 1;  // elements per reduced group
+};
+Split split_dims(const Tensor& in, const std::vector<bool>& rd) {
+  Split s;
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    const bool r = d < rd.size() && rd[d];
+    (r ? s.is : s.os).push_back(in.shape[d]);
+    (r ? s.ist : s.ost).push_back(in.strides[d]);
+  }
+  s.count = shape_numel(s.is);
+  coalesce_dims(s.is, {&s.ist});
+  coalesce_dims(s.os, {&s.ost});
+  return s;
+}
+
 template <typename T>
 void reduce_typed(ReduceOp op, const Tensor& in, const std::vector<bool>& rd, const Tensor& out, const Tensor* idx) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-  Shape os, is;
-  Strides ost, ist;
-  for (size_t d = 0; d < in.shape.size(); ++d) {
-    const bool r = d < rd.size() && rd[d];
-    (r ? is : os).push_back(in.shape[d]);
-    (r ? ist : ost).push_back(in.strides[d]);
-  }
-  const int64_t count = shape_numel(is);
-  coalesce_dims(is, {&ist});
-  coalesce_dims(os, {&ost});
+  Split sp = split_dims(in, rd);
+  const Shape &os = sp.os, &is = sp.is;
+  const Strides &ost = sp.ost, &ist = sp.ist;
+  const int64_t count = sp.count;
   const T* p = in.data<T>();
   int64_t o = 0;
   for_each_elem(os, ost, 0, [&](int64_t base) {
@@ -106,6 +122,129 @@ void reduce_typed(ReduceOp op, const Tensor& in, const std::vector<bool>& rd, co
 void reduce_kernel(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out,
                    const Tensor* indices) {
   dispatch_compute(in.dtype, [&](auto tag) { reduce_typed<decltype(tag)>(op, in, reduce_dims, out, indices); });
+}
+
+namespace {
+
+template <typename T>
+void var_typed(const Tensor& in, const std::vector<bool>& rd, double correction, bool take_sqrt, const Tensor& out,
+               const Tensor* mean) {
+  const Split sp = split_dims(in, rd);
+  const T* p = in.data<T>();
+  const double n = double(sp.count), divisor = std::max(0.0, n - correction);
+  int64_t o = 0;
+  for_each_elem(sp.os, sp.ost, 0, [&](int64_t base) {
+    double s = 0, ss = 0;
+    for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { s += double(p[off]); });
+    const double m = s / n;  // NaN for an empty group
+    for_each_elem(sp.is, sp.ist, base, [&](int64_t off) {
+      const double d = double(p[off]) - m;
+      ss += d * d;
+    });
+    const double v = ss / divisor;
+    out.data<T>()[o] = T(take_sqrt ? std::sqrt(v) : v);
+    if (mean) mean->data<T>()[o] = T(m);
+    ++o;
+  });
+}
+
+template <typename T>
+void norm_typed(const Tensor& in, const std::vector<bool>& rd, double ord, const Tensor& out) {
+  const Split sp = split_dims(in, rd);
+  const T* p = in.data<T>();
+  int64_t o = 0;
+  for_each_elem(sp.os, sp.ost, 0, [&](int64_t base) {
+    double acc;
+    if (std::isinf(ord)) {
+      const bool mx = ord > 0;
+      acc = mx ? 0.0 : INFINITY;
+      for_each_elem(sp.is, sp.ist, base, [&](int64_t off) {
+        const double a = std::fabs(double(p[off]));
+        if (std::isnan(a) || (mx ? a > acc : a < acc)) acc = a;  // once NaN, stays NaN
+      });
+    } else {
+      acc = 0;
+      if (ord == 0.0)
+        for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { acc += p[off] != T(0) ? 1.0 : 0.0; });
+      else if (ord == 1.0)
+        for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { acc += std::fabs(double(p[off])); });
+      else if (ord == 2.0)
+        for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { acc += double(p[off]) * double(p[off]); });
+      else
+        for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { acc += std::pow(std::fabs(double(p[off])), ord); });
+      if (ord == 2.0) acc = std::sqrt(acc);
+      else if (ord != 0.0 && ord != 1.0) acc = std::pow(acc, 1.0 / ord);
+    }
+    out.data<T>()[o++] = T(acc);
+  });
+}
+
+template <typename T>
+void lse_typed(const Tensor& in, const std::vector<bool>& rd, const Tensor& out) {
+  const Split sp = split_dims(in, rd);
+  const T* p = in.data<T>();
+  int64_t o = 0;
+  for_each_elem(sp.os, sp.ost, 0, [&](int64_t base) {
+    double mx = -INFINITY;
+    for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { mx = std::max(mx, double(p[off])); });
+    if (std::isinf(mx)) mx = 0;
+    double s = 0;
+    for_each_elem(sp.is, sp.ist, base, [&](int64_t off) { s += std::exp(double(p[off]) - mx); });
+    out.data<T>()[o++] = T(std::log(s) + mx);
+  });
+}
+
+template <typename T, bool kProd>
+void cumulative_typed(const Tensor& in, int64_t dim, const Tensor& out) {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  const int64_t n = in.dim() == 0 ? 1 : in.shape[size_t(dim)];
+  const int64_t si = in.dim() == 0 ? 0 : in.strides[size_t(dim)];
+  const int64_t so = out.dim() == 0 ? 0 : out.strides[size_t(dim)];
+  const T* p = in.data<T>();
+  T* q = out.data<T>();
+  for_each_line<2>(in.shape, dim, {in.strides, out.strides}, {0, 0}, [&](std::array<int64_t, 2> off) {
+    Acc acc = kProd ? 1 : 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const Acc v = Acc(p[off[0] + k * si]);
+      if constexpr (std::is_same_v<Acc, int64_t>)
+        acc = int64_t(kProd ? uint64_t(acc) * uint64_t(v) : uint64_t(acc) + uint64_t(v));
+      else
+        acc = kProd ? acc * v : acc + v;
+      q[off[1] + k * so] = T(acc);
+    }
+  });
+}
+
+template <typename F> void dispatch_float(const Tensor& t, F&& f) {
+  if (t.dtype == DType::F32) f(float{});
+  else if (t.dtype == DType::F64) f(double{});
+  else throw ExecutionError(std::string("expected a float32/float64 tensor, got ") + dtype_name(t.dtype));
+}
+
+}  // namespace
+
+void var_kernel(const Tensor& in, const std::vector<bool>& reduce_dims, double correction, bool take_sqrt,
+                const Tensor& out, const Tensor* mean) {
+  dispatch_float(in, [&](auto tag) { var_typed<decltype(tag)>(in, reduce_dims, correction, take_sqrt, out, mean); });
+}
+
+void vector_norm_kernel(const Tensor& in, const std::vector<bool>& reduce_dims, double ord, const Tensor& out) {
+  dispatch_float(in, [&](auto tag) { norm_typed<decltype(tag)>(in, reduce_dims, ord, out); });
+}
+
+template <bool kProd> void cumulative(const Tensor& in, int64_t dim, const Tensor& out) {
+  dispatch_compute(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) throw ExecutionError("cumsum/cumprod of bool must be cast to int64 first");
+    else cumulative_typed<T, kProd>(in, dim, out);
+  });
+}
+
+void cumsum_kernel(const Tensor& in, int64_t dim, const Tensor& out) { cumulative<false>(in, dim, out); }
+void cumprod_kernel(const Tensor& in, int64_t dim, const Tensor& out) { cumulative<true>(in, dim, out); }
+
+void logsumexp_kernel(const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out) {
+  dispatch_float(in, [&](auto tag) { lse_typed<decltype(tag)>(in, reduce_dims, out); });
 }
 
 }  // namespace tir

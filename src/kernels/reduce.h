@@ -21,4 +21,26 @@ enum class ReduceOp { Sum, Prod, Mean, Max, Min, Any, All, ArgMax, ArgMin };
 void reduce_kernel(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out,
                    const Tensor* indices = nullptr);
 
+// Variance over reduce_dims (F32/F64 in, out the same dtype, contiguous) with
+// divisor max(0, n - correction), two-pass in double: n == 0 gives NaN, a
+// divisor of 0 inf/NaN, as torch. take_sqrt gives std. `mean` (optional)
+// receives the mean.
+void var_kernel(const Tensor& in, const std::vector<bool>& reduce_dims, double correction, bool take_sqrt,
+                const Tensor& out, const Tensor* mean = nullptr);
+
+// Vector p-norm over reduce_dims (F32/F64 in and out): ord 0 counts nonzeros,
+// +-inf is max/min |x|, else (sum |x|^ord)^(1/ord). NaN propagates. An empty
+// group with ord < 0 or inf is the caller's to reject.
+void vector_norm_kernel(const Tensor& in, const std::vector<bool>& reduce_dims, double ord, const Tensor& out);
+
+// Inclusive prefix sum (product) along `dim`; in.dtype == out.dtype, out
+// contiguous. Floats accumulate in double (as torch's CPU kernel); ints wrap
+// as int64.
+void cumsum_kernel(const Tensor& in, int64_t dim, const Tensor& out);
+void cumprod_kernel(const Tensor& in, int64_t dim, const Tensor& out);
+
+// log(sum(exp(x))) over reduce_dims (F32/F64), shifted by the group max
+// unless it is infinite (torch): all -inf gives -inf, an empty group -inf.
+void logsumexp_kernel(const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
+
 }  // namespace tir

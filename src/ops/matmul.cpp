@@ -1,13 +1,17 @@
-// Matrix products: mm, bmm, matmul, addmm, baddbmm, linear. All go through
+// Matrix products: mm, bmm, matmul, addmm(_), baddbmm(_), addmv, addbmm,
+// linear, dot, mv, outer. All go through
 // one batched driver that reads operands through their strides (a transposed
 // view costs nothing: gemm takes transA/transB), so a later prepack step can
 // swap a constant weight's layout without touching the op.
+#include <algorithm>
 #include <optional>
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 #include "kernels/strided.h"
 #include "ops/common.h"
+#include "ops/elementwise_util.h"
+#include "ops/matmul_util.h"
 #include "ops/op.h"
 
 namespace tir {
@@ -56,9 +60,8 @@ bool rows_collapse(const Tensor& t, int64_t ld) {
   return true;
 }
 
-// out[batch] = alpha * a[batch] @ b[batch] + beta * out[batch].
-// a: batch+[M,K], b: batch+[K,N] (broadcast views), out: contiguous batch+[M,N].
-// beta == 0 never reads out.
+}  // namespace
+
 void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, const Scalar& alpha,
                     const Scalar& beta) {
   const int64_t nd = out.dim();
@@ -106,6 +109,8 @@ void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, c
   });
 }
 
+namespace {
+
 void check_same_dtype(const OpCall& call, const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype)
     call.fail(std::string("expected both operands to have the same dtype, got ") + dtype_name(a.dtype) +
@@ -116,6 +121,12 @@ void check_inner(const OpCall& call, const Shape& a, const Shape& b, int64_t ka,
   if (ka != kb)
     call.fail("shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " cannot be multiplied (" +
               std::to_string(ka) + " != " + std::to_string(kb) + ")");
+}
+
+// View of a 1-D vector as [1,K] (as_row) or [K,1].
+Tensor promote_vector(const Tensor& v, bool as_row) {
+  const int64_t n = v.shape[0], s = v.strides[0];
+  return as_row ? v.view_as({1, n}, {n * s, s}, v.offset) : v.view_as({n, 1}, {s, 1}, v.offset);
 }
 
 const Scalar kOne = Scalar::of_int(1);
@@ -146,7 +157,9 @@ void plan_bmm(OpCall& call) {
 void run_bmm(OpCall& call) { batched_matmul(call, call.in[0], call.in[1], call.out[0], kOne, kZero); }
 
 // --- addmm / baddbmm: beta*self + alpha*(m1 @ m2) ---------------------------
-void plan_addmm_like(OpCall& call, int64_t rank) {
+// `inplace` (addmm_/baddbmm_): self must already have the product's shape and
+// dtype; the result is written through self's view.
+void plan_addmm_like(OpCall& call, int64_t rank, bool inplace = false) {
   call.expect_inputs(3, 3);
   const Tensor &self = call.in[0], &a = call.in[1], &b = call.in[2];
   call.check(a.dim() == rank && b.dim() == rank, "expected " + std::to_string(rank) + "-D operands, got " +
@@ -161,7 +174,14 @@ void plan_addmm_like(OpCall& call, int64_t rank) {
   auto bs = broadcast_shapes(self.shape, out);
   call.check(bs && *bs == out, "self " + shape_to_string(self.shape) +
                                    " does not broadcast to the product shape " + shape_to_string(out));
-  call.fresh(0, a.dtype, out);
+  if (!inplace) {
+    call.fresh(0, a.dtype, out);
+    return;
+  }
+  call.check(self.shape == out, "in-place: self " + shape_to_string(self.shape) +
+                                    " must have the product's shape " + shape_to_string(out));
+  check_same_dtype(call, self, a);
+  call.alias(0, self);
 }
 void run_addmm_like(OpCall& call) {
   const Tensor& out = call.out[0];
@@ -169,6 +189,132 @@ void run_addmm_like(OpCall& call) {
   const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
   if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
   batched_matmul(call, call.in[1], call.in[2], out, alpha, use_self ? beta : kZero);
+}
+
+void run_addmm_inplace(OpCall& call) {
+  const Tensor& self = call.in[0];
+  const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
+  const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
+  // Operands that share self's memory are read from a snapshot (torch computes out of place).
+  const Tensor a = ew::read_safe(call.in[1], self), b = ew::read_safe(call.in[2], self);
+  if (self.is_contiguous()) {
+    batched_matmul(call, a, b, self, alpha, use_self ? beta : kZero);
+    return;
+  }
+  const Tensor tmp = to_dtype_owned(self, self.dtype);  // contiguous copy for gemm
+  batched_matmul(call, a, b, tmp, alpha, use_self ? beta : kZero);
+  copy_into(self, tmp);
+}
+
+// --- addmv: beta*self + alpha*(mat @ vec); addbmm: ... + alpha*sum_b(b1[b] @ b2[b]) ---
+void plan_addmv(OpCall& call) {
+  call.expect_inputs(3, 3);
+  const Tensor &self = call.in[0], &m = call.in[1], &v = call.in[2];
+  call.check(m.dim() == 2 && v.dim() == 1, "addmv expects a 2-D matrix and a 1-D vector, got " +
+                                               shape_to_string(m.shape) + " and " + shape_to_string(v.shape));
+  check_same_dtype(call, m, v);
+  check_inner(call, m.shape, v.shape, m.shape[1], v.shape[0]);
+  const Shape out{m.shape[0]};
+  auto bs = broadcast_shapes(self.shape, out);
+  call.check(bs && *bs == out, "self " + shape_to_string(self.shape) + " does not broadcast to " + shape_to_string(out));
+  call.fresh(0, m.dtype, out);
+}
+void run_addmv(OpCall& call) {
+  const Tensor& out = call.out[0];
+  const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
+  const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
+  if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
+  batched_matmul(call, call.in[1], promote_vector(call.in[2], false), promote_vector(out, false), alpha,
+                 use_self ? beta : kZero);
+}
+
+void plan_addbmm(OpCall& call) {
+  call.expect_inputs(3, 3);
+  const Tensor &self = call.in[0], &a = call.in[1], &b = call.in[2];
+  call.check(a.dim() == 3 && b.dim() == 3 && a.shape[0] == b.shape[0],
+             "addbmm expects [B,N,M] and [B,M,P], got " + shape_to_string(a.shape) + " and " + shape_to_string(b.shape));
+  check_same_dtype(call, a, b);
+  check_inner(call, a.shape, b.shape, a.shape[2], b.shape[1]);
+  const Shape out{a.shape[1], b.shape[2]};
+  auto bs = broadcast_shapes(self.shape, out);
+  call.check(bs && *bs == out, "self " + shape_to_string(self.shape) + " does not broadcast to " + shape_to_string(out));
+  call.fresh(0, a.dtype, out);
+}
+void run_addbmm(OpCall& call) {
+  const Tensor &out = call.out[0], &a = call.in[1], &b = call.in[2];
+  const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
+  const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
+  if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
+  // The first product applies beta (a K=0 product when the batch is empty), later ones accumulate.
+  const int64_t nb = a.shape[0];
+  for (int64_t i = 0; i < std::max<int64_t>(nb, 1); ++i) {
+    const int64_t k = nb == 0 ? 0 : a.shape[2];
+    const Tensor ai = a.view_as({a.shape[1], k}, {a.strides[1], a.strides[2]}, a.offset + i * a.strides[0]);
+    const Tensor bi = b.view_as({k, b.shape[2]}, {b.strides[1], b.strides[2]}, b.offset + i * b.strides[0]);
+    batched_matmul(call, ai, bi, out, alpha, i > 0 ? kOne : use_self ? beta : kZero);
+  }
+}
+
+// --- dot / mv / outer -----------------------------------------------------------
+void plan_dot(OpCall& call) {
+  call.expect_inputs(2, 2);
+  const Tensor &a = call.in[0], &b = call.in[1];
+  call.check(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
+                                               std::to_string(b.dim()) + "D tensors");
+  check_same_dtype(call, a, b);
+  call.check(a.shape[0] == b.shape[0], "inconsistent tensor size, expected tensor [" + std::to_string(a.shape[0]) +
+                                           "] and src [" + std::to_string(b.shape[0]) +
+                                           "] to have the same number of elements, but got " +
+                                           std::to_string(a.shape[0]) + " and " + std::to_string(b.shape[0]) +
+                                           " elements respectively");
+  call.fresh(0, a.dtype, {});
+}
+void run_dot(OpCall& call) {
+  const Tensor& o = call.out[0];
+  batched_matmul(call, promote_vector(call.in[0], true), promote_vector(call.in[1], false),
+                 o.view_as({1, 1}, {1, 1}, o.offset), kOne, kZero);
+}
+
+void plan_mv(OpCall& call) {
+  call.expect_inputs(2, 2);
+  const Tensor &a = call.in[0], &v = call.in[1];
+  call.check(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got " + std::to_string(a.dim()) +
+                                               ", " + std::to_string(v.dim()));
+  check_same_dtype(call, a, v);
+  check_inner(call, a.shape, v.shape, a.shape[1], v.shape[0]);
+  call.fresh(0, a.dtype, {a.shape[0]});
+}
+void run_mv(OpCall& call) {
+  const Tensor& o = call.out[0];
+  batched_matmul(call, call.in[0], promote_vector(call.in[1], false), promote_vector(o, false), kOne, kZero);
+}
+
+void plan_outer(OpCall& call) {
+  call.expect_inputs(2, 2);
+  const Tensor &a = call.in[0], &b = call.in[1];
+  call.check(a.dim() == 1 && b.dim() == 1, "outer expects 1-D operands, got " + shape_to_string(a.shape) +
+                                               " and " + shape_to_string(b.shape));
+  // torch: self.reshape(-1, 1) * vec2, so mul's type promotion
+  call.fresh(0, compute_dtype(result_type({PromotionOperand::of(a), PromotionOperand::of(b)})),
+             {a.shape[0], b.shape[0]});
+}
+void run_outer(OpCall& call) {
+  const Tensor& o = call.out[0];
+  const Tensor a = ew::as_dtype(call.in[0], o.dtype), b = ew::as_dtype(call.in[1], o.dtype);
+  const int64_t n = o.shape[0], m = o.shape[1];
+  dispatch_compute(o.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* po = o.data<T>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) {
+        const T x = pa[i * a.strides[0]], y = pb[j * b.strides[0]];
+        if constexpr (std::is_same_v<T, bool>) po[i * m + j] = x && y;
+        else if constexpr (std::is_integral_v<T>) po[i * m + j] = T(uint64_t(int64_t(x)) * uint64_t(int64_t(y)));
+        else po[i * m + j] = x * y;
+      }
+  });
 }
 
 // --- matmul: numpy rules ----------------------------------------------------
@@ -197,11 +343,6 @@ void plan_matmul(OpCall& call) {
   call.expect_inputs(2, 2);
   check_same_dtype(call, call.in[0], call.in[1]);
   call.fresh(0, call.in[0].dtype, matmul_shapes(call, call.in[0], call.in[1]).out);
-}
-// View of a 1-D vector as [1,K] (as_row) or [K,1].
-Tensor promote_vector(const Tensor& v, bool as_row) {
-  const int64_t n = v.shape[0], s = v.strides[0];
-  return as_row ? v.view_as({1, n}, {n * s, s}, v.offset) : v.view_as({n, 1}, {s, 1}, v.offset);
 }
 void run_matmul(OpCall& call) {
   const Tensor &x = call.in[0], &y = call.in[1];
@@ -272,6 +413,21 @@ TIR_REGISTER_OPS(
     // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
     {"aten.baddbmm.default", {[](OpCall& c) { plan_addmm_like(c, 3); }, run_addmm_like}},
     // aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
-    {"aten.linear.default", {plan_linear, run_linear}});
+    {"aten.linear.default", {plan_linear, run_linear}},
+    // aten::addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    {"aten.addmm_.default", {[](OpCall& c) { plan_addmm_like(c, 2, true); }, run_addmm_inplace}},
+    // aten::baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
+    //   -> Tensor(a!)
+    {"aten.baddbmm_.default", {[](OpCall& c) { plan_addmm_like(c, 3, true); }, run_addmm_inplace}},
+    // aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    {"aten.addmv.default", {plan_addmv, run_addmv}},
+    // aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    {"aten.addbmm.default", {plan_addbmm, run_addbmm}},
+    // aten::dot(Tensor self, Tensor tensor) -> Tensor
+    {"aten.dot.default", {plan_dot, run_dot}},
+    // aten::mv(Tensor self, Tensor vec) -> Tensor
+    {"aten.mv.default", {plan_mv, run_mv}},
+    // aten::outer(Tensor self, Tensor vec2) -> Tensor
+    {"aten.outer.default", {plan_outer, run_outer}});
 
 }  // namespace tir

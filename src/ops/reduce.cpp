@@ -1,5 +1,5 @@
 // Reductions: sum, mean, prod, amax/amin, max/min (full and .dim with
-// indices), argmax/argmin, any/all.
+// indices), argmax/argmin, any/all, var/std (+ _mean) with correction.
 #include <memory>
 #include <string>
 
@@ -7,18 +7,10 @@
 #include "ops/common.h"
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
+#include "ops/reduce_util.h"
 
 namespace tir {
 namespace {
-
-// How the op names its reduced dims.
-enum class DimArg {
-  List,       // int[1]? dim: null or [] = all dims
-  ListOrAll,  // int[1] dim=[] (amax/amin): [] = all dims
-  Single,     // int dim (required)
-  OptSingle,  // int? dim=None: null = all dims, flattened (argmax)
-  All,        // no dim argument: full reduction
-};
 
 struct ReduceSpec {
   ReduceOp op;
@@ -45,53 +37,12 @@ void plan_reduce(OpCall& call, const ReduceSpec& spec) {
   call.expect_inputs(1, 1);
   const Tensor& self = call.in[0];
   call.check(!is_complex(self.dtype), "complex tensors are not supported");
-  const int64_t nd = self.dim();
   auto st = std::make_shared<ReduceState>();
   st->op = spec.op;
-  st->rd.assign(size_t(nd), false);
-
-  std::vector<int64_t> dims;
-  bool all = false;
-  switch (spec.dims) {
-    case DimArg::List: {
-      auto d = call.opt_ints("dim");
-      all = !d || d->empty();
-      if (d) dims = *d;
-      break;
-    }
-    case DimArg::ListOrAll:
-      dims = call.ints("dim", std::vector<int64_t>{});
-      all = dims.empty();
-      break;
-    case DimArg::Single: dims = {call.i("dim")}; break;
-    case DimArg::OptSingle:
-      all = !call.has("dim");
-      if (!all) dims = {call.i("dim")};
-      break;
-    case DimArg::All: all = true; break;
-  }
-  if (all) {
-    st->rd.assign(size_t(nd), true);
-  } else {
-    for (int64_t d : dims) {
-      const int64_t w = call.wrap_dim(d, nd);
-      if (nd == 0) continue;
-      call.check(!st->rd[size_t(w)], "dim " + std::to_string(w) + " appears multiple times in the list of dims");
-      st->rd[size_t(w)] = true;
-    }
-  }
-  // keepdim: reduced dims become 1. Full reductions without a dim argument give a 0-d result.
-  const bool keepdim = spec.dims != DimArg::All && call.b("keepdim", false);
-  Shape out_shape;
-  int64_t count = 1;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (st->rd[size_t(d)]) {
-      count *= self.shape[size_t(d)];
-      if (keepdim) out_shape.push_back(1);
-    } else {
-      out_shape.push_back(self.shape[size_t(d)]);
-    }
-  }
+  ReducedDims r = reduced_dims(call, self.shape, spec.dims, call.b("keepdim", false));
+  st->rd = r.rd;
+  const Shape& out_shape = r.out_shape;
+  const int64_t count = r.count;
 
   std::optional<DType> dtype_arg;
   if (spec.has_dtype) dtype_arg = call.dtype("dtype");
@@ -139,6 +90,83 @@ OpDef reduce(ReduceOp op, DimArg dims, bool has_dtype = false, bool with_indices
   return {[s](OpCall& c) { plan_reduce(c, s); }, run_reduce};
 }
 
+// --- var / std (+ mean): divisor max(0, n - correction) ---------------------
+struct VarState {
+  std::vector<bool> rd;
+  double correction;
+  bool take_sqrt;
+};
+
+// `unbiased_form`: the .dim overloads take `bool unbiased` instead of `correction`.
+void plan_var(OpCall& call, bool take_sqrt, bool with_mean, bool unbiased_form) {
+  call.expect_inputs(1, 1);
+  const Tensor& self = call.in[0];
+  call.check(is_floating(self.dtype), std::string(take_sqrt ? "std" : "var") +
+                                          "(): std and var only support floating point and complex dtypes, got " +
+                                          dtype_name(self.dtype));
+  auto st = std::make_shared<VarState>();
+  ReducedDims r = reduced_dims(call, self.shape, DimArg::List, call.b("keepdim", false));
+  st->rd = r.rd;
+  st->take_sqrt = take_sqrt;
+  if (unbiased_form) {
+    st->correction = call.b("unbiased", true) ? 1.0 : 0.0;
+  } else {
+    auto c = call.opt_scalar("correction");
+    st->correction = c ? c->f : 1.0;
+  }
+  const DType dt = compute_dtype(self.dtype);
+  call.fresh(0, dt, r.out_shape);
+  if (with_mean) call.fresh(1, dt, r.out_shape);
+  call.state = st;
+}
+
+void run_var(OpCall& call) {
+  auto& st = call.state_as<VarState>();
+  var_kernel(call.in[0], st.rd, st.correction, st.take_sqrt, call.out[0], call.out.size() > 1 ? &call.out[1] : nullptr);
+}
+
+OpDef var_op(bool take_sqrt, bool with_mean, bool unbiased_form) {
+  return {[=](OpCall& c) { plan_var(c, take_sqrt, with_mean, unbiased_form); }, run_var};
+}
+
+// --- logsumexp: ints compute as float32 (torch >= 2.0) -----------------------
+struct LseState {
+  std::vector<bool> rd;
+  DType dtype;
+};
+void plan_logsumexp(OpCall& call) {
+  call.expect_inputs(1, 1);
+  const Tensor& self = call.in[0];
+  call.check(!is_complex(self.dtype), "complex tensors are not supported");
+  auto st = std::make_shared<LseState>();
+  ReducedDims r = reduced_dims(call, self.shape, DimArg::ListOrAll, call.b("keepdim", false));
+  st->rd = r.rd;
+  st->dtype = is_floating(self.dtype) ? compute_dtype(self.dtype) : DType::F32;
+  call.fresh(0, st->dtype, r.out_shape);
+  call.state = st;
+}
+void run_logsumexp(OpCall& call) {
+  auto& st = call.state_as<LseState>();
+  logsumexp_kernel(ew::as_dtype(call.in[0], st.dtype), st.rd, call.out[0]);
+}
+
+// --- count_nonzero: sum of (x != 0) as int64 ----------------------------------
+void plan_count_nonzero(OpCall& call, DimArg dims) {
+  call.expect_inputs(1, 1);
+  auto st = std::make_shared<ReduceState>();
+  st->op = ReduceOp::Sum;
+  st->in_dtype = DType::I64;
+  ReducedDims r = reduced_dims(call, call.in[0].shape, dims, false);
+  st->rd = r.rd;
+  call.fresh(0, DType::I64, r.out_shape);
+  call.state = st;
+}
+void run_count_nonzero(OpCall& call) {
+  auto& st = call.state_as<ReduceState>();
+  const Tensor nz = ew::as_dtype(ew::as_dtype(call.in[0], DType::Bool), DType::I64);
+  reduce_kernel(ReduceOp::Sum, nz, st.rd, call.out[0]);
+}
+
 }  // namespace
 
 TIR_REGISTER_OPS(
@@ -180,6 +208,30 @@ TIR_REGISTER_OPS(
     // all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     {"aten.all.dims", reduce(ReduceOp::All, DimArg::List)},
     // all(Tensor self) -> Tensor
-    {"aten.all.default", reduce(ReduceOp::All, DimArg::All)});
+    {"aten.all.default", reduce(ReduceOp::All, DimArg::All)},
+    // var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    {"aten.var.correction", var_op(false, false, false)},
+    // var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    {"aten.var.dim", var_op(false, false, true)},
+    // std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    {"aten.std.correction", var_op(true, false, false)},
+    // std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    {"aten.std.dim", var_op(true, false, true)},
+    // var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+    //   -> (Tensor, Tensor)
+    {"aten.var_mean.correction", var_op(false, true, false)},
+    // var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    {"aten.var_mean.dim", var_op(false, true, true)},
+    // std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+    //   -> (Tensor, Tensor)
+    {"aten.std_mean.correction", var_op(true, true, false)},
+    // std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    {"aten.std_mean.dim", var_op(true, true, true)},
+    // logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+    {"aten.logsumexp.default", {plan_logsumexp, run_logsumexp}},
+    // count_nonzero(Tensor self, int? dim=None) -> Tensor
+    {"aten.count_nonzero.default", {[](OpCall& c) { plan_count_nonzero(c, DimArg::OptSingle); }, run_count_nonzero}},
+    // count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor  ([] = all dims)
+    {"aten.count_nonzero.dim_IntList", {[](OpCall& c) { plan_count_nonzero(c, DimArg::ListOrAll); }, run_count_nonzero}});
 
 }  // namespace tir

@@ -1,7 +1,10 @@
-// Parity against LibTorch for matmul/linear, convolution, pooling, indexing,
-// joins and creation ops: odd sizes, size-1 and empty dims, transposed
+// Parity against LibTorch for matmul/linear/dot/mv/outer/einsum, reductions
+// (var/std, norms, cumsum, sort/topk, edge cases of the basic ones),
+// convolution, pooling, indexing, joins and creation ops: odd sizes, size-1 and empty dims, transposed
 // (non-contiguous) inputs, negative dims, and every attr variant.
-// Not here: full(..., True) (LibTorch 1.13 gives int64, 2.x and the spec give
+// Sort/topk inputs have distinct values: torch's CPU tie order is unspecified
+// (the unit tests pin ours). LibTorch 1.13's var/std take an int correction, so
+// fractional corrections are unit-tested. Not here: full(..., True) (LibTorch 1.13 gives int64, 2.x and the spec give
 // bool) and int32 index.Tensor (1.13 rejects it); the unit tests cover both.
 #include <gtest/gtest.h>
 
@@ -82,8 +85,9 @@ TEST(LinalgParity, AddmmAndBaddbmm) {
   EXPECT_TRUE(node_parity("aten.baddbmm.default", {in({2, 3, 4}), in({2, 3, 5}), in({2, 5, 4})}));
   EXPECT_TRUE(node_parity("aten.baddbmm.default", {in({4}), tr({2, 3, 5}), in({2, 5, 4})},
                           R"({"beta":0.5,"alpha":-1.5})"));
-  EXPECT_TRUE(
-      node_parity("aten.baddbmm.default", {nan_self, in({2, 3, 5}), in({2, 5, 4})}, R"({"beta":0.0})"));
+  // LibTorch 1.13's CPU baddbmm sometimes lets a NaN self through with beta=0 (seen in ~1% of runs),
+  // so the NaN case is unit-tested (ReduceOps' AddmmInPlaceWritesThroughView) and this one uses a finite self.
+  EXPECT_TRUE(node_parity("aten.baddbmm.default", {in({3, 4}), in({2, 3, 5}), in({2, 5, 4})}, R"({"beta":0.0})"));
 }
 
 TEST(LinalgParity, Linear) {
@@ -99,6 +103,226 @@ TEST(LinalgParity, Linear) {
                           kLongSum));
   EXPECT_TRUE(node_parity("aten.linear.default",
                           {in({2, 5}, DType::F64), in({3, 5}, DType::F64), in({3}, DType::F64)}));
+}
+
+ParityInput vals(Shape s, DType d, std::vector<double> v) {
+  ParityInput p = in(std::move(s), d);
+  p.values = std::move(v);
+  return p;
+}
+
+// ============================ matmul extras ================================
+TEST(LinalgParity, DotMvOuter) {
+  EXPECT_TRUE(node_parity("aten.dot.default", {in({7}), in({7})}));
+  EXPECT_TRUE(node_parity("aten.dot.default", {in({0}), in({0})}));
+  EXPECT_TRUE(node_parity("aten.dot.default", {in({5}, DType::F64), in({5}, DType::F64)}));
+  EXPECT_TRUE(node_parity("aten.dot.default", {in({6}, DType::I64, -9, 9), in({6}, DType::I64, -9, 9)}));
+  EXPECT_TRUE(node_parity("aten.mv.default", {in({3, 5}), in({5})}));
+  EXPECT_TRUE(node_parity("aten.mv.default", {tr({4, 6}), in({6})}));
+  EXPECT_TRUE(node_parity("aten.mv.default", {in({0, 3}), in({3})}));
+  EXPECT_TRUE(node_parity("aten.mv.default", {in({2, 0}), in({0})}));
+  EXPECT_TRUE(node_parity("aten.mv.default", {in({3, 4}, DType::I64, -5, 5), in({4}, DType::I64, -5, 5)}));
+  EXPECT_TRUE(node_parity("aten.outer.default", {in({3}), in({4})}));
+  EXPECT_TRUE(node_parity("aten.outer.default", {in({0}), in({4})}));
+  EXPECT_TRUE(node_parity("aten.outer.default", {in({3}, DType::I64, -5, 5), in({2})}));  // promotes to f32
+  EXPECT_TRUE(node_parity("aten.outer.default", {in({3}, DType::Bool), in({2}, DType::Bool)}));
+  EXPECT_TRUE(node_parity("aten.outer.default", {in({3}, DType::F64), in({2}, DType::I64, -5, 5)}));
+  EXPECT_TRUE(node_parity("aten.addmv.default", {in({3}), in({3, 5}), in({5})}));
+  EXPECT_TRUE(node_parity("aten.addmv.default", {in({1}), tr({3, 5}), in({5})}, R"({"beta":0.5,"alpha":2})"));
+  EXPECT_TRUE(node_parity("aten.addmv.default", {in({3}), in({3, 0}), in({0})}, R"({"beta":2})"));
+  EXPECT_TRUE(node_parity("aten.addbmm.default", {in({3, 4}), in({2, 3, 5}), in({2, 5, 4})}));
+  EXPECT_TRUE(node_parity("aten.addbmm.default", {in({4}), tr({3, 3, 5}), tr({3, 5, 4})}, R"({"beta":0,"alpha":0.5})"));
+  EXPECT_TRUE(node_parity("aten.addbmm.default", {in({3, 4}), in({0, 3, 5}), in({0, 5, 4})}, R"({"beta":2})"));
+}
+
+TEST(LinalgParity, AddmmBaddbmmInPlace) {
+  EXPECT_TRUE(node_parity("aten.addmm_.default", {in({3, 4}), in({3, 5}), in({5, 4})}));
+  EXPECT_TRUE(node_parity("aten.addmm_.default", {tr({3, 4}), in({3, 5}), tr({5, 4})},
+                          R"({"beta":0.5,"alpha":2})"));
+  EXPECT_TRUE(node_parity("aten.addmm_.default", {in({3, 4}), in({3, 0}), in({0, 4})}, R"({"beta":3})"));
+  EXPECT_TRUE(node_parity("aten.baddbmm_.default", {in({2, 3, 4}), in({2, 3, 5}), in({2, 5, 4})}));
+  EXPECT_TRUE(node_parity("aten.baddbmm_.default", {tr({2, 3, 4}), tr({2, 3, 5}), in({2, 5, 4})},
+                          R"({"beta":0,"alpha":-1})"));
+}
+
+TEST(LinalgParity, Einsum) {
+  auto eq = [](const std::string& e, int n) {
+    return R"({"equation":")" + e + R"(","_tensor_list_sizes":[)" + std::to_string(n) + "]}";
+  };
+  const std::string op = "aten.einsum.default";
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), in({2, 4, 5})}, eq("bij,bjk->bik", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4, 5}), in({2, 3, 6, 5})}, eq("bhqd,bhkd->bhqk", 2)));  // attention
+  EXPECT_TRUE(node_parity(op, {tr({3, 4}), in({4, 5})}, eq("ij,jk", 2)));                        // implicit
+  EXPECT_TRUE(node_parity(op, {in({3, 4})}, eq("ij->ji", 1)));
+  EXPECT_TRUE(node_parity(op, {in({3, 4})}, eq("ij->", 1)));
+  EXPECT_TRUE(node_parity(op, {in({3, 4})}, eq("ij->j", 1)));
+  EXPECT_TRUE(node_parity(op, {in({4, 4})}, eq("ii->i", 1)));  // diagonal
+  EXPECT_TRUE(node_parity(op, {in({4, 4})}, eq("ii", 1)));     // trace
+  EXPECT_TRUE(node_parity(op, {in({3}), in({5})}, eq("i,j->ij", 2)));
+  EXPECT_TRUE(node_parity(op, {in({3}), in({3})}, eq("i,i->", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), in({4, 5})}, eq("...ij,jk->...ik", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 1, 3, 4}), in({5, 4, 2})}, eq("...ij,...jk->...ik", 2)));  // broadcast
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4})}, eq("b...->...b", 1)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3}), in({3, 4}), in({4, 5})}, eq("ij,jk,kl->il", 3)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3}), in({3, 4}), in({4, 2})}, eq("ij,jk,ki->", 3)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 5}), in({2, 5})}, eq("bix,bx->bi", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 5}), in({4, 5})}, eq("bix,jx->bij", 2)));
+  EXPECT_TRUE(node_parity(op, {in({3, 5}), in({2, 7})}, eq("ij,kl->ijkl", 2)));
+  EXPECT_TRUE(node_parity(op, {in({3, 5}), in({2, 7})}, eq("ij,kl->", 2)));  // both summed first
+  EXPECT_TRUE(node_parity(op, {in({0, 3}), in({3, 4})}, eq("ij,jk->ik", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 0}), in({0, 4})}, eq("ij,jk->ik", 2)));
+  EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::F64), in({4}, DType::F64)}, eq("ij,j->i", 2)));
+  EXPECT_TRUE(node_parity(op, {in({3, 4}, DType::I64, -5, 5), in({4, 2}, DType::I64, -5, 5)}, eq("ij,jk->ki", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 3}), in({3, 2})}, eq("bii,ib->b", 2)));
+  EXPECT_TRUE(node_parity(op, {in({2, 3}), in({3, 4})}, eq("IJ,JK->KI", 2)));
+}
+
+// ============================== reductions =================================
+TEST(LinalgParity, VarStd) {
+  const auto x = in({3, 5, 7});
+  for (const char* op : {"aten.var.correction", "aten.std.correction", "aten.var_mean.correction",
+                         "aten.std_mean.correction"}) {
+    for (const char* a : {"{}", R"({"dim":[1]})", R"({"dim":[-1,0],"keepdim":true})", R"({"dim":null,"correction":0})",
+                          R"({"dim":[2],"correction":2})", R"({"dim":[],"keepdim":true})"})
+      EXPECT_TRUE(node_parity(op, {x}, a)) << op << a;
+    EXPECT_TRUE(node_parity(op, {tr({4, 6})}, R"({"dim":[0]})"));
+    EXPECT_TRUE(node_parity(op, {in({4, 6}, DType::F64)}, R"({"dim":[1],"correction":0})"));
+    EXPECT_TRUE(node_parity(op, {in({4, 1})}, R"({"dim":[1]})"));  // n - correction = 0 -> NaN
+    EXPECT_TRUE(node_parity(op, {in({3, 2})}, R"({"dim":[1],"correction":5})"));  // divisor clamps to 0
+    EXPECT_TRUE(node_parity(op, {in({0, 3})}, R"({"dim":[0]})"));  // empty group -> NaN
+    EXPECT_TRUE(node_parity(op, {in({0, 3})}, R"({"dim":[1]})"));  // empty result
+    EXPECT_TRUE(node_parity(op, {in({})}));
+    // long rows: 1e-4 for float32 rounding of a 20000-term sum of squares
+    EXPECT_TRUE(node_parity(op, {in({2, 20001}, DType::F32, 5, 6)}, R"({"dim":[1]})", 1e-4, 1e-4));
+  }
+  for (const char* op : {"aten.var.dim", "aten.std.dim", "aten.var_mean.dim", "aten.std_mean.dim"}) {
+    EXPECT_TRUE(node_parity(op, {x}, R"({"dim":[1]})"));
+    EXPECT_TRUE(node_parity(op, {x}, R"({"dim":[0,2],"unbiased":false,"keepdim":true})"));
+    EXPECT_TRUE(node_parity(op, {x}, R"({"dim":null,"unbiased":true})"));
+    EXPECT_TRUE(node_parity(op, {tr({5, 3})}, R"({"dim":[-1],"unbiased":false})"));
+  }
+}
+
+TEST(LinalgParity, VectorNorm) {
+  const std::string op = "aten.linalg_vector_norm.default";
+  const auto x = in({3, 5, 4});
+  for (const char* ord : {"2", "1", "Infinity", "-Infinity", "0", "3", "0.5", "-1.5"}) {
+    const std::string o = std::string(R"({"ord":)") + ord;
+    EXPECT_TRUE(node_parity(op, {x}, o + "}")) << ord;
+    EXPECT_TRUE(node_parity(op, {x}, o + R"(,"dim":[1]})")) << ord;
+    EXPECT_TRUE(node_parity(op, {x}, o + R"(,"dim":[-1,0],"keepdim":true})")) << ord;
+    EXPECT_TRUE(node_parity(op, {tr({4, 6})}, o + R"(,"dim":[0]})")) << ord;
+    EXPECT_TRUE(node_parity(op, {in({0, 3})}, o + R"(,"dim":[1]})")) << ord;
+  }
+  EXPECT_TRUE(node_parity(op, {in({0, 3})}, R"({"dim":[0]})"));
+  EXPECT_TRUE(node_parity(op, {in({4, 5}, DType::F64)}, R"({"ord":2,"dim":[1]})"));
+  EXPECT_TRUE(node_parity(op, {in({4, 5})}, R"({"dim":[1],"dtype":"torch.float64"})"));
+  EXPECT_TRUE(node_parity(op, {vals({2, 2}, DType::F32, {1, NAN, 0, 0})}, R"({"dim":[1],"ord":Infinity})"));
+  EXPECT_TRUE(node_parity(op, {vals({2, 2}, DType::F32, {1, NAN, 0, 0})}, R"({"dim":[1]})"));
+  EXPECT_TRUE(node_parity(op, {vals({3}, DType::F32, {0, 0, 0})}, R"({"ord":-2})"));
+  EXPECT_TRUE(node_parity(op, {in({})}, R"({"ord":3})"));
+  const std::string nop = "aten.norm.ScalarOpt_dim";
+  EXPECT_TRUE(node_parity(nop, {x}, R"({"p":2,"dim":[1]})"));
+  EXPECT_TRUE(node_parity(nop, {x}, R"({"p":null,"dim":[-1],"keepdim":true})"));
+  EXPECT_TRUE(node_parity(nop, {tr({4, 6})}, R"({"p":1,"dim":[0,1]})"));
+  EXPECT_TRUE(node_parity(nop, {x}, R"({"p":Infinity,"dim":[2]})"));
+}
+
+TEST(LinalgParity, Cumsum) {
+  const std::string op = "aten.cumsum.default";
+  EXPECT_TRUE(node_parity(op, {in({3, 5, 4})}, R"({"dim":1})"));
+  EXPECT_TRUE(node_parity(op, {in({3, 5, 4})}, R"({"dim":-1})"));
+  EXPECT_TRUE(node_parity(op, {tr({4, 6})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity(op, {tr({4, 6})}, R"({"dim":1,"dtype":"torch.float64"})"));
+  EXPECT_TRUE(node_parity(op, {in({0, 3})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity(op, {in({0, 3})}, R"({"dim":1})"));
+  EXPECT_TRUE(node_parity(op, {in({})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity(op, {in({})}, R"({"dim":-1})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 7}, DType::I64, -9, 9)}, R"({"dim":1})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 7}, DType::I32, -9, 9)}, R"({"dim":1})"));   // -> int64
+  EXPECT_TRUE(node_parity(op, {in({3, 7}, DType::Bool)}, R"({"dim":-1})"));      // -> int64
+  EXPECT_TRUE(node_parity(op, {in({3, 7}, DType::Bool)}, R"({"dim":0,"dtype":"torch.float32"})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 5}, DType::F64)}, R"({"dim":1,"dtype":"torch.int64"})"));
+  EXPECT_TRUE(node_parity(op, {in({1, 1})}, R"({"dim":0})"));
+  // int64 beyond 2^53 stays exact
+  EXPECT_TRUE(node_parity(op, {vals({3}, DType::I64, {9007199254740993.0, 1, 1})}, R"({"dim":0})"));
+  // long float row (torch accumulates in double too)
+  EXPECT_TRUE(node_parity(op, {in({2, 10007}, DType::F32, 0, 1)}, R"({"dim":1})"));
+}
+
+TEST(LinalgParity, SortArgsortTopk) {
+  const auto x = in({3, 5, 7});
+  for (const char* a : {"{}", R"({"dim":1})", R"({"dim":0,"descending":true})", R"({"dim":-2,"descending":false})"}) {
+    EXPECT_TRUE(node_parity("aten.sort.default", {x}, a)) << a;
+    EXPECT_TRUE(node_parity("aten.argsort.default", {x}, a)) << a;
+  }
+  EXPECT_TRUE(node_parity("aten.sort.default", {tr({4, 6})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity("aten.sort.default", {tr({4, 6})}, R"({"descending":true})"));
+  EXPECT_TRUE(node_parity("aten.sort.default", {in({0, 3})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity("aten.sort.default", {in({0, 3})}, R"({"dim":1})"));
+  EXPECT_TRUE(node_parity("aten.sort.default", {in({})}));
+  EXPECT_TRUE(node_parity("aten.sort.default", {in({2, 9}, DType::F64)}, R"({"descending":true})"));
+  EXPECT_TRUE(node_parity("aten.sort.default", {vals({6}, DType::I64, {5, -3, 9007199254740993.0, 0, -7, 2})}));
+  const auto with_nan = vals({2, 4}, DType::F32, {3, NAN, -1, 2, -INFINITY, 0, INFINITY, 1});
+  EXPECT_TRUE(node_parity("aten.sort.default", {with_nan}));
+  EXPECT_TRUE(node_parity("aten.sort.default", {with_nan}, R"({"descending":true})"));
+  EXPECT_TRUE(node_parity("aten.sort.stable", {x}, R"({"stable":true,"dim":1,"descending":true})"));
+  // ties with stable=true: torch keeps input order too
+  EXPECT_TRUE(node_parity("aten.sort.stable", {vals({8}, DType::F32, {1, 3, 3, 2, 3, 1, 2, 2})},
+                          R"({"stable":true})"));
+  EXPECT_TRUE(node_parity("aten.sort.stable", {vals({8}, DType::I64, {1, 3, 3, 2, 3, 1, 2, 2})},
+                          R"({"stable":true,"descending":true})"));
+
+  const std::string tk = "aten.topk.default";
+  EXPECT_TRUE(node_parity(tk, {x}, R"({"k":3})"));
+  EXPECT_TRUE(node_parity(tk, {x}, R"({"k":2,"dim":1,"largest":false})"));
+  EXPECT_TRUE(node_parity(tk, {x}, R"({"k":3,"dim":0})"));
+  EXPECT_TRUE(node_parity(tk, {x}, R"({"k":0})"));
+  EXPECT_TRUE(node_parity(tk, {x}, R"({"k":7,"dim":-1})"));
+  EXPECT_TRUE(node_parity(tk, {tr({5, 6})}, R"({"k":2,"dim":0})"));
+  EXPECT_TRUE(node_parity(tk, {in({0, 4})}, R"({"k":2})"));
+  EXPECT_TRUE(node_parity(tk, {in({})}, R"({"k":1})"));
+  EXPECT_TRUE(node_parity(tk, {in({2, 6}, DType::F64)}, R"({"k":4,"largest":false})"));
+  EXPECT_TRUE(node_parity(tk, {vals({6}, DType::I64, {5, -3, 9007199254740993.0, 0, -7, 2})}, R"({"k":3})"));
+  EXPECT_TRUE(node_parity(tk, {with_nan}, R"({"k":2})"));
+  EXPECT_TRUE(node_parity(tk, {with_nan}, R"({"k":2,"largest":false})"));
+  // sorted=false: with n >= 64k LibTorch's CPU kernel also returns them in order
+  EXPECT_TRUE(node_parity(tk, {in({2, 200})}, R"({"k":3,"sorted":false})"));
+  EXPECT_TRUE(node_parity(tk, {in({2, 200})}, R"({"k":3,"sorted":false,"largest":false})"));
+}
+
+TEST(LinalgParity, ReductionEdgeCases) {
+  // issue 4: 0-size dims, keepdim, negative dims, int64 exactness above 2^53
+  EXPECT_TRUE(node_parity("aten.sum.dim_IntList", {in({0, 3})}, R"({"dim":[-1],"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.sum.default", {in({0})}));
+  EXPECT_TRUE(node_parity("aten.prod.default", {in({0, 2})}));
+  EXPECT_TRUE(node_parity("aten.prod.dim_int", {in({2, 0})}, R"({"dim":-1,"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.mean.dim", {in({0, 3})}, R"({"dim":[0]})"));
+  const auto big = vals({3}, DType::I64, {9007199254740993.0, 2, 1});
+  EXPECT_TRUE(node_parity("aten.sum.default", {big}));
+  EXPECT_TRUE(node_parity("aten.prod.default", {big}));
+  EXPECT_TRUE(node_parity("aten.sum.dim_IntList", {in({2, 3}, DType::Bool)}, R"({"dim":[0],"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.prod.dim_int", {in({2, 3}, DType::Bool)}, R"({"dim":1})"));
+  EXPECT_TRUE(node_parity("aten.amax.default", {in({0, 3})}, R"({"dim":[1]})"));
+  EXPECT_TRUE(node_parity("aten.amin.default", {in({2, 3, 4})}, R"({"dim":[-1,-3],"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.max.dim", {in({0, 3})}, R"({"dim":1,"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.min.dim", {in({})}, R"({"dim":0})"));
+  EXPECT_TRUE(node_parity("aten.argmax.default", {in({})}));
+  EXPECT_TRUE(node_parity("aten.argmin.default", {in({4, 1})}, R"({"dim":-1,"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.logsumexp.default", {in({3, 5})}, R"({"dim":[1]})"));
+  EXPECT_TRUE(node_parity("aten.logsumexp.default", {tr({3, 5})}, R"({"dim":[-1,0],"keepdim":true})"));
+  EXPECT_TRUE(node_parity("aten.logsumexp.default", {vals({2, 2}, DType::F32, {-INFINITY, -INFINITY, INFINITY, 1})},
+                          R"({"dim":[1]})"));
+  EXPECT_TRUE(node_parity("aten.logsumexp.default", {in({0, 3})}, R"({"dim":[0]})"));
+  EXPECT_TRUE(node_parity("aten.any.default", {in({0}, DType::Bool)}));
+  EXPECT_TRUE(node_parity("aten.all.default", {in({0}, DType::Bool)}));
+  EXPECT_TRUE(node_parity("aten.all.dim", {in({3, 4}, DType::F32)}, R"({"dim":-2,"keepdim":true})"));
+  const auto sparse = in({3, 4}, DType::I64, -1, 2);
+  EXPECT_TRUE(node_parity("aten.count_nonzero.default", {sparse}));
+  EXPECT_TRUE(node_parity("aten.count_nonzero.default", {sparse}, R"({"dim":-1})"));
+  EXPECT_TRUE(node_parity("aten.count_nonzero.dim_IntList", {tr({3, 4}, DType::Bool)}, R"({"dim":[0]})"));
+  EXPECT_TRUE(node_parity("aten.count_nonzero.dim_IntList", {in({2, 3, 4})}, R"({"dim":[0,2]})"));
+  EXPECT_TRUE(node_parity("aten.count_nonzero.dim_IntList", {in({0, 3})}, R"({"dim":[0]})"));
 }
 
 // ================================= conv ====================================

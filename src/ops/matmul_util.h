@@ -1,0 +1,16 @@
+// The batched gemm driver behind every matmul-like op (matmul.cpp), shared
+// with einsum.
+#pragma once
+#include "ir/attr.h"
+#include "ops/op.h"
+#include "runtime/tensor.h"
+
+namespace tir {
+
+// out[batch] = alpha * a[batch] @ b[batch] + beta * out[batch].
+// a: batch+[M,K], b: batch+[K,N] (any strides, broadcast views allowed),
+// out: contiguous batch+[M,N], all one dtype. beta == 0 never reads out.
+void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, const Scalar& alpha,
+                    const Scalar& beta);
+
+}  // namespace tir
