@@ -181,6 +181,30 @@ template <typename T> T int_div_floor(T a, T b) {
   return q;
 }
 
+template <typename T> T int_remainder(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;  // avoids INT_MIN % -1
+  }
+  const T r = T(a % b);
+  if constexpr (std::is_signed_v<T>) {
+    if (r != 0 && ((r < 0) != (b < 0))) return T(r + b);
+  }
+  return r;
+}
+
+template <typename T> T int_fmod(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  return T(a % b);
+}
+
+template <typename T> T float_remainder(T a, T b) {
+  T mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+
 template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                                         const Scalar& alpha) {
   constexpr bool kFloat = std::is_floating_point_v<T>;
@@ -241,6 +265,32 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
       if constexpr (kFloat)
         return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::min(x, y); });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::min(x, y); });
+    case BinaryOp::BitAnd:
+      if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });
+      else if constexpr (!kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return T(x & y); });
+      break;
+    case BinaryOp::BitOr:
+      if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x || y; });
+      else if constexpr (!kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return T(x | y); });
+      break;
+    case BinaryOp::BitXor:
+      if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x != y; });
+      else if constexpr (!kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return T(x ^ y); });
+      break;
+    case BinaryOp::Remainder:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return float_remainder(x, y); });
+      else if constexpr (!kBool) return map2<T, T>(out, a, b, [](T x, T y) { return int_remainder(x, y); });
+      break;
+    case BinaryOp::Fmod:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return std::fmod(x, y); });
+      else if constexpr (!kBool) return map2<T, T>(out, a, b, [](T x, T y) { return int_fmod(x, y); });
+      break;
+    case BinaryOp::Prelu:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T w) { return x > T(0) ? x : w * x; });
+      break;
+    case BinaryOp::MulSigmoid:
+      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x * (T(1) / (T(1) + std::exp(-y))); });
+      break;
     case BinaryOp::Eq: return map2<bool, T>(out, a, b, [](T x, T y) { return x == y; });
     case BinaryOp::Ne: return map2<bool, T>(out, a, b, [](T x, T y) { return x != y; });
     case BinaryOp::Lt: return map2<bool, T>(out, a, b, [](T x, T y) { return x < y; });
@@ -272,8 +322,8 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
     case UnaryOp::Clamp: {
       if constexpr (!kBool) {
         // Bounds are cast to T like torch's scalar args; NaN input stays NaN.
-        const T lo = p.has_a ? convert<T>(p.a) : std::numeric_limits<T>::lowest();
-        const T hi = p.has_b ? convert<T>(p.b) : std::numeric_limits<T>::max();
+        const T lo = !p.has_a ? std::numeric_limits<T>::lowest() : p.a_is_int ? convert<T>(p.ia) : convert<T>(p.a);
+        const T hi = !p.has_b ? std::numeric_limits<T>::max() : p.b_is_int ? convert<T>(p.ib) : convert<T>(p.b);
         if constexpr (kFloat) {
           const bool lo_nan = p.has_a && std::isnan(p.a), hi_nan = p.has_b && std::isnan(p.b);
           if (lo_nan || hi_nan) return map1<T, T>(out, in, [](T) { return std::numeric_limits<T>::quiet_NaN(); });
@@ -289,6 +339,30 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
       else if constexpr (!kFloat) return map1<T, T>(out, in, [](T x) { return T(~x); });
       break;
     case UnaryOp::LogicalNot: return map1<bool, T>(out, in, [](T x) { return x == T(0); });
+    case UnaryOp::IsNan:
+      if constexpr (kFloat) return map1<bool, T>(out, in, [](T x) { return std::isnan(x); });
+      else return map1<bool, T>(out, in, [](T) { return false; });
+    case UnaryOp::IsInf:
+      if constexpr (kFloat) return map1<bool, T>(out, in, [](T x) { return std::isinf(x); });
+      else return map1<bool, T>(out, in, [](T) { return false; });
+    case UnaryOp::IsFinite:
+      if constexpr (kFloat) return map1<bool, T>(out, in, [](T x) { return std::isfinite(x); });
+      else return map1<bool, T>(out, in, [](T) { return true; });
+    case UnaryOp::Ceil:
+    case UnaryOp::Floor:
+    case UnaryOp::Trunc:
+    case UnaryOp::Round:
+    case UnaryOp::NanToNum:
+      if constexpr (!kFloat) return map1<T, T>(out, in, [](T x) { return x; });  // integers/bool pass through
+      break;
+    case UnaryOp::Sign:
+      if constexpr (kBool) return map1<T, T>(out, in, [](T x) { return x; });
+      // NaN and -0.0 give 0, as torch's scalar kernel
+      else return map1<T, T>(out, in, [](T x) { return T(int(T(0) < x) - int(x < T(0))); });
+    case UnaryOp::Square:
+      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return x * x; });
+      else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return wrap_mul(x, x); });
+      break;
     default: break;
   }
   if constexpr (kFloat) {
@@ -330,6 +404,31 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
         const T beta = T(p.a), thr = T(p.b);
         return costly([=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; });
       }
+      case UnaryOp::Expm1: return costly([](T x) { return std::expm1(x); });
+      case UnaryOp::Log1p: return costly([](T x) { return std::log1p(x); });
+      case UnaryOp::Log2: return costly([](T x) { return std::log2(x); });
+      case UnaryOp::Mish: return costly([](T x) { return x * std::tanh(std::log1p(std::exp(x))); });
+      case UnaryOp::LogSigmoid:  // min(x, 0) - log1p(exp(-|x|)): no overflow for large |x|
+        return costly([](T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); });
+      case UnaryOp::ExpNegAbs: return costly([](T x) { return std::exp(-std::abs(x)); });
+      case UnaryOp::RoundDecimals: {
+        // torch: scale by 10^|d| (multiply for d > 0, divide for d < 0), round half to even, undo.
+        const bool neg = p.a < 0;
+        const T ten = T(std::pow(10.0, std::abs(p.a)));
+        if (neg) return costly([ten](T x) { return std::nearbyint(x / ten) * ten; });
+        return costly([ten](T x) { return std::nearbyint(x * ten) / ten; });
+      }
+      case UnaryOp::Ceil: return map1<T, T>(out, in, [](T x) { return std::ceil(x); });
+      case UnaryOp::Floor: return map1<T, T>(out, in, [](T x) { return std::floor(x); });
+      case UnaryOp::Trunc: return map1<T, T>(out, in, [](T x) { return std::trunc(x); });
+      case UnaryOp::Round: return map1<T, T>(out, in, [](T x) { return std::nearbyint(x); });  // half to even
+      case UnaryOp::NanToNum: {
+        const T nan = T(p.a), pinf = T(p.b), ninf = T(p.c);
+        return map1<T, T>(out, in, [=](T x) {
+          return std::isnan(x) ? nan : x == std::numeric_limits<T>::infinity() ? pinf
+                                   : x == -std::numeric_limits<T>::infinity() ? ninf : x;
+        });
+      }
       default: break;
     }
   }
@@ -344,7 +443,9 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
   dispatch_compute(a.dtype, [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b, alpha); });
 }
 
-bool unary_op_is_floating_only(UnaryOp op) { return op >= UnaryOp::Sigmoid && op <= UnaryOp::Softplus; }
+bool unary_op_is_floating_only(UnaryOp op) { return op >= UnaryOp::Sigmoid && op <= UnaryOp::RoundDecimals; }
+
+bool unary_op_is_predicate(UnaryOp op) { return op >= UnaryOp::LogicalNot; }
 
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
   dispatch_compute(in.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, out, in, p); });
@@ -389,6 +490,14 @@ Tensor broadcast_view(const Tensor& t, const Shape& shape) {
 
 void fill_kernel(const Tensor& dst, const Scalar& s) {
   copy_into(dst, broadcast_view(scalar_tensor(s, dst.dtype), dst.shape));
+}
+
+void round_to_half_inplace(const Tensor& t, DType half_dtype) {
+  if (t.dtype != DType::F32) throw ExecutionError("round_to_half_inplace: expects a float32 tensor");
+  if (half_dtype == DType::F16)
+    map1<float, float>(t, t, [](float x) { return half_to_float(float_to_half(x)); });
+  else if (half_dtype == DType::BF16)
+    map1<float, float>(t, t, [](float x) { return bf16_to_float(float_to_bf16(x)); });
 }
 
 bool contains_zero(const Tensor& t) {

@@ -19,6 +19,11 @@ enum class BinaryOp : uint8_t {
   Pow,
   Maximum,    // NaN-propagating
   Minimum,
+  BitAnd, BitOr, BitXor,  // integral and bool only
+  Remainder,  // Python %: sign of the divisor; integers: precondition b != 0
+  Fmod,       // C fmod: sign of the dividend; integers: precondition b != 0
+  Prelu,      // a > 0 ? a : b * a (floating only)
+  MulSigmoid, // a * sigmoid(b), glu's gate (floating only)
   Eq, Ne, Lt, Le, Gt, Ge,          // bool out
   LogicalAnd, LogicalOr, LogicalXor,  // bool out
 };
@@ -37,20 +42,31 @@ enum class UnaryOp : uint8_t {
   // floating only
   Sigmoid, Tanh, Gelu, GeluTanh, Silu, Hardswish, Hardsigmoid, Exp, Log, Sqrt, Rsqrt, Sin, Cos,
   Erf, Reciprocal, LeakyRelu /* p.a=slope */, Elu /* p.a=alpha p.b=scale p.c=input_scale */,
-  Softplus /* p.a=beta p.b=threshold */,
+  Softplus /* p.a=beta p.b=threshold */, Expm1, Log1p, Log2, Mish, LogSigmoid,
+  ExpNegAbs /* exp(-|x|): log_sigmoid_forward's buffer */, RoundDecimals /* p.a=decimals */,
+  // floating and integral (identity on integers), not bool
+  Ceil, Floor, Trunc, Round /* half to even */,
+  NanToNum /* p.a=nan p.b=posinf p.c=neginf replacements (floating; identity on ints) */,
+  // any compute dtype
+  Sign, Square /* ints wrap; the caller widens bool to int64 */,
   // integral and bool only
   BitwiseNot,
   // any input dtype, Bool out
-  LogicalNot,
+  LogicalNot, IsNan, IsInf, IsFinite,
 };
 struct UnaryParams {
   double a = 0, b = 0, c = 0;
   bool has_a = false, has_b = false;
+  // Clamp bounds given as Python ints: exact values for integer tensors (beyond 2^53).
+  bool a_is_int = false, b_is_int = false;
+  int64_t ia = 0, ib = 0;
 };
 bool unary_op_is_floating_only(UnaryOp op);
+// True for ops whose output is Bool (logical_not, isnan, isinf, isfinite).
+bool unary_op_is_predicate(UnaryOp op);
 
 // out = op(in). in.dtype is a compute dtype; out.dtype == in.dtype (Bool for
-// LogicalNot); same shape; out may alias in (same view).
+// predicates); same shape; out may alias in (same view).
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p = {});
 
 // out = cond ? a : b. cond Bool or U8; a, b, out share out.dtype; all of out's shape.
@@ -62,6 +78,9 @@ Tensor scalar_tensor(const Scalar& s, DType dtype);
 Tensor broadcast_view(const Tensor& t, const Shape& shape);
 // Every element of dst = s cast to dst.dtype (any strides).
 void fill_kernel(const Tensor& dst, const Scalar& s);
+// Rounds every element of an F32 tensor (any strides) to float16 / bfloat16
+// precision in place (round to nearest even): our f16/bf16 values live in f32.
+void round_to_half_inplace(const Tensor& t, DType half_dtype);
 // True when any element of t (a compute dtype, any strides) equals zero.
 bool contains_zero(const Tensor& t);
 

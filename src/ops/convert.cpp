@@ -14,32 +14,64 @@ namespace {
 // Where a conversion's target dtype comes from.
 enum class Target { Attr, AttrOptional, Other };
 
+bool is_half(DType d) { return d == DType::F16 || d == DType::BF16; }
+
+// The IR's dtype of input i: float16/bfloat16 tensors are stored as f32 here,
+// so the node's input meta says what the values stand for.
+DType ir_input_dtype(const OpCall& call, size_t i) {
+  const DType stored = call.in[i].dtype;
+  if (i < call.node->inputs.size() && compute_dtype(call.node->inputs[i].dtype) == stored)
+    return call.node->inputs[i].dtype;
+  return stored;
+}
+
+// F16/BF16 when a result written in f32 must be rounded to that precision
+// (torch stores it in 16 bits); F32 (no rounding) otherwise.
+struct RoundState {
+  DType round_to = DType::F32;
+};
+
+std::shared_ptr<RoundState> rounding_to(DType target, DType source) {
+  auto st = std::make_shared<RoundState>();
+  if (is_half(target) && target != source) st->round_to = target;
+  return st;
+}
+
+void round_result(const OpCall& call, const Tensor& t) {
+  if (!call.state) return;
+  const DType r = call.state_as<RoundState>().round_to;
+  if (is_half(r)) round_to_half_inplace(t, r);
+}
+
 // to.* / type_as: a view of the input when nothing changes and copy=false
-// (a later in-place op then mutates the original, as in torch); else a converted copy.
+// (a later in-place op then mutates the original, as in torch); else a converted
+// copy, rounded to half/bfloat16 precision when that is the target.
 void plan_to(OpCall& call, Target target, bool always_copy) {
   call.expect_inputs(1, target == Target::Other ? 2 : 1);
   const Tensor& self = call.in[0];
-  DType want = self.dtype;
+  const DType self_ir = ir_input_dtype(call, 0);
+  DType want = self_ir;
   if (target == Target::Other) {
     call.check(call.in.size() == 2, "missing argument 'other'");
-    want = call.in[1].dtype;
+    want = ir_input_dtype(call, 1);
   } else {
     auto d = call.dtype("dtype");
     call.check(d.has_value() || target == Target::AttrOptional, "missing required argument 'dtype'");
     if (d) want = *d;
   }
   call.check(!is_complex(want), "complex dtypes are not supported");
-  want = compute_dtype(want);
-  if (!always_copy && want == self.dtype && !call.b("copy", false)) {
+  if (!always_copy && want == self_ir && !call.b("copy", false)) {
     call.alias(0, self);
     return;
   }
-  call.fresh(0, want, self.shape);
+  call.fresh(0, compute_dtype(want), self.shape);
+  call.state = rounding_to(want, self_ir);
 }
 
 void run_copy_out(OpCall& call) {
   if (call.out[0].same_storage(call.in[0])) return;  // aliased: nothing to do
   copy_into(call.out[0], call.in[0]);
+  round_result(call, call.out[0]);
 }
 
 OpDef to_def(Target t, bool always_copy) {
@@ -61,6 +93,7 @@ void plan_copy_(OpCall& call) {
   call.check(s == self.shape, "source of shape " + shape_to_string(src.shape) +
                                   " does not broadcast to destination shape " + shape_to_string(self.shape));
   call.alias(0, self);
+  call.state = rounding_to(ir_input_dtype(call, 0), ir_input_dtype(call, 1));
 }
 
 void run_copy_(OpCall& call) {
@@ -68,6 +101,7 @@ void run_copy_(OpCall& call) {
   const Tensor src = ew::read_safe(call.in[1], self);
   if (ew::same_view(src, self)) return;
   copy_into(self, broadcast_view(src, self.shape));
+  round_result(call, self);
 }
 
 // copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor: functional copy_
@@ -78,9 +112,13 @@ void plan_copy(OpCall& call) {
   call.check(s == self.shape, "source of shape " + shape_to_string(call.in[1].shape) +
                                   " does not broadcast to destination shape " + shape_to_string(self.shape));
   call.fresh(0, self.dtype, self.shape);
+  call.state = rounding_to(ir_input_dtype(call, 0), ir_input_dtype(call, 1));
 }
 
-void run_copy(OpCall& call) { copy_into(call.out[0], broadcast_view(call.in[1], call.out[0].shape)); }
+void run_copy(OpCall& call) {
+  copy_into(call.out[0], broadcast_view(call.in[1], call.out[0].shape));
+  round_result(call, call.out[0]);
+}
 
 // fill_.Scalar(Tensor(a!) self, Scalar value); fill_.Tensor(self, Tensor value) with a 0-d value;
 // zero_(Tensor(a!) self). Functional fill/zero return a new tensor.
@@ -96,6 +134,7 @@ void plan_fill(OpCall& call, bool inplace, bool zero) {
   }
   if (inplace) call.alias(0, self);
   else call.fresh(0, self.dtype, self.shape);
+  call.state = rounding_to(ir_input_dtype(call, 0), zero ? ir_input_dtype(call, 0) : DType::F64);
 }
 
 void run_fill(OpCall& call) {
@@ -108,6 +147,7 @@ void run_fill(OpCall& call) {
   } else {
     fill_kernel(out, call.scalar("value"));
   }
+  round_result(call, out);
 }
 
 OpDef fill_def(bool inplace, bool zero) {

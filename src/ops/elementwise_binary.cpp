@@ -1,6 +1,6 @@
 // Binary elementwise ops with broadcasting and torch type promotion:
-// arithmetic, division modes, pow, maximum/minimum, comparisons, logical ops,
-// their in-place forms, and where/masked_fill.
+// arithmetic, division modes, remainder/fmod, pow, maximum/minimum, bitwise
+// ops, comparisons, logical ops, their in-place forms, and where/masked_fill.
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +43,7 @@ Shape broadcast_all(const OpCall& call, const std::vector<TensorOrScalar>& ops) 
   return s;
 }
 
-enum class Kind { Arith, TrueDiv, DivMode, Pow, Predicate };
+enum class Kind { Arith, TrueDiv, DivMode, Pow, Predicate, Bitwise };
 
 struct BinarySpec {
   BinaryOp op;
@@ -63,6 +63,11 @@ struct BinaryState {
   size_t a_in = 0, b_in = 0;
   Scalar alpha;
 };
+
+// Ops whose integer form divides: a zero divisor must fail, not crash.
+bool integer_division(BinaryOp op) {
+  return op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Remainder || op == BinaryOp::Fmod;
+}
 
 Scalar negate(const Scalar& s) {
   return s.kind == Scalar::Kind::Float ? Scalar::of_double(-s.f) : Scalar::of_int(-s.i);
@@ -113,8 +118,15 @@ void plan_binary(OpCall& call, const BinarySpec& spec) {
         call.check(ops[1].scalar.i >= 0, "Integers to negative integer powers are not allowed.");
       break;
     case Kind::Predicate: out_dtype = DType::Bool; break;
+    case Kind::Bitwise:
+      call.check(!is_floating(st->compute), std::string("bitwise ops are only defined for integer and bool tensors, got ") +
+                                                dtype_name(result));
+      break;
     case Kind::Arith: break;
   }
+  if (integer_division(st->op) || st->op == BinaryOp::DivTrunc)
+    call.check(st->compute != DType::Bool, std::string("not implemented for bool tensors (result type ") +
+                                               dtype_name(result) + ")");
   if (spec.reverse) std::swap(ops[0], ops[1]), std::swap(st->a_in, st->b_in);
   st->a = ops[0];
   st->b = ops[1];
@@ -143,8 +155,7 @@ void run_binary(OpCall& call) {
   if (b.is_tensor()) b.tensor = ew::read_safe(*b.tensor, out);
   const Tensor av = operand_view(a, st.compute, st.shape);
   const Tensor bv = operand_view(b, st.compute, st.shape);
-  if ((st.op == BinaryOp::DivTrunc || st.op == BinaryOp::DivFloor) && !is_floating(st.compute) &&
-      contains_zero(bv))
+  if (integer_division(st.op) && !is_floating(st.compute) && contains_zero(bv))
     call.fail("ZeroDivisionError: integer division by zero");
   const DType want = binary_op_is_predicate(st.op) ? DType::Bool : st.compute;
   if (out.dtype == want) {
@@ -168,6 +179,10 @@ const BinarySpec kMul{BinaryOp::Mul, Kind::Arith};
 const BinarySpec kDiv{BinaryOp::Div, Kind::TrueDiv};
 const BinarySpec kDivMode{BinaryOp::Div, Kind::DivMode};
 BinarySpec pred(BinaryOp op) { return {op, Kind::Predicate}; }
+BinarySpec bitwise(BinaryOp op) { return {op, Kind::Bitwise}; }
+const BinarySpec kFloorDiv{BinaryOp::DivFloor, Kind::Arith};
+const BinarySpec kRemainder{BinaryOp::Remainder, Kind::Arith};
+const BinarySpec kFmod{BinaryOp::Fmod, Kind::Arith};
 
 // ---- where / masked_fill ----
 
@@ -284,7 +299,32 @@ TIR_REGISTER_OPS(
     // div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
     {"aten.div_.Tensor_mode", binary(inplace(kDivMode))},
     // floor_divide(Tensor self, Tensor other) -> Tensor
-    {"aten.floor_divide.default", binary({BinaryOp::DivFloor, Kind::Arith})},
+    {"aten.floor_divide.default", binary(kFloorDiv)},
+    // floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    {"aten.floor_divide.Scalar", binary(kFloorDiv)},
+    // floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    {"aten.floor_divide_.Tensor", binary(inplace(kFloorDiv))},
+    // remainder.Tensor(Tensor self, Tensor other) -> Tensor (sign of the divisor, Python %)
+    {"aten.remainder.Tensor", binary(kRemainder)},
+    // remainder.Scalar(Tensor self, Scalar other) -> Tensor
+    {"aten.remainder.Scalar", binary(kRemainder)},
+    // remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    {"aten.remainder.Scalar_Tensor", binary(kRemainder)},
+    // fmod.Tensor(Tensor self, Tensor other) -> Tensor (sign of the dividend, C fmod)
+    {"aten.fmod.Tensor", binary(kFmod)},
+    // fmod.Scalar(Tensor self, Scalar other) -> Tensor
+    {"aten.fmod.Scalar", binary(kFmod)},
+    // bitwise_and/or/xor.Tensor(Tensor self, Tensor other) -> Tensor (integer and bool only)
+    {"aten.bitwise_and.Tensor", binary(bitwise(BinaryOp::BitAnd))},
+    {"aten.bitwise_or.Tensor", binary(bitwise(BinaryOp::BitOr))},
+    {"aten.bitwise_xor.Tensor", binary(bitwise(BinaryOp::BitXor))},
+    // bitwise_and/or/xor.Scalar(Tensor self, Scalar other) -> Tensor
+    {"aten.bitwise_and.Scalar", binary(bitwise(BinaryOp::BitAnd))},
+    {"aten.bitwise_or.Scalar", binary(bitwise(BinaryOp::BitOr))},
+    {"aten.bitwise_xor.Scalar", binary(bitwise(BinaryOp::BitXor))},
+    // __and__.Tensor(Tensor self, Tensor other) -> Tensor; __or__.Tensor(Tensor self, Tensor other) -> Tensor
+    {"aten.__and__.Tensor", binary(bitwise(BinaryOp::BitAnd))},
+    {"aten.__or__.Tensor", binary(bitwise(BinaryOp::BitOr))},
     // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
     {"aten.pow.Tensor_Scalar", binary({BinaryOp::Pow, Kind::Pow, "self", "exponent"})},
     // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor

@@ -1,5 +1,6 @@
-// Unary elementwise ops and activations (and their in-place forms), clamp
-// with scalar or tensor bounds.
+// Unary elementwise ops and activations (and their in-place forms), rounding,
+// nan/inf tests, clamp with scalar or tensor bounds.
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -11,13 +12,27 @@
 namespace tir {
 namespace {
 
-enum class Params { None, Gelu, Hardtanh, Clamp, ClampMin, ClampMax, LeakyRelu, Elu, Softplus };
+enum class Params {
+  None, Gelu, Hardtanh, Relu6, Clamp, ClampMin, ClampMax, LeakyRelu, Elu, Celu, Selu, Softplus, NanToNum,
+  RoundDecimals,
+};
 
 struct UnarySpec {
   UnaryOp op;
   Params params = Params::None;
   bool inplace = false;
+  bool float_input = false;  // torch's kernel rejects integer/bool inputs (elu, mish, ...)
 };
+
+// torch.finfo(d).max for the IR's float dtype (our f16/bf16 values live in f32).
+double float_max(DType d) {
+  switch (d) {
+    case DType::F16: return 65504.0;
+    case DType::BF16: return 3.3895313892515355e38;
+    case DType::F64: return std::numeric_limits<double>::max();
+    default: return std::numeric_limits<float>::max();
+  }
+}
 
 struct UnaryState {
   UnaryOp op;
@@ -36,6 +51,9 @@ void plan_unary(OpCall& call, const UnarySpec& spec) {
   auto st = std::make_shared<UnaryState>();
   st->op = spec.op;
   st->compute = compute_dtype(self.dtype);
+  if (spec.float_input)
+    call.check(is_floating(self.dtype), std::string("not implemented for ") + dtype_name(self.dtype) +
+                                            " tensors (floating point only)");
   std::vector<PromotionOperand> promo{PromotionOperand::of(self)};
   auto bound = [&](const char* name, std::optional<Scalar> def, double* v, bool* has) {
     auto s = call.opt_scalar(name);
@@ -43,6 +61,11 @@ void plan_unary(OpCall& call, const UnarySpec& spec) {
     if (!s) return;
     *v = s->f;
     *has = true;
+    if (!s->is_floating()) {  // keep int bounds exact
+      const bool first = v == &st->p.a;
+      (first ? st->p.a_is_int : st->p.b_is_int) = true;
+      (first ? st->p.ia : st->p.ib) = s->i;
+    }
     promo.push_back(PromotionOperand::of(*s));
   };
   switch (spec.params) {
@@ -62,6 +85,11 @@ void plan_unary(OpCall& call, const UnarySpec& spec) {
       bound("max", std::nullopt, &st->p.b, &st->p.has_b);
       call.check(st->p.has_a || st->p.has_b, "at least one of 'min' or 'max' must not be None");
       break;
+    case Params::Relu6:  // hardtanh(0, 6); int bounds leave the dtype alone
+      st->p.a = 0;
+      st->p.b = 6;
+      st->p.has_a = st->p.has_b = true;
+      break;
     case Params::ClampMin: bound("min", std::nullopt, &st->p.a, &st->p.has_a); break;
     case Params::ClampMax: bound("max", std::nullopt, &st->p.b, &st->p.has_b); break;
     case Params::LeakyRelu: st->p.a = call.f("negative_slope", 0.01); break;
@@ -69,6 +97,35 @@ void plan_unary(OpCall& call, const UnarySpec& spec) {
       st->p.a = call.f("alpha", 1.0);
       st->p.b = call.f("scale", 1.0);
       st->p.c = call.f("input_scale", 1.0);
+      break;
+    case Params::Celu: {  // elu(x, alpha, scale=1, input_scale=1/alpha)
+      const double alpha = call.f("alpha", 1.0);
+      call.check(alpha != 0.0, "ZeroDivisionError: alpha of celu must not be 0");
+      st->p.a = alpha;
+      st->p.b = 1.0;
+      st->p.c = 1.0 / alpha;
+      break;
+    }
+    case Params::Selu:  // elu with torch's fixed constants
+      st->p.a = 1.6732632423543772848170429916717;
+      st->p.b = 1.0507009873554804934193349852946;
+      st->p.c = 1.0;
+      break;
+    case Params::NanToNum: {
+      // Defaults: nan -> 0, +-inf -> the IR output dtype's largest finite values.
+      DType ir = self.dtype;
+      if (call.num_ir_outputs() > 0 && compute_dtype(call.node->outputs[0].dtype) == compute_dtype(self.dtype))
+        ir = call.node->outputs[0].dtype;
+      const double mx = float_max(ir);
+      st->p.a = call.f("nan", 0.0);
+      st->p.b = call.f("posinf", mx);
+      st->p.c = call.f("neginf", -mx);
+      break;
+    }
+    case Params::RoundDecimals:
+      st->p.a = double(call.i("decimals"));
+      call.check(is_floating(self.dtype), std::string("round with decimals is not implemented for ") +
+                                              dtype_name(self.dtype) + " tensors");
       break;
     case Params::Softplus:
       st->p.a = call.f("beta", 1.0);
@@ -83,15 +140,17 @@ void plan_unary(OpCall& call, const UnarySpec& spec) {
   } else if (promo.size() > 1) {
     st->compute = compute_dtype(result_type(promo));  // clamp(int, 0.5) is float
   }
-  st->result = st->op == UnaryOp::LogicalNot ? DType::Bool : st->compute;
+  if (st->op == UnaryOp::Square && st->compute == DType::Bool) st->compute = DType::I64;  // pow(bool, 2)
+  st->result = unary_op_is_predicate(st->op) ? DType::Bool : st->compute;
   if (st->compute == DType::Bool) {
-    call.check(st->op == UnaryOp::BitwiseNot || st->op == UnaryOp::LogicalNot,
+    call.check(st->op == UnaryOp::BitwiseNot || st->op == UnaryOp::Sign || st->op == UnaryOp::NanToNum ||
+                   unary_op_is_predicate(st->op),
                "boolean inputs are not supported for this op");
   }
   if (st->op == UnaryOp::BitwiseNot)
     call.check(!is_floating(st->compute), "bitwise_not is only defined for integer and bool tensors");
   if (spec.inplace) {
-    if (st->op != UnaryOp::LogicalNot) ew::check_inplace_cast(call, st->result, self.dtype);
+    if (!unary_op_is_predicate(st->op)) ew::check_inplace_cast(call, st->result, self.dtype);
     call.alias(0, self);
   } else {
     call.fresh(0, st->result, self.shape);
@@ -118,6 +177,11 @@ OpDef unary(UnaryOp op, Params params = Params::None) {
 }
 OpDef unary_(UnaryOp op, Params params = Params::None) {
   UnarySpec s{op, params, true};
+  return {[s](OpCall& c) { plan_unary(c, s); }, run_unary};
+}
+// Floating-point-only inputs (torch raises "not implemented for 'Long'").
+OpDef unary_float(UnaryOp op, Params params = Params::None, bool inplace = false) {
+  UnarySpec s{op, params, inplace, true};
   return {[s](OpCall& c) { plan_unary(c, s); }, run_unary};
 }
 
@@ -247,6 +311,36 @@ TIR_REGISTER_OPS(
     {"aten.logical_not.default", unary(UnaryOp::LogicalNot)},
     {"aten.logical_not_.default", unary_(UnaryOp::LogicalNot)},
     // bitwise_not(Tensor self) -> Tensor
-    {"aten.bitwise_not.default", unary(UnaryOp::BitwiseNot)});
+    {"aten.bitwise_not.default", unary(UnaryOp::BitwiseNot)},
+    // ceil / floor / trunc / round(Tensor self) -> Tensor: integers pass through; round is half to even
+    {"aten.ceil.default", unary(UnaryOp::Ceil)},
+    {"aten.floor.default", unary(UnaryOp::Floor)},
+    {"aten.trunc.default", unary(UnaryOp::Trunc)},
+    {"aten.round.default", unary(UnaryOp::Round)},
+    // round.decimals(Tensor self, *, int decimals) -> Tensor
+    {"aten.round.decimals", unary(UnaryOp::RoundDecimals, Params::RoundDecimals)},
+    // sign(Tensor self) -> Tensor; square(Tensor self) -> Tensor (bool -> int64)
+    {"aten.sign.default", unary(UnaryOp::Sign)},
+    {"aten.square.default", unary(UnaryOp::Square)},
+    // expm1 / log1p / log2(Tensor self) -> Tensor (ints -> float32)
+    {"aten.expm1.default", unary(UnaryOp::Expm1)},
+    {"aten.log1p.default", unary(UnaryOp::Log1p)},
+    {"aten.log2.default", unary(UnaryOp::Log2)},
+    // isfinite / isinf / isnan(Tensor self) -> Tensor (bool)
+    {"aten.isfinite.default", unary(UnaryOp::IsFinite)},
+    {"aten.isinf.default", unary(UnaryOp::IsInf)},
+    {"aten.isnan.default", unary(UnaryOp::IsNan)},
+    // nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+    {"aten.nan_to_num.default", unary(UnaryOp::NanToNum, Params::NanToNum)},
+    // relu6(Tensor self) -> Tensor: hardtanh(0, 6)
+    {"aten.relu6.default", unary(UnaryOp::Clamp, Params::Relu6)},
+    // celu(Tensor self, Scalar alpha=1.) -> Tensor
+    {"aten.celu.default", unary_float(UnaryOp::Elu, Params::Celu)},
+    // selu(Tensor self) -> Tensor
+    {"aten.selu.default", unary_float(UnaryOp::Elu, Params::Selu)},
+    // mish(Tensor self) -> Tensor
+    {"aten.mish.default", unary_float(UnaryOp::Mish)},
+    // log_sigmoid(Tensor self) -> Tensor
+    {"aten.log_sigmoid.default", unary_float(UnaryOp::LogSigmoid)});
 
 }  // namespace tir

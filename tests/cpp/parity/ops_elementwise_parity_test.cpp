@@ -368,4 +368,201 @@ TEST(EwParity, HalfInputsComputeInFloat) {
   EXPECT_TRUE(node_parity("aten.where.self", {in({5}, DType::Bool), in({5}, DType::F16), in({5})}, "{}", 1e-3, 1e-3));
 }
 
+// ---------------- bitwise, remainder, fmod, floor_divide ----------------
+
+TEST(EwParity, BitwiseOps) {
+  for (const char* op : {"aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor", "aten.bitwise_xor.Tensor",
+                         "aten.__and__.Tensor", "aten.__or__.Tensor"}) {
+    EXPECT_TRUE(node_parity(op, {in({3, 5}, DType::Bool), in({5}, DType::Bool)}));
+    EXPECT_TRUE(node_parity(op, {tr({4, 3}, DType::I64, -50, 50), in({4, 1}, DType::I64, -50, 50)}));
+    EXPECT_TRUE(node_parity(op, {in({0, 2}, DType::I64), in({2}, DType::I64)}));
+    EXPECT_TRUE(node_parity(op, {in({3}, DType::Bool), in({}, DType::I64, 0, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({5}, DType::U8, 0, 255), in({5}, DType::I32, -99, 99)}));
+  }
+  for (const char* op : {"aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar", "aten.bitwise_xor.Scalar"}) {
+    EXPECT_TRUE(node_parity(op, {tr({3, 2}, DType::I64, -50, 50)}, R"({"other": 6})"));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::Bool)}, R"({"other": true})"));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::Bool)}, R"({"other": 3})"));
+    EXPECT_TRUE(node_parity(op, {in({1}, DType::I32, -9, 9)}, R"({"other": -2})"));
+  }
+}
+
+TEST(EwParity, RemainderFmodFloorDivide) {
+  const auto ia = in({3, 7}, DType::I64, -20, 20), ib = in({7}, DType::I64, 1, 6);
+  const auto ibn = vals({7}, DType::I64, {-3, 2, -5, 4, 1, -1, 7});
+  for (const char* op : {"aten.remainder.Tensor", "aten.fmod.Tensor", "aten.floor_divide.default"}) {
+    EXPECT_TRUE(node_parity(op, {ia, ib}));
+    EXPECT_TRUE(node_parity(op, {ia, ibn}));
+    EXPECT_TRUE(node_parity(op, {in({3, 7}, DType::F32, -9, 9), in({7}, DType::F32, -3, 3)}));
+    EXPECT_TRUE(node_parity(op, {tr({4, 3}, DType::F64, -9, 9), tr({4, 3}, DType::F64, 0.5, 3)}));
+    EXPECT_TRUE(node_parity(op, {in({0, 3}), in({3})}));
+    EXPECT_TRUE(node_parity(op, {in({1}, DType::I64, -9, 9), in({2, 1}, DType::F32, 1, 3)}));
+    EXPECT_TRUE(node_parity(op, {in({5}, DType::I32, -9, 9), in({}, DType::I64, 1, 4)}));
+    // float division by zero: nan/inf as torch
+    EXPECT_TRUE(node_parity(op, {vals({3}, DType::F32, {1, -1, 0}), vals({3}, DType::F32, {0, 0, 0})}));
+  }
+  for (const char* op : {"aten.remainder.Scalar", "aten.fmod.Scalar", "aten.floor_divide.Scalar"}) {
+    EXPECT_TRUE(node_parity(op, {ia}, R"({"other": 3})"));
+    EXPECT_TRUE(node_parity(op, {ia}, R"({"other": -4})"));
+    EXPECT_TRUE(node_parity(op, {ia}, R"({"other": 2.5})"));
+    EXPECT_TRUE(node_parity(op, {tr({3, 4}, DType::F32, -9, 9)}, R"({"other": -1.5})"));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::F64, -9, 9)}, R"({"other": 0.7})"));
+  }
+  EXPECT_TRUE(node_parity("aten.remainder.Scalar_Tensor", {in({2, 3}, DType::I64, 1, 6)}, R"({"self": 7})"));
+  EXPECT_TRUE(node_parity("aten.remainder.Scalar_Tensor", {tr({2, 3}, DType::F32, -3, 3)}, R"({"self": -5.5})"));
+  EXPECT_TRUE(node_parity("aten.remainder.Scalar_Tensor", {in({4}, DType::I64, 1, 6)}, R"({"self": 2.5})"));
+  // Large int64 products stay exact through remainder/floor_divide.
+  EXPECT_TRUE(node_parity("aten.mul.Tensor", {in({6}, DType::I64, 1e9, 4e9), in({6}, DType::I64, 1e9, 2e9)}));
+  EXPECT_TRUE(node_parity("aten.remainder.Tensor", {in({6}, DType::I64, -1e15, 1e15), in({6}, DType::I64, 3, 1e6)}));
+  EXPECT_TRUE(node_parity("aten.floor_divide.default", {in({6}, DType::I64, -1e15, 1e15), in({6}, DType::I64, -99, -2)}));
+  EXPECT_TRUE(node_parity("aten.floor_divide_.Tensor", {tr({4, 3}, DType::F32, -9, 9), in({3}, DType::F32, 0.5, 2)}));
+  EXPECT_TRUE(node_parity("aten.floor_divide_.Tensor", {in({5}, DType::I64, -9, 9), in({5}, DType::I64, 1, 4)}));
+}
+
+// ---------------- unary additions ----------------
+
+TEST(EwParity, RoundingSignAndFloatMath) {
+  const auto halves = vals({10}, DType::F32, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.7, -3.7, 1e8, -0.0});
+  const std::vector<ParityInput> shapes = {tr({3, 5}, DType::F32, -9, 9), in({0, 4}), in({}), in({2, 1, 7}, DType::F64, -9, 9),
+                                           halves};
+  for (const char* op : {"aten.ceil.default", "aten.floor.default", "aten.trunc.default", "aten.round.default",
+                         "aten.sign.default", "aten.square.default", "aten.expm1.default"}) {
+    for (const auto& s : shapes) EXPECT_TRUE(node_parity(op, {s}));
+    EXPECT_TRUE(node_parity(op, {in({5}, DType::I64, -9, 9)}));
+  }
+  EXPECT_TRUE(node_parity("aten.sign.default", {in({5}, DType::Bool)}));
+  EXPECT_TRUE(node_parity("aten.square.default", {in({5}, DType::Bool)}));
+  EXPECT_TRUE(node_parity("aten.sign.default", {vals({3}, DType::F32, {NAN, -0.0, INFINITY})}));
+  for (const char* d : {R"({"decimals": 0})", R"({"decimals": 1})", R"({"decimals": 2})", R"({"decimals": -1})",
+                        R"({"decimals": -2})"}) {
+    EXPECT_TRUE(node_parity("aten.round.decimals", {tr({3, 5}, DType::F32, -500, 500)}, d));
+    EXPECT_TRUE(node_parity("aten.round.decimals", {in({7}, DType::F64, -500, 500)}, d));
+    EXPECT_TRUE(node_parity("aten.round.decimals", {vals({4}, DType::F32, {1.25, 2.35, -0.125, 125})}, d));
+  }
+  for (const char* op : {"aten.log1p.default", "aten.log2.default"}) {
+    EXPECT_TRUE(node_parity(op, {tr({3, 5}, DType::F32, 0.01, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::F64, 0.01, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::I64, 0, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({3}, DType::Bool)}));
+    EXPECT_TRUE(node_parity(op, {vals({4}, DType::F32, {0, -1, -2, 1e-9})}));
+    EXPECT_TRUE(node_parity(op, {in({0})}));
+  }
+  EXPECT_TRUE(node_parity("aten.expm1.default", {in({3}, DType::Bool)}));
+}
+
+TEST(EwParity, NanInfTests) {
+  const auto special = vals({2, 3}, DType::F32, {NAN, INFINITY, -INFINITY, 0, -1.5, 3e38});
+  for (const char* op : {"aten.isnan.default", "aten.isinf.default", "aten.isfinite.default"}) {
+    EXPECT_TRUE(node_parity(op, {special}));
+    EXPECT_TRUE(node_parity(op, {tr({3, 2}, DType::F64)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::I64, -9, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::Bool)}));
+    EXPECT_TRUE(node_parity(op, {in({0, 2})}));
+  }
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {special}));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {special}, R"({"nan": 1.5, "posinf": 100.0, "neginf": -100.0})"));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {special}, R"({"nan": null, "posinf": 7.0})"));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {special}, R"({"neginf": -2.0})"));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {vals({3}, DType::F64, {NAN, INFINITY, -INFINITY})}));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {in({4}, DType::I64, -9, 9)}));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {in({4}, DType::Bool)}));
+  EXPECT_TRUE(node_parity("aten.nan_to_num.default", {tr({2, 3})}));
+}
+
+TEST(EwParity, MoreActivations) {
+  const std::vector<ParityInput> shapes = {tr({3, 5}, DType::F32, -6, 6), in({0, 4}), in({}), in({2, 1, 7}, DType::F64, -6, 6),
+                                           vals({4}, DType::F32, {-100, 100, -30, 30})};
+  for (const char* op : {"aten.selu.default", "aten.celu.default", "aten.relu6.default", "aten.mish.default",
+                         "aten.log_sigmoid.default"})
+    for (const auto& s : shapes) EXPECT_TRUE(node_parity(op, {s}));
+  EXPECT_TRUE(node_parity("aten.celu.default", {in({9}, DType::F32, -4, 4)}, R"({"alpha": 2.0})"));
+  EXPECT_TRUE(node_parity("aten.celu.default", {in({9}, DType::F32, -4, 4)}, R"({"alpha": 0.5})"));
+  EXPECT_TRUE(node_parity("aten.relu6.default", {in({9}, DType::I64, -9, 9)}));
+  EXPECT_TRUE(node_parity("aten.relu6.default", {in({9}, DType::F32, -9, 9)}));
+  for (const auto& s : shapes) EXPECT_TRUE(node_parity("aten.log_sigmoid_forward.default", {s}));
+  for (const char* d : {"{}", R"({"dim": -1})", R"({"dim": 0})", R"({"dim": 1})"})
+    EXPECT_TRUE(node_parity("aten.glu.default", {in({4, 6})}, d));
+  EXPECT_TRUE(node_parity("aten.glu.default", {tr({4, 6})}, R"({"dim": 0})"));
+  EXPECT_TRUE(node_parity("aten.glu.default", {in({2, 0, 4}, DType::F64)}, R"({"dim": 2})"));
+  EXPECT_TRUE(node_parity("aten.glu.default", {in({3, 2}, DType::F64, -9, 9)}));
+  EXPECT_TRUE(node_parity("aten.prelu.default", {in({2, 3, 4}), wt({3})}));
+  EXPECT_TRUE(node_parity("aten.prelu.default", {tr({5, 3}), wt({3})}));
+  EXPECT_TRUE(node_parity("aten.prelu.default", {in({2, 3, 2, 2}), wt({1})}));
+  EXPECT_TRUE(node_parity("aten.prelu.default", {in({7}), wt({1})}));
+  EXPECT_TRUE(node_parity("aten.prelu.default", {in({0, 3}), wt({3})}));
+  EXPECT_TRUE(node_parity("aten.prelu.default", {in({2, 1, 3}, DType::F64), in({1}, DType::F64)}));
+  for (const char* a : {R"({"p": 0.5, "train": false})", R"({"p": 0.0, "train": true})"}) {
+    EXPECT_TRUE(node_parity("aten.alpha_dropout.default", {tr({3, 4})}, a));
+    EXPECT_TRUE(node_parity("aten.feature_dropout_.default", {in({2, 3, 4})}, a));
+  }
+}
+
+TEST(EwParity, PreluKernelNeedsTorch2) {
+  GTEST_SKIP() << "aten._prelu_kernel is newer than LibTorch 1.13; covered by EwMisc.Prelu unit tests";
+}
+
+TEST(EwParity, CosineSimilarity) {
+  const char* op = "aten.cosine_similarity.default";
+  EXPECT_TRUE(node_parity(op, {in({4, 5}), in({4, 5})}));
+  EXPECT_TRUE(node_parity(op, {in({4, 5}), in({5})}, R"({"dim": -1})"));
+  EXPECT_TRUE(node_parity(op, {tr({3, 6}), in({3, 6})}, R"({"dim": 0})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), in({1, 3, 1})}, R"({"dim": 1, "eps": 0.001})"));
+  EXPECT_TRUE(node_parity(op, {in({2, 1, 7}, DType::F64), in({3, 7}, DType::F64)}, R"({"dim": 2})"));
+  EXPECT_TRUE(node_parity(op, {in({3, 5}), in({3, 5}, DType::F64)}));
+  EXPECT_TRUE(node_parity(op, {in({0, 4}), in({0, 4})}));
+  EXPECT_TRUE(node_parity(op, {in({3, 0}), in({3, 0})}));
+  EXPECT_TRUE(node_parity(op, {in({5}), in({5})}, R"({"dim": 0})"));
+  EXPECT_TRUE(node_parity(op, {vals({2, 2}, DType::F32, {0, 0, 1e-5, 0}), vals({2, 2}, DType::F32, {1, 1, 1, 1})},
+                          R"({"dim": 1, "eps": 0.001})"));
+}
+
+// ---------------- dtype discipline (issue 4 item 2) ----------------
+
+TEST(EwParity, DtypeDiscipline) {
+  // tensor-tensor, 0-d and Python-scalar promotion across several ops
+  for (const char* op : {"aten.add.Tensor", "aten.mul.Tensor", "aten.remainder.Tensor", "aten.maximum.default"}) {
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::I32, 1, 9), in({}, DType::I64, 1, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::I64, 1, 9), in({}, DType::F64, 1, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::F32, 1, 9), in({}, DType::F64, 1, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({}, DType::I64, 1, 9), in({}, DType::F64, 1, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::U8, 1, 9), in({4}, DType::I8, 1, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({4}, DType::Bool), in({4}, DType::I32, 1, 9)}));
+    EXPECT_TRUE(node_parity(op, {in({2, 3}, DType::F32, 1, 9), tr({2, 3}, DType::F64, 1, 9)}));
+  }
+  for (const char* s : {R"({"other": 3})", R"({"other": 2.5})", R"({"other": true})"}) {
+    EXPECT_TRUE(node_parity("aten.add.Tensor", {in({4}, DType::I64, -9, 9)}, s));
+    EXPECT_TRUE(node_parity("aten.mul.Tensor", {in({4}, DType::Bool)}, s));
+    EXPECT_TRUE(node_parity("aten.add.Tensor", {in({4}, DType::U8, 0, 200)}, s));
+    EXPECT_TRUE(node_parity("aten.mul.Tensor", {in({}, DType::I32, -9, 9)}, s));
+    EXPECT_TRUE(node_parity("aten.add.Tensor", {in({4}, DType::F64)}, s));
+  }
+  // int64 products and sums beyond 2^53 stay exact; float64 math in float64
+  EXPECT_TRUE(node_parity("aten.mul.Tensor", {in({8}, DType::I64, 3e9, 3.03e9), in({8}, DType::I64, 3e9, 3.03e9)}));
+  EXPECT_TRUE(node_parity("aten.add.Tensor", {in({8}, DType::I64, 4e15, 9e15), in({8}, DType::I64, 4e15, 9e15)},
+                          R"({"alpha": 3})"));
+  EXPECT_TRUE(node_parity("aten.add.Tensor", {in({3}, DType::F64)}, R"({"other": 1e-12})", 0, 0));
+  EXPECT_TRUE(node_parity("aten.div.Tensor", {in({5}, DType::F64), in({5}, DType::F64, 1, 3)}, "{}", 1e-15, 0));
+  EXPECT_TRUE(node_parity("aten.exp.default", {in({5}, DType::F64)}, "{}", 1e-15, 0));
+}
+
+// to(f16/bf16) values are rounded exactly as torch's 16-bit storage (compared at 0 tolerance).
+TEST(EwParity, HalfConversionsRound) {
+  for (const char* d : {R"({"dtype": "torch.float16"})", R"({"dtype": "torch.bfloat16"})", R"({"dtype": 5})",
+                        R"({"dtype": 15})"}) {
+    EXPECT_TRUE(node_parity("aten.to.dtype", {in({4, 7}, DType::F32, -70000, 70000)}, d, 0, 0));
+    EXPECT_TRUE(node_parity("aten.to.dtype", {tr({5, 3}, DType::F32, -1, 1)}, d, 0, 0));
+    EXPECT_TRUE(node_parity("aten._to_copy.default", {in({9}, DType::F32, -1e-4, 1e-4)}, d, 0, 0));  // subnormals
+    EXPECT_TRUE(node_parity("aten._to_copy.default", {in({9}, DType::F64, -3, 3)}, d, 0, 0));
+    EXPECT_TRUE(node_parity("aten._to_copy.default", {in({9}, DType::I64, -5000, 5000)}, d, 0, 0));
+    EXPECT_TRUE(node_parity("aten.to.dtype", {vals({4}, DType::F32, {NAN, INFINITY, 65520, -0.0})}, d, 0, 0));
+  }
+  EXPECT_TRUE(node_parity("aten.to.dtype", {in({6}, DType::F16)}, R"({"dtype": "torch.float32"})", 0, 0));
+  EXPECT_TRUE(node_parity("aten.to.dtype", {in({6}, DType::F16)}, R"({"dtype": "torch.bfloat16"})", 0, 0));
+  EXPECT_TRUE(node_parity("aten.to.dtype", {in({6}, DType::BF16)}, R"({"dtype": "torch.float16"})", 0, 0));
+  EXPECT_TRUE(node_parity("aten.type_as.default", {in({6}, DType::F32, -3, 3), in({1}, DType::F16)}, "{}", 0, 0));
+  EXPECT_TRUE(node_parity("aten.type_as.default", {in({6}, DType::F64, -3, 3), in({1}, DType::BF16)}, "{}", 0, 0));
+  EXPECT_TRUE(node_parity("aten.copy_.default", {in({2, 3}, DType::F16), tr({2, 3}, DType::F32)}, "{}", 0, 0));
+  EXPECT_TRUE(node_parity("aten.fill_.Scalar", {in({3}, DType::BF16)}, R"({"value": 0.1})", 0, 0));
+}
+
 }  // namespace
