@@ -148,8 +148,11 @@ std::vector<std::string> validate_model(const Model& model) {
 void validate_model_or_throw(const Model& model) {
   const auto problems = validate_model(model);
   if (problems.empty()) return;
+  // A broken generator can produce one problem per node: show the first ones, count the rest.
+  constexpr size_t kShown = 50;
   std::string msg = "IR validation failed with " + std::to_string(problems.size()) + " problem(s):";
-  for (const auto& p : problems) msg += "\n  - " + p;
+  for (size_t i = 0; i < problems.size() && i < kShown; ++i) msg += "\n  - " + problems[i];
+  if (problems.size() > kShown) msg += "\n  ... and " + std::to_string(problems.size() - kShown) + " more";
   throw IRFormatError(msg);
 }
 

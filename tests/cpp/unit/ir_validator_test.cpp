@@ -198,4 +198,22 @@ TEST(IrValidator, AllProblemsReportedAtOnce) {
 }
 
 }  // namespace
+TEST(IrValidator, LongProblemListsAreCappedWithACount) {
+  Model m = mlp();
+  // Every node loses its producer: one problem per node input, more than the message shows.
+  while (m.nodes.size() < 60) m.nodes.push_back(m.nodes.back()), m.nodes.back().name += "_x";
+  for (auto& n : m.nodes)
+    for (auto& in : n.inputs) in.producer_node.clear(), in.name = "nowhere";
+  const auto problems = validate_model(m);
+  ASSERT_GT(problems.size(), 50u);
+  try {
+    validate_model_or_throw(m);
+    FAIL() << "expected IRFormatError";
+  } catch (const IRFormatError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 51);
+    EXPECT_THAT(msg, HasSubstr("\n  ... and " + std::to_string(problems.size() - 50) + " more"));
+  }
+}
+
 }  // namespace tir

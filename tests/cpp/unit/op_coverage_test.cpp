@@ -63,9 +63,9 @@ TEST(OpCoverage, UnsupportedOpsFailAtLoadWithTheFullList) {
     "nodes": [
       {"name": "a", "op_type": "aten.frobnicate.default", "inputs": [{"name": "x", "shape": [2], "dtype": "float32"}],
        "outputs": [{"name": "a", "shape": [2], "dtype": "float32"}], "attrs": {}},
-      {"name": "r", "op_type": "aten.relu.default", "inputs": [{"name": "a", "shape": [2], "dtype": "float32"}],
+      {"name": "r", "op_type": "aten.relu.default", "inputs": [{"name": "a", "shape": [2], "dtype": "float32", "producer_node": "a", "producer_output_idx": 0}],
        "outputs": [{"name": "r", "shape": [2], "dtype": "float32"}], "attrs": {}},
-      {"name": "b", "op_type": "aten.unheard_of.Tensor", "inputs": [{"name": "r", "shape": [2], "dtype": "float32"}],
+      {"name": "b", "op_type": "aten.unheard_of.Tensor", "inputs": [{"name": "r", "shape": [2], "dtype": "float32", "producer_node": "r", "producer_output_idx": 0}],
        "outputs": [{"name": "b", "shape": [2], "dtype": "float32"}], "attrs": {}}
     ]})";
   const Model model = load_model_json(json);
