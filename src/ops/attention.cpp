@@ -226,6 +226,27 @@ void plan_flash_cpu(OpCall& call) {
   call.state = st;
 }
 
+// The 2.1-era flash form: no mask, no GQA. Tensor outputs follow the schema
+// (SymInts dropped): output, logsumexp, then cum_seq_q, cum_seq_k, rng_state,
+// unused, debug_attn_mask, which torch's CPU kernel leaves empty; they come
+// out as empty [0] tensors of the IR's dtype (nothing reads them).
+void plan_flash(OpCall& call) {
+  call.expect_inputs(3, 3);
+  for (size_t i = 0; i < 3; ++i)
+    call.check(call.in[i].dim() == 4, "expects 4-D [B, H, L, E] query, key and value, got " +
+                                          shape_to_string(call.in[i].shape));
+  call.check(!call.b("return_debug_mask", false), "return_debug_mask=True is not supported (CUDA-only debug output)");
+  auto st = plan_common(call, -1, false);
+  const size_t n_out = call.num_ir_outputs();
+  st->want_lse = n_out > 1;
+  if (st->want_lse) {
+    const Shape& o = call.out[0].shape;
+    call.fresh(1, st->dtype, {o[0], o[1], o[2]});
+  }
+  for (size_t i = 2; i < n_out; ++i) call.fresh(i, call.node->outputs[i].dtype, {0});
+  call.state = st;
+}
+
 }  // namespace
 
 TIR_REGISTER_OPS(
@@ -235,6 +256,11 @@ TIR_REGISTER_OPS(
     // _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value,
     //   float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)
     //   -> (Tensor output, Tensor logsumexp)
-    {"aten._scaled_dot_product_flash_attention_for_cpu.default", {plan_flash_cpu, run_attention}});
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", {plan_flash_cpu, run_attention}},
+    // _scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, float dropout_p=0.,
+    //   bool is_causal=False, bool return_debug_mask=False, *, float? scale=None)
+    //   -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q,
+    //       SymInt max_k, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+    {"aten._scaled_dot_product_flash_attention.default", {plan_flash, run_attention}});
 
 }  // namespace tir

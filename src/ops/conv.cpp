@@ -1,6 +1,6 @@
-// Convolutions (1-D and 2-D, normal and transposed, NCHW). Every overload is
-// parsed into one ConvArgs and run by the kernels in kernels/conv.h; 1-D data
-// runs as H = 1.
+// Convolutions (1-D, 2-D and 3-D, normal and transposed, NC[D]HW). Every
+// overload is parsed into one ConvArgs and run by the N-d kernels in
+// kernels/conv.h; lower ranks fill the leading spatial dims with size 1.
 #include "kernels/conv.h"
 
 #include <string>
@@ -12,10 +12,10 @@ namespace tir {
 namespace {
 
 struct ConvArgs {
-  int64_t nsp = 2;  // spatial dims (1 or 2)
+  int64_t nsp = 2;  // spatial dims (1, 2 or 3)
   bool batched = true;
   bool transposed = false;
-  Conv2dGeom g;
+  ConvGeom g;
   Shape out_shape;
 };
 
@@ -27,8 +27,8 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
   ConvArgs a;
   a.nsp = fixed_nsp ? fixed_nsp : w.dim() - 2;
   const size_t n = size_t(a.nsp);
-  if (a.nsp < 1 || a.nsp > 2)
-    call.fail("only 1-D and 2-D convolutions are supported (weight " + shape_to_string(w.shape) + ")");
+  if (a.nsp < 1 || a.nsp > 3)
+    call.fail("only 1-D, 2-D and 3-D convolutions are supported (weight " + shape_to_string(w.shape) + ")");
   call.check(w.dim() == a.nsp + 2,
              "weight must be " + std::to_string(a.nsp + 2) + "-D, got " + shape_to_string(w.shape));
   call.check(x.dim() == a.nsp + 2 || x.dim() == a.nsp + 1,
@@ -64,7 +64,7 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
   }
   call.check(groups > 0, "groups must be positive");
 
-  Conv2dGeom& g = a.g;
+  ConvGeom& g = a.g;
   const int64_t lead = a.batched ? 1 : 0;
   g.N = a.batched ? x.shape[0] : 1;
   g.C = x.shape[lead];
@@ -80,14 +80,14 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
                                                            " does not fit input " + shape_to_string(x.shape));
     g.OC = w.shape[1] * groups;
   }
-  // Spatial geometry; a 1-D conv is the W axis with H = 1.
-  int64_t* in_sz[2] = {&g.H, &g.W};
-  int64_t* out_sz[2] = {&g.OH, &g.OW};
-  int64_t* k_sz[2] = {&g.KH, &g.KW};
-  int64_t* s_sz[2] = {&g.SH, &g.SW};
-  int64_t* p_sz[2] = {&g.PH, &g.PW};
-  int64_t* d_sz[2] = {&g.DH, &g.DW};
-  const size_t off = 2 - n;
+  // Spatial geometry, right-aligned: a 2-D conv has D = 1, a 1-D conv also H = 1.
+  int64_t* in_sz[3] = {&g.D, &g.H, &g.W};
+  int64_t* out_sz[3] = {&g.OD, &g.OH, &g.OW};
+  int64_t* k_sz[3] = {&g.KD, &g.KH, &g.KW};
+  int64_t* s_sz[3] = {&g.SD, &g.SH, &g.SW};
+  int64_t* p_sz[3] = {&g.PD, &g.PH, &g.PW};
+  int64_t* d_sz[3] = {&g.DD, &g.DH, &g.DW};
+  const size_t off = 3 - n;
   a.out_shape.clear();
   if (a.batched) a.out_shape.push_back(g.N);
   a.out_shape.push_back(g.OC);
@@ -142,9 +142,9 @@ void run_conv(OpCall& call, Form form, int64_t nsp) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       const T* bias = b.defined() ? b.data<T>() : nullptr;
       if (a.transposed)
-        conv_transpose2d<T>(a.g, x.data<T>(), w.data<T>(), bias, call.out[0].data<T>());
+        conv_transpose_nd<T>(a.g, x.data<T>(), w.data<T>(), bias, call.out[0].data<T>());
       else
-        conv2d<T>(a.g, x.data<T>(), w.data<T>(), bias, call.out[0].data<T>());
+        conv_nd<T>(a.g, x.data<T>(), w.data<T>(), bias, call.out[0].data<T>());
     } else {
       call.fail("convolution supports float32/float64 only");
     }
@@ -181,6 +181,16 @@ TIR_REGISTER_OPS(
     // aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1],
     //   SymInt[1] padding=[0], SymInt[1] output_padding=[0], SymInt groups=1,
     //   SymInt[1] dilation=[1]) -> Tensor
-    {"aten.conv_transpose1d.default", conv_def(Form::ConvTranspose, 1)});
+    {"aten.conv_transpose1d.default", conv_def(Form::ConvTranspose, 1)},
+    // aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1],
+    //   SymInt[3] padding=[0, 0, 0], SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor
+    {"aten.conv3d.default", conv_def(Form::Conv, 3)},
+    // aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1],
+    //   str padding="valid", SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor
+    {"aten.conv3d.padding", conv_def(Form::ConvPaddingStr, 3)},
+    // aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None,
+    //   SymInt[3] stride=[1, 1, 1], SymInt[3] padding=[0, 0, 0], SymInt[3] output_padding=[0, 0, 0],
+    //   SymInt groups=1, SymInt[3] dilation=[1, 1, 1]) -> Tensor
+    {"aten.conv_transpose3d.input", conv_def(Form::ConvTranspose, 3)});
 
 }  // namespace tir

@@ -1,5 +1,6 @@
-// Pooling: max/avg (fixed windows) and adaptive avg/max, 2-D and 1-D (1-D runs
-// as H = 1). Batched (N,C,...) and unbatched (C,...) inputs; NCHW layout.
+// Pooling: max/avg (fixed windows) and adaptive avg/max, 1-D, 2-D and 3-D (lower
+// ranks run as 3-D with leading sizes 1). Batched (N,C,...) and unbatched
+// (C,...) inputs; NC[D]HW layout.
 #include "kernels/pool.h"
 
 #include <string>
@@ -13,7 +14,7 @@ namespace {
 enum class Kind { Max, MaxIdx, Avg, AdaptiveAvg, AdaptiveMax };
 
 struct PoolArgs {
-  Pool2dGeom g;
+  PoolGeom g;
   Shape out_shape;
   bool count_include_pad = true;
   int64_t divisor_override = 0;
@@ -41,14 +42,14 @@ PoolArgs parse_pool(const OpCall& call, Kind kind, size_t nsp) {
   call.check(x.dtype == DType::F32 || x.dtype == DType::F64,
              std::string("pooling supports float32/float64, got ") + dtype_name(x.dtype));
   PoolArgs a;
-  Pool2dGeom& g = a.g;
+  PoolGeom& g = a.g;
   const int64_t sp0 = x.dim() - n;  // first spatial dim
   g.planes = 1;
   for (int64_t d = 0; d < sp0; ++d) g.planes *= x.shape[d];
   a.out_shape.assign(x.shape.begin(), x.shape.begin() + sp0);
-  int64_t* in_sz[2] = {&g.H, &g.W};
-  int64_t* out_sz[2] = {&g.OH, &g.OW};
-  const size_t off = 2 - nsp;
+  int64_t* in_sz[3] = {&g.D, &g.H, &g.W};
+  int64_t* out_sz[3] = {&g.OD, &g.OH, &g.OW};
+  const size_t off = 3 - nsp;
   if (kind == Kind::AdaptiveAvg || kind == Kind::AdaptiveMax) {
     const auto os = call.ints("output_size", std::nullopt, nsp);
     call.check(os.size() == nsp, "output_size must have " + std::to_string(nsp) + " values");
@@ -72,10 +73,10 @@ PoolArgs parse_pool(const OpCall& call, Kind kind, size_t nsp) {
   for (auto* v : {&k, &stride, &pad, &dil})
     call.check(v->size() == nsp,
                "kernel_size/stride/padding/dilation must have " + std::to_string(nsp) + " values");
-  int64_t* k_sz[2] = {&g.KH, &g.KW};
-  int64_t* s_sz[2] = {&g.SH, &g.SW};
-  int64_t* p_sz[2] = {&g.PH, &g.PW};
-  int64_t* d_sz[2] = {&g.DH, &g.DW};
+  int64_t* k_sz[3] = {&g.KD, &g.KH, &g.KW};
+  int64_t* s_sz[3] = {&g.SD, &g.SH, &g.SW};
+  int64_t* p_sz[3] = {&g.PD, &g.PH, &g.PW};
+  int64_t* d_sz[3] = {&g.DD, &g.DH, &g.DW};
   for (size_t d = 0; d < nsp; ++d) {
     call.check(k[d] > 0 && stride[d] > 0 && dil[d] > 0, "kernel_size, stride and dilation must be positive");
     call.check(pad[d] >= 0 && pad[d] <= k[d] / 2, "padding " + std::to_string(pad[d]) +
@@ -121,16 +122,16 @@ void run_pool(OpCall& call, Kind kind, size_t nsp) {
       switch (kind) {
         case Kind::Max:
         case Kind::MaxIdx:
-          max_pool2d<T>(a.g, in, out, idx);
+          max_pool<T>(a.g, in, out, idx);
           break;
         case Kind::Avg:
-          avg_pool2d<T>(a.g, a.count_include_pad, a.divisor_override, in, out);
+          avg_pool<T>(a.g, a.count_include_pad, a.divisor_override, in, out);
           break;
         case Kind::AdaptiveAvg:
-          adaptive_avg_pool2d<T>(a.g, in, out);
+          adaptive_avg_pool<T>(a.g, in, out);
           break;
         case Kind::AdaptiveMax:
-          adaptive_max_pool2d<T>(a.g, in, out, idx);
+          adaptive_max_pool<T>(a.g, in, out, idx);
           break;
       }
     } else {
@@ -170,6 +171,20 @@ TIR_REGISTER_OPS(
     // aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
     {"aten.adaptive_avg_pool1d.default", pool_def(Kind::AdaptiveAvg, 1)},
     // aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
-    {"aten.adaptive_max_pool1d.default", pool_def(Kind::AdaptiveMax, 1)});
+    {"aten.adaptive_max_pool1d.default", pool_def(Kind::AdaptiveMax, 1)},
+    // aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0,
+    //   int[3] dilation=1, bool ceil_mode=False) -> Tensor
+    {"aten.max_pool3d.default", pool_def(Kind::Max, 3)},
+    // aten::max_pool3d_with_indices(<same as max_pool3d>) -> (Tensor, Tensor)
+    {"aten.max_pool3d_with_indices.default", pool_def(Kind::MaxIdx, 3)},
+    // aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0,
+    //   bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+    {"aten.avg_pool3d.default", pool_def(Kind::Avg, 3)},
+    // aten::adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
+    {"aten.adaptive_avg_pool3d.default", pool_def(Kind::AdaptiveAvg, 3)},
+    // aten::_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
+    {"aten._adaptive_avg_pool3d.default", pool_def(Kind::AdaptiveAvg, 3)},
+    // aten::adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+    {"aten.adaptive_max_pool3d.default", pool_def(Kind::AdaptiveMax, 3)});
 
 }  // namespace tir
