@@ -4,6 +4,8 @@
 Usage:
     export_fixture.py MODEL --out DIR [--flavor auto|training|decomposed] [--seed N]
                       [--ir-only] [--from-ir EXISTING.json]
+    export_fixture.py --zoo [--out ROOT] [--only M1,M2] [--flavor ...]
+    export_fixture.py --from-ir-batch < "MODEL JSON OUTDIR" lines
 
 Writes into DIR:
     model.json          the IR, in the JSON format written by pytorch-ir (torch_ir.IR.save)
@@ -19,6 +21,9 @@ Flavors:
                 decomposition table that 1.13 knows (aten.t -> permute, _reshape_alias -> view,
                 ...). Close to the "old default export"/core forms.
     auto        training when torch.export exists (torch >= 2.5), else decomposed.
+
+--zoo exports every zoo family (tools/zoo.py, plus resnet18/mobilenet_v2/vit_tiny) into
+tests/fixtures/models/<model>/<flavor dir>/ (or --out ROOT), the big ones as model.json only.
 
 --ir-only writes just model.json. --from-ir X.json skips the export and writes the weights and
 I/O for the model whose IR is X.json (exported elsewhere, e.g. in the torch 2.x chroot); the
@@ -38,10 +43,11 @@ import os
 import re
 import struct
 import sys
-import zlib
 
 import torch
 import torch.nn as nn
+
+import zoo
 
 TORCH_VERSION = torch.__version__
 _m = re.match(r"(\d+)\.(\d+)", TORCH_VERSION)
@@ -167,11 +173,8 @@ class MaskedOps(nn.Module):
         return y
 
 
-def _tv():
-    import torchvision
-
-    return torchvision
-
+_tv = zoo._tv
+_generator = zoo.seeded_generator
 
 MODELS = collections.OrderedDict(
     [
@@ -196,12 +199,7 @@ MODELS = collections.OrderedDict(
         ("masked_ops", (lambda: MaskedOps(), [(1, 5, 4)])),
     ]
 )
-
-
-def _generator(seed, key):
-    g = torch.Generator()
-    g.manual_seed((seed * 1000003 + zlib.crc32(key.encode("utf-8"))) % (2**63))
-    return g
+MODELS.update(zoo.ZOO)
 
 
 def init_model(model, seed):
@@ -362,6 +360,8 @@ def _op_attrs(node):
         if len(node.args) >= 2 and not isinstance(node.args[1], torch.fx.Node):
             attrs["index"] = node.args[1]
         return attrs
+    if not hasattr(node.target, "_schema"):
+        return attrs  # higher-order ops: pytorch-ir keeps only the kwargs (none)
     specs = _schema_specs(node.target)
     sizes, masks = [], []
     for (name, is_list, _), value in zip(specs, node.args):
@@ -385,11 +385,18 @@ def _op_attrs(node):
     return attrs
 
 
+_HIGHER_ORDER_OPS = ("wrap_with_set_grad_enabled", "wrap_with_autocast")
+
+
 def _op_type(target):
     if target is operator.getitem:
         return str(target)  # "<built-in function getitem>"
     s = str(target)
     if isinstance(target, torch._ops.OpOverload) and s.startswith("aten."):
+        return s
+    if s in _HIGHER_ORDER_OPS:
+        # str() of the HigherOrderOperator, as pytorch-ir writes it; the body (a get_attr
+        # submodule) is not in the IR, only the tensor operands are inputs.
         return s
     raise FixtureError(
         "node target %r is not an ATen op (prim/sym/higher-order ops are not expected in "
@@ -436,6 +443,10 @@ def build_ir(graph, *, model_name, ph_info, value_of, user_outputs):
         return metas
 
     for node in graph.nodes:
+        if node.op == "get_attr" and node not in ph_info and \
+                not isinstance(value_of(node), torch.Tensor):
+            node_outputs[node] = []  # a higher-order op's body submodule: not in the IR
+            continue
         if node.op in ("placeholder", "get_attr"):
             if node not in ph_info:
                 if node.op == "get_attr":
@@ -565,11 +576,12 @@ zeros.default
 """.split()
 
 
-# 1.13 decomposes these into prims.* ops (prims.arange, prims.where with Python scalars), which
+# 1.13 decomposes these into prims.* ops (prims.arange, prims.where with Python scalars,
+# prims.squeeze in the RNN decompositions), which
 # no exported IR contains; keep the aten ops (tril/triu and masked_fill decompositions then emit
 # aten.arange / aten.where.Scalar*).
 _PRIMS_DECOMPS_1_13 = {"arange.default", "arange.start", "where.Scalar", "where.ScalarOther",
-                       "where.ScalarSelf"}
+                       "where.ScalarSelf", "squeeze.default", "squeeze.dim"}
 
 
 def _decomposition_table():
@@ -683,6 +695,12 @@ def export_decomposed(model, inputs):
             n_lifted += 1
         ph_info[node] = ("constant", _placeholder_name("c_", key), key)
         constants[key] = t
+    # Non-persistent buffers (HF position_ids, rotary inv_freq) are not in the state_dict: like
+    # torch.export's ep.constants, carry their values in the IR's constants.
+    persistent = set(model.state_dict())
+    for k, v in buffers.items():
+        if k not in persistent:
+            constants[k] = v
 
     out_node = [n for n in gm.graph.nodes if n.op == "output"][0]
     outs = out_node.args[0] if isinstance(out_node.args[0], (list, tuple)) else [out_node.args[0]]
@@ -699,7 +717,11 @@ def export_decomposed(model, inputs):
 
 
 def expected_outputs(model, inputs):
-    with torch.no_grad():
+    # Debian trixie's torch 2.6 (oneDNN 3.7.2) computes a 2-layer bidirectional LSTM wrongly
+    # on its mkldnn path (off by ~0.3 from torch 1.13, 2.14 and its own native kernel): RNN
+    # references come from the native kernels.
+    use_mkldnn = not any(isinstance(m, nn.RNNBase) for m in model.modules())
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=use_mkldnn):
         out = model(*inputs.values())
     flat = []
 
@@ -780,46 +802,103 @@ def flavor_dir_name(flavor):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("model", help="one of: " + ", ".join(MODELS))
-    ap.add_argument("--out", required=True, help="output directory")
+    ap.add_argument("model", nargs="?", help="one of: " + ", ".join(MODELS))
+    ap.add_argument("--out", help="output directory (with --zoo: the models root, default "
+                    "tests/fixtures/models)")
+    ap.add_argument("--zoo", action="store_true",
+                    help="export every zoo family (%s) into OUT/<model>/<flavor dir>; the "
+                    "big ones (%s) as model.json only"
+                    % (", ".join(ZOO_MODELS), ", ".join(sorted(zoo.ZOO_IR_ONLY))))
+    ap.add_argument("--only", metavar="M1,M2", help="with --zoo: just these families")
+    ap.add_argument("--from-ir-batch", action="store_true",
+                    help="read 'MODEL JSON OUTDIR' lines from stdin and do --from-ir for each "
+                    "(one torch import for all: tools/make_fixtures.sh)")
     ap.add_argument("--flavor", default="auto", choices=["auto", "training", "decomposed"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ir-only", action="store_true", help="write model.json only")
     ap.add_argument("--from-ir", metavar="JSON",
                     help="skip the export; write weights/io for the model of this IR")
     args = ap.parse_args(argv)
-
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    model, inputs = build_model(args.model, args.seed)
-    os.makedirs(args.out, exist_ok=True)
+    if args.zoo:
+        return export_zoo(args)
+    if args.from_ir_batch:
+        for line in sys.stdin:
+            if line.strip():
+                name, json_path, out_dir = line.split()
+                export_one(name, out_dir, args.flavor, args.seed, False, json_path)
+        return 0
+    if not args.model or not args.out:
+        ap.error("MODEL and --out are required (or use --zoo)")
+    return export_one(args.model, args.out, args.flavor, args.seed, args.ir_only,
+                      args.from_ir)
 
-    if args.from_ir:
-        if args.ir_only:
+
+def resolve_flavor(flavor):
+    if flavor == "auto":
+        return "training" if (hasattr(torch, "export") and TORCH_MAJOR_MINOR >= (2, 5)) \
+            else "decomposed"
+    return flavor
+
+
+ZOO_MODELS = zoo.ZOO_REUSED + list(zoo.ZOO)
+
+
+def export_zoo(args):
+    """Every zoo family in this torch's flavor: OUT/<model>/torch<M>.<m>-<flavor>/."""
+    import time
+
+    root = args.out or os.path.normpath(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "models"))
+    names = args.only.split(",") if args.only else ZOO_MODELS
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        raise FixtureError("unknown zoo model(s): %s" % ", ".join(unknown))
+    flavor = resolve_flavor(args.flavor)
+    failed = []
+    for name in names:
+        out = os.path.join(root, name, flavor_dir_name(flavor))
+        t0 = time.time()
+        try:
+            export_one(name, out, flavor, args.seed, name in zoo.ZOO_IR_ONLY, None)
+        except Exception as e:  # keep going: report every family that fails
+            failed.append(name)
+            print("export_fixture: %s failed: %s: %s" % (name, type(e).__name__, e),
+                  file=sys.stderr)
+        print("  (%.1f s)" % (time.time() - t0))
+    if failed:
+        raise FixtureError("zoo export failed for: %s" % ", ".join(failed))
+    return 0
+
+
+def export_one(name, out_dir, flavor, seed, ir_only, from_ir):
+    model, inputs = build_model(name, seed)
+    os.makedirs(out_dir, exist_ok=True)
+
+    if from_ir:
+        if ir_only:
             raise FixtureError("--from-ir and --ir-only together write nothing")
-        with open(args.from_ir) as f:
+        with open(from_ir) as f:
             ir = json.load(f)
-        check_against_ir(model, inputs, ir, args.from_ir)
-        write_weights_and_io(model, inputs, args.out, ir)
-        print("%s: weights+io for %s -> %s" % (args.model, args.from_ir, args.out))
+        check_against_ir(model, inputs, ir, from_ir)
+        write_weights_and_io(model, inputs, out_dir, ir)
+        print("%s: weights+io for %s -> %s" % (name, from_ir, out_dir))
         return 0
 
     # Tracing may run forward on the real module and mutate its buffers (KV caches): the
     # weights and reference outputs must start from the initial state.
     initial_state = {k: v.clone() for k, v in model.state_dict().items()}
-    flavor = args.flavor
-    if flavor == "auto":
-        flavor = "training" if (hasattr(torch, "export") and TORCH_MAJOR_MINOR >= (2, 5)) \
-            else "decomposed"
+    flavor = resolve_flavor(flavor)
     ir = export_training(model, inputs) if flavor == "training" else \
         export_decomposed(model, inputs)
-    with open(os.path.join(args.out, "model.json"), "w") as f:
+    with open(os.path.join(out_dir, "model.json"), "w") as f:
         json.dump(ir, f, indent=2)
         f.write("\n")
     model.load_state_dict(initial_state)
-    if not args.ir_only:
-        write_weights_and_io(model, inputs, args.out, ir)
+    if not ir_only:
+        write_weights_and_io(model, inputs, out_dir, ir)
     print("%s: %s flavor (torch %s), %d nodes -> %s"
-          % (args.model, flavor, TORCH_VERSION, len(ir["nodes"]), args.out))
+          % (name, flavor, TORCH_VERSION, len(ir["nodes"]), out_dir))
     return 0
 
 

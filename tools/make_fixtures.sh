@@ -2,12 +2,14 @@
 # make_fixtures.sh OUTDIR — generate the weights and reference I/O that are not committed.
 #
 # For every tests/fixtures/models/<model>/<flavor>/model.json that has no weights.safetensors
-# beside it (resnet18, mobilenet_v2: too big to commit), runs
+# beside it (resnet18, resnet50, mobilenet_v2, mobilenet_v3_small, efficientnet_b0: too big to
+# commit), runs
 #   export_fixture.py <model> --from-ir model.json --out OUTDIR/<model>/<flavor>
 # on the host torch (Debian python3-torch 1.13 + python3-torchvision), and copies model.json
 # there too, so OUTDIR/<model>/<flavor>/ holds model.json, weights.safetensors, io.safetensors.
+# All of them run in one exporter process (export_fixture.py --from-ir-batch).
 # Output is deterministic (fixed seeds); a directory whose files are newer than its model.json
-# and than export_fixture.py is left as it is.
+# and than export_fixture.py / zoo.py is left as it is.
 #
 # Environment: TIR_PYTHON (default /usr/bin/python3), TIR_FIXTURES (default
 # <repo>/tests/fixtures/models).
@@ -19,6 +21,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SRC=${TIR_FIXTURES:-$REPO/tests/fixtures/models}
 PY=${TIR_PYTHON:-/usr/bin/python3}
 EXPORTER=$REPO/tools/export_fixture.py
+ZOO=$REPO/tools/zoo.py
 
 "$PY" -c 'import torch, torchvision' 2>/dev/null || {
     echo "make_fixtures: $PY cannot import torch and torchvision" \
@@ -27,7 +30,8 @@ EXPORTER=$REPO/tools/export_fixture.py
 }
 
 mkdir -p "$OUT"
-n=0
+# One exporter process for every stale directory (importing torch dominates the run time).
+jobs=()
 while IFS= read -r json; do
     dir=$(dirname "$json")
     [[ -f $dir/weights.safetensors ]] && continue
@@ -35,13 +39,20 @@ while IFS= read -r json; do
     model=${rel%%/*}
     dest=$OUT/$rel
     if [[ -f $dest/weights.safetensors && -f $dest/io.safetensors && -f $dest/model.json
-          && $dest/io.safetensors -nt $json && $dest/io.safetensors -nt $EXPORTER ]] \
+          && $dest/io.safetensors -nt $json && $dest/io.safetensors -nt $EXPORTER
+          && $dest/io.safetensors -nt $ZOO ]] \
        && cmp -s "$json" "$dest/model.json"; then
         continue
     fi
     mkdir -p "$dest"
-    "$PY" "$EXPORTER" "$model" --from-ir "$json" --out "$dest"
-    cp "$json" "$dest/model.json"
-    n=$((n + 1))
+    rm -f "$dest/model.json"  # marks the directory stale until the exporter has succeeded
+    jobs+=("$model $json $dest")
 done < <(find "$SRC" -name model.json | LC_ALL=C sort)
-echo "make_fixtures: generated $n fixture(s) under $OUT"
+if [[ ${#jobs[@]} -gt 0 ]]; then
+    printf '%s\n' "${jobs[@]}" | "$PY" "$EXPORTER" --from-ir-batch
+    for job in "${jobs[@]}"; do
+        read -r _ json dest <<<"$job"
+        cp "$json" "$dest/model.json"
+    done
+fi
+echo "make_fixtures: generated ${#jobs[@]} fixture(s) under $OUT"
