@@ -1,6 +1,7 @@
 // Single-op test runner and attribute builders shared by the op unit tests.
 #pragma once
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,14 @@ OpRun run_op(const std::string& op_type, const std::vector<Tensor>& inputs, Attr
 
 // The message of the exception f throws, or "(no error)".
 std::string error_of(const std::function<void()>& f);
+
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+
+inline Tensor tensor_b(const Shape& shape, const std::vector<double>& v) { return tensor_of(DType::Bool, shape, v); }
+// Output 0 of a one-output op.
+inline Tensor run1(const std::string& op, const std::vector<Tensor>& in, AttrMap attrs = {}) {
+  return run_op(op, in, std::move(attrs)).out[0];
+}
 
 }  // namespace tir::test
