@@ -18,19 +18,6 @@ namespace {
 
 using namespace indexing;
 
-
-// Plan: in-place ops alias self, the others get a fresh copy of it.
-void plan_target(OpCall& call, bool inplace) {
-  if (inplace) call.alias(0, call.in[0]);
-  else call.fresh(0, call.in[0].dtype, call.in[0].shape);
-}
-
-// Run: the tensor to write into (for out-of-place ops, self copied into the output).
-const Tensor& prepare_target(OpCall& call, bool inplace) {
-  if (!inplace) copy_into(call.out[0], call.in[0]);
-  return call.out[0];
-}
-
 // A source read while `target` is written, in target's dtype: a snapshot when it
 // shares target's memory (torch reads it as if before the write).
 Tensor source_for(const Tensor& src, const Tensor& target) {
@@ -96,8 +83,6 @@ void run_index_put(OpCall& call, bool inplace) {
 
 // --- index_copy / index_add: whole slices placed along one dim --------------
 // Inputs [self, index, source]; 0-d self/source are treated as 1-element 1-D.
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view_as({1}, {1}, t.offset) : t; }
-
 void plan_index_along(OpCall& call, bool inplace) {
   call.expect_inputs(3, 3);
   const Tensor &self = call.in[0], &index = call.in[1], &source = call.in[2];

@@ -77,5 +77,21 @@ void along_offsets(const OpCall& call, const Tensor& index, int64_t dim, int64_t
                    int64_t self_stride, int64_t other_stride, std::vector<int64_t>* self_off,
                    std::vector<int64_t>* other_off);
 
+// Index ops that treat a 0-d tensor as a 1-element vector.
+inline Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view_as({1}, {1}, t.offset) : t; }
+
+// Plan of the write-into-self ops (index_put, index_copy, scatter, index_fill, ...): in-place
+// forms alias self, the others get a fresh tensor of self's dtype and shape.
+inline void plan_target(OpCall& call, bool inplace) {
+  if (inplace) call.alias(0, call.in[0]);
+  else call.fresh(0, call.in[0].dtype, call.in[0].shape);
+}
+
+// Run: the tensor to write into (for out-of-place forms, self copied into the output first).
+inline const Tensor& prepare_target(OpCall& call, bool inplace) {
+  if (!inplace) copy_into(call.out[0], call.in[0]);
+  return call.out[0];
+}
+
 }  // namespace indexing
 }  // namespace tir

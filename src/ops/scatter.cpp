@@ -19,18 +19,6 @@ namespace {
 
 using namespace indexing;
 
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view_as({1}, {1}, t.offset) : t; }
-
-void plan_target(OpCall& call, bool inplace) {
-  if (inplace) call.alias(0, call.in[0]);
-  else call.fresh(0, call.in[0].dtype, call.in[0].shape);
-}
-
-const Tensor& prepare_target(OpCall& call, bool inplace) {
-  if (!inplace) copy_into(call.out[0], call.in[0]);
-  return call.out[0];
-}
-
 // A one-element tensor of `dtype` holding a Scalar attr or a 0-d tensor's value.
 Tensor fill_value(const OpCall& call, const Tensor* value, DType dtype) {
   if (value) return to_dtype_owned(*value, dtype);
