@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "parity/parity_util.h"
+#include "torch_backend/reference.h"
 
 namespace {
 
@@ -497,8 +498,16 @@ TEST(EwParity, MoreActivations) {
   }
 }
 
-TEST(EwParity, PreluKernelNeedsTorch2) {
-  GTEST_SKIP() << "aten._prelu_kernel is newer than LibTorch 1.13; covered by EwMisc.Prelu unit tests";
+// _prelu_kernel takes a weight already broadcastable to self; LibTorch 1.13 lacks it (the
+// EwMisc.Prelu unit tests cover it there; tools/check_libtorch2.sh runs this against 2.x).
+TEST(EwParity, PreluKernel) {
+  const char* op = "aten._prelu_kernel.default";
+  if (!tir::reference_supports(op)) GTEST_SKIP() << "LibTorch " << tir::libtorch_version() << " has no " << op;
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 4}), wt({1, 3, 1})}));
+  EXPECT_TRUE(node_parity(op, {tr({5, 3}), wt({3})}));
+  EXPECT_TRUE(node_parity(op, {in({2, 3, 2, 2}), wt({1})}));
+  EXPECT_TRUE(node_parity(op, {in({0, 3}), wt({3})}));
+  EXPECT_TRUE(node_parity(op, {in({2, 1, 3}, DType::F64), in({1}, DType::F64)}));
 }
 
 TEST(EwParity, CosineSimilarity) {
