@@ -22,27 +22,13 @@
 namespace tir {
 namespace {
 
-using test::tensor_f32;
-using test::values_f32;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::FloatNear;
-using ::testing::HasSubstr;
-using ::testing::Pointwise;
+using namespace test;
+using namespace ::testing;
 
 const char* kSdpa = "aten.scaled_dot_product_attention.default";
 const char* kFlash = "aten._scaled_dot_product_flash_attention_for_cpu.default";
 const float kInf = std::numeric_limits<float>::infinity();
 
-using test::B;
-using test::error_of;
-using test::F;
-using test::I;
-using test::ints;
-using test::run_op;
-using test::S;
-using test::tensor_of;
-using test::transposed;
 
 Tensor make(DType dtype, const Shape& shape, const std::vector<double>& values) {
   return tensor_of(dtype, shape, values);

@@ -16,20 +16,8 @@
 namespace tir {
 namespace {
 
-using test::B;
-using test::error_of;
-using test::F;
-using test::I;
-using test::run_op;
-using test::S;
-using test::tensor_f32;
-using test::tensor_i64;
-using test::tensor_of;
-using test::transposed;
-using test::values_f32;
-using test::values_i64;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using namespace test;
+using namespace ::testing;
 
 Tensor run1(const std::string& op, const std::vector<Tensor>& in, AttrMap attrs = {}) {
   return run_op(op, in, attrs).out[0];

@@ -17,25 +17,9 @@
 namespace tir {
 namespace {
 
-using test::tensor_f32;
-using test::tensor_i64;
-using test::values_f32;
-using test::values_i64;
-using ::testing::ElementsAre;
-using ::testing::FloatEq;
-using ::testing::HasSubstr;
+using namespace test;
+using namespace ::testing;
 
-using test::B;
-using test::error_of;
-using test::F;
-using test::I;
-using test::kInf;
-using test::kNaN;
-using test::run1;
-using test::run_op;
-using test::tensor_b;
-using test::tensor_of;
-using test::transposed;
 
 // ---------------- bitwise, remainder, fmod, floor_divide ----------------
 

@@ -11,19 +11,8 @@
 namespace tir {
 namespace {
 
-using test::B;
-using test::error_of;
-using test::F;
-using test::I;
-using test::run_op;
-using test::tensor_f32;
-using test::tensor_i64;
-using test::tensor_of;
-using test::values_f32;
-using test::values_i64;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using namespace test;
+using namespace ::testing;
 
 Tensor mask_of(const Shape& s, const std::vector<double>& v) { return tensor_of(DType::Bool, s, v); }
 

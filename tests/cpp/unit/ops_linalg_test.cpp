@@ -17,24 +17,9 @@
 namespace tir {
 namespace {
 
-using test::tensor_f32;
-using test::tensor_i64;
-using test::values_f32;
-using test::values_i64;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
+using namespace test;
+using namespace ::testing;
 
-using test::B;
-using test::error_of;
-using test::F;
-using test::I;
-using test::ints;
-using test::run_op;
-using test::S;
-using test::tensor_of;
-using test::transposed;
 
 std::vector<float> iota_f(int64_t n, float start = 1.0f) {
   std::vector<float> v(static_cast<size_t>(n));

@@ -16,15 +16,8 @@
 namespace tir {
 namespace {
 
-using ::testing::HasSubstr;
-using test::B;
-using test::OpRun;
-using test::error_of;
-using test::F;
-using test::I;
-using test::ints;
-using test::run_op;
-using test::tensor_of;
+using namespace ::testing;
+using namespace test;
 
 std::vector<double> vals(const Tensor& t) {
   const Tensor d = to_dtype_owned(t, DType::F64);

@@ -12,19 +12,8 @@
 namespace tir {
 namespace {
 
-using test::error_of;
-using test::F;
-using test::I;
-using test::ints;
-using test::run_op;
-using test::S;
-using test::tensor_f32;
-using test::tensor_i64;
-using test::transposed;
-using test::values_f32;
-using test::values_i64;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using namespace test;
+using namespace ::testing;
 
 Tensor iota_f32(const Shape& shape) {
   std::vector<float> v(size_t(shape_numel(shape)));

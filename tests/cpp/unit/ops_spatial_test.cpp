@@ -15,20 +15,8 @@
 namespace tir {
 namespace {
 
-using test::B;
-using test::error_of;
-using test::F;
-using test::I;
-using test::ints;
-using test::run_op;
-using test::S;
-using test::tensor_f32;
-using test::values_f32;
-using test::values_i64;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Pointwise;
-using ::testing::FloatNear;
+using namespace test;
+using namespace ::testing;
 
 std::vector<float> pattern(int64_t n, int mul, int mod, float div) {
   std::vector<float> v(static_cast<size_t>(n));
