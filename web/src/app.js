@@ -1,12 +1,15 @@
 // The viewer page: open, layout, explore, run, export. Everything runs in the
 // page (static files only); models run on the torch-ir-wasm package.
 import * as dagre from '../vendor/dagre.esm.js';
-import { env, loadIR, parseIRJson, parseSafetensors, splitIo, formatReport } from '../../npm/index.js';
-import { buildGraph, graphStats, shortOp, parentPath } from './graph.js';
+import { env, loadIR, parseIRJson, parseSafetensors, splitIo } from '../../npm/index.js';
+import { buildGraph, graphStats, parentPath } from './graph.js';
 import { defaultCollapse, visibleGraph, collapsedAncestor } from './view.js';
 import { runLayout } from './layout.js';
 import { GraphCanvas, nodeSize, textWidth, EDGE_FONT, FONT, SUB_FONT, themeColors } from './render.js';
 import { sceneToSvg } from './svg.js';
+import { inspectorHtml } from './inspector.js';
+import { nodeHeat, legendHtml, runSummaryHtml, timingHtml, outputsHtml } from './run-panel.js';
+import { esc, fmtMs, numel } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -40,11 +43,6 @@ function message(text, error = false) {
   m.className = error ? 'error' : 'muted';
   if (error) console.error(text);
 }
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const fmtMs = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3)) + ' ms';
-const fmtNum = (v) => (typeof v === 'bigint' ? v.toString() : Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : v.toFixed(5));
-const shapeText = (s) => '[' + (s || []).join(', ') + ']';
-const numel = (s) => (s || []).reduce((a, b) => a * b, 1);
 function busy(on, text = 'Laying out\u2026') {
   S.busy += on ? 1 : -1;
   $('busy').hidden = S.busy <= 0;
@@ -275,11 +273,7 @@ async function select(id, { center = false } = {}) {
     return;
   }
   if (center) canvas.centerOn(id, canvas.scale);
-  if (id.startsWith('group:') || id.startsWith('box:')) el.innerHTML = inspectGroup(S.graph.groups.get(id.slice(id.indexOf(':') + 1)), id.startsWith('group:'));
-  else {
-    const n = S.graph.byId.get(id);
-    el.innerHTML = n.kind === 'op' ? inspectOp(n) : n.kind === 'weight' ? inspectWeight(n) : inspectIo(n);
-  }
+  el.innerHTML = inspectorHtml(S, id);
   el.dataset.selected = id;
 }
 
@@ -287,129 +281,6 @@ async function goTo(id) {
   const v = await reveal(id);
   if (!v) return;
   await select(v, { center: true });
-}
-
-const link = (id, text) => `<a data-goto="${esc(id)}">${esc(text)}</a>`;
-const row = (k, v) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`;
-const blockLink = (path) => (path ? `<a data-block="${esc(path)}">${esc(path)}</a>` : '<span class="muted">(top level)</span>');
-function attrText(v) {
-  if (v === null) return 'None';
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function inspectOp(n) {
-  const ir = n.ir;
-  const t = S.profile?.byNode.get(n.name);
-  let h = `<span class="kind">op \u00b7 ${esc(n.category)}</span><h2>${esc(shortOp(n.opType))}</h2><div class="mono muted">${esc(n.name)}</div>`;
-  h += '<table>' + row('op type', `<code>${esc(n.opType)}</code>`) + row('block', blockLink(n.block)) + (t !== undefined ? row('time', `<b>${fmtMs(t)}</b> (${((100 * t) / S.profile.total).toFixed(1)}% of nodes)`) : '') + '</table>';
-  const attrs = Object.entries(ir.attrs || {});
-  h += `<h3>Attributes (${attrs.length})</h3>`;
-  h += attrs.length ? '<table>' + attrs.map(([k, v]) => row(k, `<code>${esc(attrText(v))}</code>`)).join('') + '</table>' : '<div class="muted">none</div>';
-  h += `<h3>Inputs (${(ir.inputs || []).length})</h3>`;
-  (ir.inputs || []).forEach((inp, i) => {
-    let src;
-    if (inp.producer_node != null) {
-      const p = S.graph.opByName.get(inp.producer_node);
-      src = p ? `from ${link(p.id, p.name)}${inp.producer_output_idx ? ` [${inp.producer_output_idx}]` : ''}` : `graph input ${link('input_' + inp.producer_node, inp.producer_node)}`;
-    } else if (S.graph.byId.has('w_' + inp.name)) {
-      const w = S.graph.byId.get('w_' + inp.name);
-      src = `${w.wkind} ${link(w.id, inp.name)} \u2192 <code>${esc(w.original)}</code>`;
-    } else src = `graph input ${link('input_' + inp.name, inp.name)}`;
-    h += `<div class="io"><div class="h"><span class="idx">#${i}</span><code>${esc(inp.name)}</code></div><div>${src}</div><div class="mono muted">${esc(shapeText(inp.shape))} ${esc(inp.dtype)}</div></div>`;
-  });
-  h += `<h3>Outputs (${(ir.outputs || []).length})</h3>`;
-  (ir.outputs || []).forEach((o, i) => {
-    const users = consumersOf(n, i);
-    h += `<div class="io"><div class="h"><span class="idx">#${i}</span><code>${esc(o.name)}</code></div><div class="mono muted">${esc(shapeText(o.shape))} ${esc(o.dtype)}</div>` +
-      `<div>${users.length ? '\u2192 ' + users.map((u) => link(u.id, u.kind === 'output' ? u.label : u.name)).join(', ') : '<span class="muted">no consumers</span>'}</div></div>`;
-  });
-  return h;
-}
-function consumersOf(n, outIdx) {
-  const res = [];
-  for (const e of S.graph.edges) {
-    if (e.from !== n.id) continue;
-    if ((e.meta.producer_output_idx || 0) !== outIdx && e.to.startsWith('op_')) continue;
-    const t = S.graph.byId.get(e.to);
-    if (!res.includes(t)) res.push(t);
-  }
-  return res;
-}
-
-function tensorStats(t) {
-  const d = t.data;
-  let mn = Infinity;
-  let mx = -Infinity;
-  let sum = 0;
-  let sq = 0;
-  const n = d.length;
-  for (let i = 0; i < n; ++i) {
-    const v = Number(d[i]);
-    if (v < mn) mn = v;
-    if (v > mx) mx = v;
-    sum += v;
-    sq += v * v;
-  }
-  const mean = n ? sum / n : NaN;
-  const std = n > 1 ? Math.sqrt(Math.max(0, (sq - n * mean * mean) / (n - 1))) : 0;
-  return { min: mn, max: mx, mean, std, n };
-}
-
-function inspectWeight(w) {
-  let h = `<span class="kind">${esc(w.wkind)}</span><h2>${esc(w.name)}</h2><div class="mono muted">${esc(w.original)}</div>`;
-  h += '<table>' + row('shape', `<code>${esc(shapeText(w.shape))}</code>`) + row('dtype', esc(w.dtype)) + row('elements', numel(w.shape).toLocaleString()) + row('block', blockLink(w.block)) +
-    row('used by', w.users.map((u) => link(u.id, u.name)).join(', ')) + '</table>';
-  const t = S.weightTensors?.get(w.original) || S.weightTensors?.get(w.name);
-  const c = !t && S.graph.ir.constants?.[w.original];
-  h += '<h3>Values</h3>';
-  if (t || c) {
-    const data = t ? t.data : c.data.flat(Infinity);
-    const st = tensorStats({ data });
-    h += '<table class="stats">' + row('min', fmtNum(st.min)) + row('max', fmtNum(st.max)) + row('mean', fmtNum(st.mean)) + row('std', fmtNum(st.std)) + '</table>';
-    h += `<h3>First values</h3><pre>${esc(Array.from(data.slice(0, 16), fmtNum).join(', '))}${data.length > 16 ? ', \u2026' : ''}</pre>`;
-  } else h += `<div class="muted">${S.weights ? 'not in the weights file (constant or unused)' : 'load weights (.safetensors) to see statistics'}</div>`;
-  return h;
-}
-
-function inspectIo(n) {
-  let h = `<span class="kind">graph ${n.kind}</span><h2>${esc(n.kind === 'input' ? n.name : n.label)}</h2>`;
-  h += '<table>' + row('name', `<code>${esc(n.name)}</code>`) + row('shape', `<code>${esc(shapeText(n.shape))}</code>`) + row('dtype', esc(n.dtype));
-  if (n.kind === 'input') {
-    const users = S.graph.edges.filter((e) => e.from === n.id).map((e) => S.graph.byId.get(e.to));
-    h += row('consumers', [...new Set(users)].map((u) => link(u.id, u.name)).join(', '));
-  } else {
-    const e = S.graph.edges.find((x) => x.to === n.id);
-    if (e) h += row('producer', link(e.from, S.graph.byId.get(e.from).name));
-  }
-  h += '</table>';
-  const out = n.kind === 'output' && S.run?.outputs?.[Number(n.id.slice(7))];
-  if (out) h += `<h3>Last run</h3><pre>${esc(previewTensor(out))}</pre>`;
-  return h;
-}
-
-function inspectGroup(g, collapsed) {
-  const members = [];
-  const walk = (p) => {
-    const gg = S.graph.groups.get(p);
-    members.push(...gg.nodes);
-    gg.children.forEach(walk);
-  };
-  walk(g.path);
-  const ops = new Map();
-  let params = 0;
-  let ms = 0;
-  for (const n of members) {
-    if (n.kind === 'op') {
-      ops.set(shortOp(n.opType), (ops.get(shortOp(n.opType)) || 0) + 1);
-      ms += S.profile?.byNode.get(n.name) || 0;
-    } else if (n.kind === 'weight') params += numel(n.shape);
-  }
-  let h = `<span class="kind">module block${collapsed ? ' \u00b7 collapsed' : ''}</span><h2>${esc(g.path)}</h2>`;
-  h += '<table>' + row('parent', blockLink(g.parent)) + row('ops', g.opCount) + row('weight elements', params.toLocaleString()) + row('sub-blocks', g.children.length ? g.children.map((c) => blockLink(c)).join(', ') : 'none') + (S.profile ? row('time', `<b>${fmtMs(ms)}</b>`) : '') + '</table>';
-  h += `<div class="actions"><button data-toggle="${esc(g.path)}">${collapsed ? 'Expand' : 'Collapse'}</button>${collapsed ? `<button data-expand-deep="${esc(g.path)}">Expand all inside</button>` : ''}</div>`;
-  h += '<h3>Op types</h3><table>' + [...ops].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => row(k, v)).join('') + '</table>';
-  return h;
 }
 
 $('inspector').addEventListener('click', (ev) => {
@@ -600,40 +471,9 @@ function applyHeat() {
     $('legend').innerHTML = legendHtml(false);
     return;
   }
-  const heat = new Map();
-  const val = new Map();
-  for (const n of S.scene.nodes) {
-    if (n.kind === 'op') val.set(n.id, S.profile.byNode.get(n.ref.name) || 0);
-    else if (n.kind === 'group') val.set(n.id, n.members.reduce((a, m) => a + (m.kind === 'op' ? S.profile.byNode.get(m.name) || 0 : 0), 0));
-  }
-  for (const b of S.scene.boxes) {
-    let ms = 0;
-    for (const n of S.graph.nodes) if (n.kind === 'op' && (n.block === b.path || n.block.startsWith(b.path + '.'))) ms += S.profile.byNode.get(n.name) || 0;
-    val.set(b.id, ms);
-  }
-  let max = 0;
-  for (const [id, v] of val) if (!id.startsWith('box:')) max = Math.max(max, v);
-  for (const [id, v] of val) heat.set(id, { t: max > 0 ? Math.min(1, Math.sqrt(v / max)) : 0, text: v > 0 && !id.startsWith('box:') ? fmtMs(v) : '' });
+  const { heat, max } = nodeHeat(S);
   canvas.heat = heat;
   $('legend').innerHTML = legendHtml(true, max);
-}
-
-function legendHtml(heat, max = 0) {
-  if (heat) {
-    const c = themeColors();
-    return `<span>node time</span><span>0<span class="ramp" style="background:linear-gradient(90deg,${c.heat.join(',')})"></span>${fmtMs(max)}</span><span class="muted">(sqrt scale)</span>`;
-  }
-  const items = [['compute', 'conv / linear / matmul'], ['attention', 'attention / softmax'], ['norm', 'norm'], ['activation', 'activation'], ['pool', 'pool / reduce'], ['elementwise', 'elementwise'], ['shape', 'view / shape']];
-  const cs = getComputedStyle(document.documentElement);
-  const sw = (f, s) => `<i style="background:${cs.getPropertyValue(f)};border-color:${cs.getPropertyValue(s)}"></i>`;
-  return items.map(([k, t]) => `<span>${sw('--cat-' + k, '--cat-' + k + '-stroke')}${t}</span>`).join('') +
-    `<span>${sw('--io-fill', '--io-stroke')}input / output</span><span>${sw('--weight-fill', '--weight-stroke')}weight (dashed)</span><span>${sw('--group-fill', '--group-stroke')}collapsed block</span>`;
-}
-
-function previewTensor(t) {
-  const st = tensorStats(t);
-  const first = Array.from(t.data.slice(0, 8), fmtNum).join(', ');
-  return `${shapeText(t.shape)} ${t.dtype}\nmin ${fmtNum(st.min)}  max ${fmtNum(st.max)}  mean ${fmtNum(st.mean)}\n[${first}${t.data.length > 8 ? ', \u2026' : ''}]`;
 }
 
 function showPanel() {
@@ -641,31 +481,14 @@ function showPanel() {
   for (const b of $('panel').querySelectorAll('[data-tab]')) b.classList.toggle('active', b.dataset.tab === 'summary');
   for (const t of $('panel').querySelectorAll('.tab')) t.classList.toggle('active', t.id === 'tab-summary');
   const r = S.run;
-  const sum = $('tab-summary');
   if (r.error) {
-    sum.innerHTML = `<span class="verdict bad">ERROR</span> <pre>${esc(r.error)}</pre>`;
+    $('tab-summary').innerHTML = `<span class="verdict bad">ERROR</span> <pre>${esc(r.error)}</pre>`;
     $('tab-timing').innerHTML = $('tab-outputs').innerHTML = '';
     return;
   }
-  let h = `<div class="summary-grid"><span class="muted">total time</span><span class="muted">sum of node times</span><span class="muted">backend</span><span class="muted">inputs</span>` +
-    `<b id="run-total" title="median of ${S.profile.runs} runs after a warm-up">${fmtMs(r.totalMs)}</b><b>${fmtMs(S.profile.total)}</b><b>${esc(r.backend.variant)} \u00b7 ${r.backend.threads} thread${r.backend.threads > 1 ? 's' : ''}${r.backend.proxy ? ' \u00b7 worker' : ''}</b><b>${r.random ? 'random' : esc(S.ioName)}</b></div>`;
-  if (r.report) {
-    const rep = r.report;
-    h += `<div id="verify-report"><span class="verdict ${rep.isValid ? 'ok' : 'bad'}">Verification ${rep.isValid ? 'PASSED' : 'FAILED'}</span> <span class="muted">rtol = atol = 1e-5 \u00b7 max diff ${fmtNum(rep.maxDiff)} \u00b7 mean diff ${fmtNum(rep.meanDiff)}</span>`;
-    h += '<table style="margin-top:8px"><tr><th>output</th><th>shape</th><th>close</th><th>max diff</th><th>mean diff</th></tr>' +
-      rep.outputDetails.map((o) => `<tr><td>${o.index}</td><td class="mono">${esc(shapeText(o.shape))}</td><td>${o.isClose ? '\u2714 close' : '\u2718 NOT close'}</td><td class="num">${fmtNum(o.maxDiff)}</td><td class="num">${fmtNum(o.meanDiff)}</td></tr>`).join('') + '</table>';
-    if (rep.errorMessage) h += `<div class="muted">${esc(rep.errorMessage)}</div>`;
-    h += `<details style="margin-top:8px"><summary class="muted">CLI report</summary><pre>${esc(formatReport(rep))}</pre></details></div>`;
-  } else h += '<div class="muted">No expected outputs: load an io.safetensors (output.&lt;i&gt; tensors) to verify.</div>';
-  sum.innerHTML = h;
-  const rows = [...S.profile.byNode].sort((a, b) => b[1] - a[1]);
-  const max = rows.length ? rows[0][1] : 1;
-  $('tab-timing').innerHTML = '<table id="timing-table"><tr><th>#</th><th>node</th><th>op</th><th>block</th><th>time</th><th>%</th><th style="width:160px"></th></tr>' +
-    rows.map(([name, ms], i) => {
-      const n = S.graph.opByName.get(name);
-      return `<tr><td class="num muted">${i + 1}</td><td>${n ? link(n.id, name) : esc(name)}</td><td class="mono">${esc(n ? shortOp(n.opType) : '')}</td><td class="muted">${esc(n?.block || '')}</td><td class="num">${fmtMs(ms)}</td><td class="num">${((100 * ms) / (S.profile.total || 1)).toFixed(1)}</td><td><div class="bar" style="width:${Math.max(1, (150 * ms) / max).toFixed(0)}px"></div></td></tr>`;
-    }).join('') + '</table>';
-  $('tab-outputs').innerHTML = r.outputs.map((o, i) => `<div><b>output ${i}</b> <code>${esc(o.name)}</code><pre>${esc(previewTensor(o))}</pre></div>`).join('');
+  $('tab-summary').innerHTML = runSummaryHtml(S);
+  $('tab-timing').innerHTML = timingHtml(S);
+  $('tab-outputs').innerHTML = outputsHtml(r);
 }
 $('panel').addEventListener('click', (ev) => {
   const tab = ev.target.closest('[data-tab]');

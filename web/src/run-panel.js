@@ -1,0 +1,67 @@
+// Run results as HTML: the per-node time heat values, the legend, the summary with the
+// verification report, the sorted timing table and the output previews.
+import { formatReport } from '../../npm/index.js';
+import { shortOp } from './graph.js';
+import { themeColors } from './render.js';
+import { esc, fmtMs, fmtNum, shapeText, previewTensor, link } from './format.js';
+
+// Heat per visible scene item (ops, collapsed blocks, open block boxes), on a sqrt scale of the
+// largest op or collapsed-block time; open boxes get a tint but no label.
+export function nodeHeat(S) {
+  const heat = new Map();
+  const val = new Map();
+  for (const n of S.scene.nodes) {
+    if (n.kind === 'op') val.set(n.id, S.profile.byNode.get(n.ref.name) || 0);
+    else if (n.kind === 'group') val.set(n.id, n.members.reduce((a, m) => a + (m.kind === 'op' ? S.profile.byNode.get(m.name) || 0 : 0), 0));
+  }
+  for (const b of S.scene.boxes) {
+    let ms = 0;
+    for (const n of S.graph.nodes) if (n.kind === 'op' && (n.block === b.path || n.block.startsWith(b.path + '.'))) ms += S.profile.byNode.get(n.name) || 0;
+    val.set(b.id, ms);
+  }
+  let max = 0;
+  for (const [id, v] of val) if (!id.startsWith('box:')) max = Math.max(max, v);
+  for (const [id, v] of val) heat.set(id, { t: max > 0 ? Math.min(1, Math.sqrt(v / max)) : 0, text: v > 0 && !id.startsWith('box:') ? fmtMs(v) : '' });
+  return { heat, max };
+}
+
+export function legendHtml(heat, max = 0) {
+  if (heat) {
+    const c = themeColors();
+    return `<span>node time</span><span>0<span class="ramp" style="background:linear-gradient(90deg,${c.heat.join(',')})"></span>${fmtMs(max)}</span><span class="muted">(sqrt scale)</span>`;
+  }
+  const items = [['compute', 'conv / linear / matmul'], ['attention', 'attention / softmax'], ['norm', 'norm'], ['activation', 'activation'], ['pool', 'pool / reduce'], ['elementwise', 'elementwise'], ['shape', 'view / shape']];
+  const cs = getComputedStyle(document.documentElement);
+  const sw = (f, s) => `<i style="background:${cs.getPropertyValue(f)};border-color:${cs.getPropertyValue(s)}"></i>`;
+  return items.map(([k, t]) => `<span>${sw('--cat-' + k, '--cat-' + k + '-stroke')}${t}</span>`).join('') +
+    `<span>${sw('--io-fill', '--io-stroke')}input / output</span><span>${sw('--weight-fill', '--weight-stroke')}weight (dashed)</span><span>${sw('--group-fill', '--group-stroke')}collapsed block</span>`;
+}
+
+export function runSummaryHtml(S) {
+  const r = S.run;
+  let h = `<div class="summary-grid"><span class="muted">total time</span><span class="muted">sum of node times</span><span class="muted">backend</span><span class="muted">inputs</span>` +
+    `<b id="run-total" title="median of ${S.profile.runs} runs after a warm-up">${fmtMs(r.totalMs)}</b><b>${fmtMs(S.profile.total)}</b><b>${esc(r.backend.variant)} \u00b7 ${r.backend.threads} thread${r.backend.threads > 1 ? 's' : ''}${r.backend.proxy ? ' \u00b7 worker' : ''}</b><b>${r.random ? 'random' : esc(S.ioName)}</b></div>`;
+  if (r.report) {
+    const rep = r.report;
+    h += `<div id="verify-report"><span class="verdict ${rep.isValid ? 'ok' : 'bad'}">Verification ${rep.isValid ? 'PASSED' : 'FAILED'}</span> <span class="muted">rtol = atol = 1e-5 \u00b7 max diff ${fmtNum(rep.maxDiff)} \u00b7 mean diff ${fmtNum(rep.meanDiff)}</span>`;
+    h += '<table style="margin-top:8px"><tr><th>output</th><th>shape</th><th>close</th><th>max diff</th><th>mean diff</th></tr>' +
+      rep.outputDetails.map((o) => `<tr><td>${o.index}</td><td class="mono">${esc(shapeText(o.shape))}</td><td>${o.isClose ? '\u2714 close' : '\u2718 NOT close'}</td><td class="num">${fmtNum(o.maxDiff)}</td><td class="num">${fmtNum(o.meanDiff)}</td></tr>`).join('') + '</table>';
+    if (rep.errorMessage) h += `<div class="muted">${esc(rep.errorMessage)}</div>`;
+    h += `<details style="margin-top:8px"><summary class="muted">CLI report</summary><pre>${esc(formatReport(rep))}</pre></details></div>`;
+  } else h += '<div class="muted">No expected outputs: load an io.safetensors (output.&lt;i&gt; tensors) to verify.</div>';
+  return h;
+}
+
+export function timingHtml(S) {
+  const rows = [...S.profile.byNode].sort((a, b) => b[1] - a[1]);
+  const max = rows.length ? rows[0][1] : 1;
+  return '<table id="timing-table"><tr><th>#</th><th>node</th><th>op</th><th>block</th><th>time</th><th>%</th><th style="width:160px"></th></tr>' +
+    rows.map(([name, ms], i) => {
+      const n = S.graph.opByName.get(name);
+      return `<tr><td class="num muted">${i + 1}</td><td>${n ? link(n.id, name) : esc(name)}</td><td class="mono">${esc(n ? shortOp(n.opType) : '')}</td><td class="muted">${esc(n?.block || '')}</td><td class="num">${fmtMs(ms)}</td><td class="num">${((100 * ms) / (S.profile.total || 1)).toFixed(1)}</td><td><div class="bar" style="width:${Math.max(1, (150 * ms) / max).toFixed(0)}px"></div></td></tr>`;
+    }).join('') + '</table>';
+}
+
+export function outputsHtml(run) {
+  return run.outputs.map((o, i) => `<div><b>output ${i}</b> <code>${esc(o.name)}</code><pre>${esc(previewTensor(o))}</pre></div>`).join('');
+}
