@@ -14,7 +14,7 @@
 
 #include "ir/json_loader.h"
 #include "runtime/session.h"
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 

@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "ir/dtype.h"
-#include "ir/errors.h"
+#include "core/dtype.h"
+#include "core/errors.h"
 #include "ir/info.h"
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"
 #include "ir/validator.h"
 #include "runtime/session.h"
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 

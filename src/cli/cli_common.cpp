@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "weights/safetensors.h"
 #include "weights/torch_save.h"
 

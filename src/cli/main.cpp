@@ -6,7 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/parity.h"
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/info.h"
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"

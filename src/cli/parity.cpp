@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "runtime/session.h"
 #include "verify/verify.h"
 #ifdef TIR_HAVE_LIBTORCH

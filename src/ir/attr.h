@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/dtype.h"
+#include "core/dtype.h"
+#include "core/scalar.h"
 
 namespace tir {
 
@@ -32,18 +33,6 @@ struct Attr {
   double as_double() const { return kind == Kind::Float ? f : kind == Kind::Bool ? (b ? 1.0 : 0.0) : double(i); }
   // Compact JSON-like text, used in error messages and `info`.
   std::string to_string() const;
-};
-
-// A Python scalar (torch "Scalar"): its kind decides type promotion.
-struct Scalar {
-  enum class Kind { Bool, Int, Float };
-  Kind kind = Kind::Float;
-  double f = 0.0;   // value when Float (and mirrored for Int/Bool)
-  int64_t i = 0;    // exact value when Int/Bool
-  static Scalar of_double(double v) { Scalar s; s.kind = Kind::Float; s.f = v; s.i = int64_t(v); return s; }
-  static Scalar of_int(int64_t v) { Scalar s; s.kind = Kind::Int; s.i = v; s.f = double(v); return s; }
-  static Scalar of_bool(bool v) { Scalar s; s.kind = Kind::Bool; s.i = v; s.f = v; return s; }
-  bool is_floating() const { return kind == Kind::Float; }
 };
 
 using AttrMap = std::map<std::string, Attr>;

@@ -14,7 +14,7 @@
 #include <limits>
 #include <map>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 
 namespace tir {
 

@@ -42,15 +42,6 @@ const TensorMeta* Model::find_graph_input(const std::string& name) const {
   return nullptr;
 }
 
-std::string shape_to_string(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) out += ", ";
-    out += std::to_string(s[i]);
-  }
-  return out + "]";
-}
-
 std::string Attr::to_string() const {
   switch (kind) {
     case Kind::None: return "null";

@@ -5,12 +5,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/dtype.h"
+#include "core/shape.h"
 #include "ir/attr.h"
-#include "ir/dtype.h"
 
 namespace tir {
-
-using Shape = std::vector<int64_t>;
 
 struct TensorMeta {
   std::string name;
@@ -57,6 +56,5 @@ struct Model {
   const TensorMeta* find_graph_input(const std::string& name) const;
 };
 
-std::string shape_to_string(const Shape& s);  // "[1, 3, 224, 224]"
 
 }  // namespace tir

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 
 namespace tir {
 

@@ -5,9 +5,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/parallel.h"
-#include "kernels/strided.h"
+#include "core/strided.h"
 
 namespace tir {
 

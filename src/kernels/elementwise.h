@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 
-#include "ir/attr.h"
-#include "runtime/tensor.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
 
 namespace tir {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/dispatch.h"
-#include "kernels/strided.h"
+#include "core/dispatch.h"
+#include "core/strided.h"
 
 namespace tir {
 

@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "ir/errors.h"
-#include "kernels/dispatch.h"
-#include "kernels/strided.h"
+#include "core/errors.h"
+#include "core/dispatch.h"
+#include "core/strided.h"
 
 namespace tir {
 

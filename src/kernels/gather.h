@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir/dtype.h"
+#include "core/dtype.h"
 
 namespace tir {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/strided.h"
+#include "core/strided.h"
 
 namespace tir {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace tir {
 

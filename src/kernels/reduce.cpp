@@ -5,10 +5,10 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/elementwise.h"
 #include "kernels/lines.h"
-#include "kernels/strided.h"
+#include "core/strided.h"
 
 namespace tir {
 namespace {

@@ -5,7 +5,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/lines.h"
 
 namespace tir {

@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 

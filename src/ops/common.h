@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "ir/attr.h"
-#include "ir/dtype.h"
-#include "runtime/tensor.h"
+#include "core/dtype.h"
+#include "core/tensor.h"
 
 namespace tir {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "ops/op.h"
 
 namespace tir {

@@ -7,8 +7,8 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/dispatch.h"
-#include "kernels/strided.h"
+#include "core/dispatch.h"
+#include "core/strided.h"
 #include "ops/op.h"
 
 namespace tir {

@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "ir/dtype.h"
+#include "core/dtype.h"
 #include "kernels/elementwise.h"
 #include "ops/common.h"
 #include "ops/op.h"

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/gather.h"
-#include "kernels/strided.h"
+#include "core/strided.h"
 #include "ops/common.h"
 #include "ops/index_util.h"
 #include "ops/op.h"

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/gemm.h"
-#include "kernels/strided.h"
+#include "core/strided.h"
 #include "ops/common.h"
 #include "ops/elementwise_util.h"
 #include "ops/matmul_util.h"

@@ -3,7 +3,7 @@
 #pragma once
 #include "ir/attr.h"
 #include "ops/op.h"
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "ir/attr.h"
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/model.h"
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/reindex.h"
 #include "ops/op.h"
 

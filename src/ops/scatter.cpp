@@ -6,10 +6,10 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "kernels/elementwise.h"
 #include "kernels/gather.h"
-#include "kernels/strided.h"
+#include "core/strided.h"
 #include "ops/elementwise_util.h"
 #include "ops/index_util.h"
 #include "ops/op.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 #include "ops/op.h"
 
 namespace tir {

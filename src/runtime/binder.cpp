@@ -3,8 +3,8 @@
 // source (by key, or by placeholder for older files), then the IR's `constants`.
 #include <cstring>
 
-#include "ir/errors.h"
-#include "kernels/dispatch.h"
+#include "core/errors.h"
+#include "core/dispatch.h"
 #include "runtime/session_impl.h"
 
 namespace tir {

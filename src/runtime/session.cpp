@@ -4,7 +4,7 @@
 #include <chrono>
 #include <set>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/validator.h"
 #include "runtime/memory_plan.h"
 #include "runtime/session_impl.h"

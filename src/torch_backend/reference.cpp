@@ -15,7 +15,7 @@
 #include <cstring>
 #include <map>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "torch_backend/reference_internal.h"
 
 namespace tir {

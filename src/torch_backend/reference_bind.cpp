@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "torch_backend/reference_internal.h"
 
 namespace tir::torch_ref {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "kernels/dispatch.h"
+#include "core/dispatch.h"
 
 namespace tir {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 

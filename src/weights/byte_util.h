@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 namespace weights_internal {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 namespace weights_internal {

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "ir/errors.h"
-#include "runtime/file_io.h"
+#include "core/errors.h"
+#include "core/file_io.h"
 #include "weights/byte_util.h"
 
 namespace tir {

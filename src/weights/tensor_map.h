@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir {
 

@@ -6,8 +6,8 @@
 
 #include <unordered_map>
 
-#include "ir/errors.h"
-#include "runtime/file_io.h"
+#include "core/errors.h"
+#include "core/file_io.h"
 #include "weights/byte_util.h"
 #include "weights/pickle.h"
 #include "weights/safetensors.h"

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "weights/byte_util.h"
 
 namespace tir {

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "ir/dtype.h"
-#include "ir/errors.h"
-#include "kernels/half.h"
+#include "core/dtype.h"
+#include "core/errors.h"
+#include "core/half.h"
 
 namespace tir {
 

@@ -1,10 +1,10 @@
-#include "runtime/file_io.h"
+#include "core/file_io.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 
 namespace tir {
 

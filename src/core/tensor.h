@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/dtype.h"
-#include "ir/model.h"
+#include "core/dtype.h"
+#include "core/shape.h"
 
 namespace tir {
 
@@ -23,11 +23,6 @@ struct Buffer {
   std::string label;           // value/weight name, for errors and debugging
   int id = -1;                 // planner id (Arena buffers)
 };
-
-using Strides = std::vector<int64_t>;
-
-Strides contiguous_strides(const Shape& shape);
-int64_t shape_numel(const Shape& shape);
 
 struct Tensor {
   std::shared_ptr<Buffer> buffer;

@@ -1,10 +1,10 @@
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 #include <cstring>
 
-#include "ir/errors.h"
-#include "kernels/dispatch.h"
-#include "kernels/strided.h"
+#include "core/errors.h"
+#include "core/dispatch.h"
+#include "core/strided.h"
 
 namespace tir {
 
@@ -22,6 +22,15 @@ int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (auto d : shape) n *= d;
   return n;
+}
+
+std::string shape_to_string(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + "]";
 }
 
 int64_t Tensor::size(int64_t d) const {

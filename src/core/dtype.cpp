@@ -1,8 +1,8 @@
-#include "ir/dtype.h"
+#include "core/dtype.h"
 
 #include <cstdlib>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 
 namespace tir {
 
