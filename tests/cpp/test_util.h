@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "ir/model.h"
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 
 namespace tir::test {
 

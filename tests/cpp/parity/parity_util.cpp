@@ -5,7 +5,7 @@
 #include <random>
 #include <sstream>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/json_loader.h"
 #include "runtime/session.h"
 #include "torch_backend/reference.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ir/model.h"
-#include "runtime/tensor.h"
+#include "core/tensor.h"
 #include "weights/tensor_map.h"
 
 namespace tir {

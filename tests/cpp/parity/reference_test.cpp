@@ -8,7 +8,7 @@
 #include <functional>
 #include <limits>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "parity/parity_util.h"
 #include "test_util.h"
 #include "torch_backend/reference.h"

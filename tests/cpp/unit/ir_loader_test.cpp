@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/json_loader.h"
 #include "test_util.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/json_loader.h"
 #include "ir/validator.h"
 #include "test_util.h"

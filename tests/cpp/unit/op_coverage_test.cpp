@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/json_loader.h"
 #include "ops/op.h"
 #include "runtime/session.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/half.h"
+#include "core/half.h"
 #include "ops/op.h"
 #include "op_test_util.h"
 #include "test_util.h"

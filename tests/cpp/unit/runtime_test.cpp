@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ir/errors.h"
+#include "core/errors.h"
 #include "ir/json_loader.h"
 #include "runtime/memory_plan.h"
 #include "runtime/session.h"

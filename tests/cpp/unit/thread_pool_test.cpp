@@ -1,7 +1,7 @@
 // The thread pool (range coverage, exceptions, nesting, resizing) and the
 // kernels that use it: every parallel kernel must give bit-identical results
 // for 1, 2 and 3 threads on sizes large enough to actually split.
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

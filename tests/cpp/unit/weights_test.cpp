@@ -11,9 +11,9 @@
 #include <functional>
 #include <map>
 
-#include "ir/errors.h"
-#include "kernels/half.h"
-#include "runtime/file_io.h"
+#include "core/errors.h"
+#include "core/half.h"
+#include "core/file_io.h"
 #include "test_util.h"
 #include "weights/pickle.h"
 #include "weights/safetensors.h"
