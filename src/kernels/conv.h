@@ -5,10 +5,14 @@
 // Normal conv: weight [OC, C/G, KD, KH, KW]; transposed: weight [C, OC/G, KD, KH, KW].
 // Padding is given as the front/top/left amount; the output size is explicit, so
 // an asymmetric "same" padding (extra at the end) needs no extra field.
-// Scalar reference (im2col + gemm, direct loops for depthwise); a later issue
-// swaps in SIMD/threads behind these signatures.
+// conv_nd<T> is the reference (im2col + gemm, direct loops for depthwise);
+// conv_nd_f32 is the fast f32 path: weights prepared once (packed gemm panels,
+// optionally scaled per output channel by a folded batch norm), im2col written
+// straight into packed gemm blocks, and the gemm epilogue applied in registers.
 #pragma once
 #include <cstdint>
+
+#include "kernels/gemm.h"
 
 namespace tir {
 
@@ -27,6 +31,20 @@ using Conv2dGeom = ConvGeom;  // the 2-D name existing callers use
 // y = conv(x, w) + bias (bias may be null). T = float or double.
 template <typename T>
 void conv_nd(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y);
+
+// True when conv_nd_f32 runs this geometry as a depthwise (direct) conv.
+bool conv_is_depthwise(const ConvGeom& g);
+// Size in floats of the prepared weights, and the preparation itself:
+// w [OC, C/G, KD, KH, KW] times oc_scale[oc] (null: 1).
+int64_t conv_prepared_weights_size(const ConvGeom& g);
+void prepare_conv_weights_f32(const ConvGeom& g, const float* w, const float* oc_scale, float* dst);
+
+// y = act(conv(x, w) + bias[oc] + residual) for f32, normal (not transposed)
+// convolutions. w_prepared (from prepare_conv_weights_f32) or, when null, w in
+// torch layout. epi: residual (the whole output tensor's data, same layout as
+// y) and activation; its bias fields are ignored (bias is per channel here).
+void conv_nd_f32(const ConvGeom& g, const float* x, const float* w, const float* w_prepared, const float* bias,
+                 float* y, const GemmEpilogue& epi);
 
 // Transposed convolution (the gradient of conv_nd w.r.t. its input), with
 // geometry written from the output's side: g.C/D/H/W describe the INPUT of the

@@ -1,127 +1,347 @@
-#include "kernels/gemm.h"
-
+// SIMD f32 gemm (Highway, static dispatch: WASM128 in the browser, AVX2 or
+// SSE4 natively). BLIS-style: op(A) in MR-row panels, op(B) in NR-column
+// panels, both zero-padded; loops jc (NC) / pc (KC) / ic (MC) / jr (NR) / ir
+// (MR) around an MR x NR register-blocked micro-kernel that keeps the tile in
+// 2*MR vector accumulators. The epilogue (alpha/beta, bias, residual, relu or
+// clamp) runs on the registers after the last K block, so the output is
+// written once. Each element accumulates k = 0..K-1 in order (one multiply-add
+// chain), whatever the blocking or thread split: results do not depend on the
+// thread count.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
+#include "hwy/highway.h"
+#include "kernels/gemm.h"
 #include "kernels/parallel.h"
 
+HWY_BEFORE_NAMESPACE();
 namespace tir {
-
+namespace HWY_NAMESPACE {
 namespace {
 
-// Block sizes: a packed kc x nc panel of B (256 x 256 floats = 256 KiB) is
-// reused across all M rows.
-constexpr int64_t kKc = 256;
-constexpr int64_t kNc = 256;
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
 
-template <typename T>
-void scale_c(int64_t M, int64_t N, T* C, int64_t ldc, T beta) {
-  for (int64_t i = 0; i < M; ++i) {
-    T* c = C + i * ldc;
-    if (beta == T(0))
-      std::fill(c, c + N, T(0));
-    else if (beta != T(1))
-      for (int64_t j = 0; j < N; ++j) c[j] *= beta;
+constexpr int64_t kL = int64_t(hn::MaxLanes(D()));
+constexpr int64_t kMR = 6;
+constexpr int64_t kNR = 2 * kL;
+// Cache blocks: a KC x NR sliver of B stays in L1 while MC rows of A (MC x KC,
+// ~144 KiB) stream from L2; the packed KC x NC block of B is per thread.
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = kMR * 24;
+constexpr int64_t kNC = kNR * 32;
+
+// Grow-only per-thread scratch: after the first runs no gemm allocates.
+float* scratch(std::vector<float>& v, int64_t n) {
+  if (int64_t(v.size()) < n) v.resize(size_t(n));
+  return v.data();
+}
+thread_local std::vector<float> t_apack, t_bpack;
+
+struct Job {
+  int64_t M, N, K;
+  const float* apack;         // whole A, packed
+  const GemmOperandB* B;
+  float* C;
+  int64_t ldc;
+  float alpha, beta;
+  const GemmEpilogue* epi;
+};
+
+// Finishes one tile: acc (mr x 2 vectors) -> C, with alpha/beta (first K
+// block), accumulation (later blocks) and the epilogue (last block).
+template <int MR>
+HWY_INLINE void store_tile(const Job& job, V (&c0)[MR], V (&c1)[MR], int64_t row, int64_t col, int64_t mr,
+                           int64_t nr, bool first, bool last) {
+  const D d;
+  float* C = job.C + row * job.ldc + col;
+  const GemmEpilogue& e = *job.epi;
+  if (job.alpha != 1.0f) {
+    const V a = hn::Set(d, job.alpha);
+    for (int i = 0; i < MR; ++i) {
+      c0[i] = hn::Mul(c0[i], a);
+      c1[i] = hn::Mul(c1[i], a);
+    }
+  }
+  const float cscale = first ? job.beta : 1.0f;
+  if (nr == kNR) {
+    const V cs = hn::Set(d, cscale);
+    for (int i = 0; i < MR; ++i) {
+      if (i >= mr) break;
+      float* c = C + i * job.ldc;
+      V v0 = c0[i], v1 = c1[i];
+      if (cscale != 0.0f) {
+        v0 = hn::MulAdd(cs, hn::LoadU(d, c), v0);
+        v1 = hn::MulAdd(cs, hn::LoadU(d, c + kL), v1);
+      }
+      if (last) {
+        if (e.bias) {
+          if (e.bias_per_row) {
+            const V b = hn::Set(d, e.bias[row + i]);
+            v0 = hn::Add(v0, b);
+            v1 = hn::Add(v1, b);
+          } else {
+            v0 = hn::Add(v0, hn::LoadU(d, e.bias + col));
+            v1 = hn::Add(v1, hn::LoadU(d, e.bias + col + kL));
+          }
+        }
+        if (e.residual) {
+          const float* r = e.residual + (row + i) * e.ldr + col;
+          v0 = hn::Add(v0, hn::LoadU(d, r));
+          v1 = hn::Add(v1, hn::LoadU(d, r + kL));
+        }
+        // Max(0, NaN) and Min(hi, NaN) are NaN on every target: NaN propagates as in torch.
+        if (e.act == GemmAct::Relu) {
+          v0 = hn::Max(hn::Zero(d), v0);
+          v1 = hn::Max(hn::Zero(d), v1);
+        } else if (e.act == GemmAct::Clamp) {
+          const V lo = hn::Set(d, e.lo), hi = hn::Set(d, e.hi);
+          v0 = hn::Min(hi, hn::Max(lo, v0));
+          v1 = hn::Min(hi, hn::Max(lo, v1));
+        }
+      }
+      hn::StoreU(v0, d, c);
+      hn::StoreU(v1, d, c + kL);
+    }
+    return;
+  }
+  // Ragged right edge: through a buffer, then the scalar epilogue.
+  HWY_ALIGN float tile[kNR];
+  for (int i = 0; i < MR; ++i) {
+    if (i >= mr) break;
+    float* c = C + i * job.ldc;
+    hn::StoreU(c0[i], d, tile);
+    hn::StoreU(c1[i], d, tile + kL);
+    for (int64_t j = 0; j < nr; ++j) c[j] = cscale != 0.0f ? tile[j] + cscale * c[j] : tile[j];
+  }
+  if (last) apply_gemm_epilogue_ref(mr, nr, C, job.ldc, e, row, col);
+}
+
+// C[row:row+mr, col:col+nr] (+)= A panel x B sliver over kc; a has k stride
+// kMR (packed), b k stride kNR.
+template <int MR>
+HWY_NOINLINE void micro_kernel(const Job& job, int64_t kc, const float* HWY_RESTRICT a,
+                               const float* HWY_RESTRICT b, int64_t row, int64_t col, int64_t mr, int64_t nr,
+                               bool first, bool last) {
+  const D d;
+  V c0[MR], c1[MR];
+  for (int i = 0; i < MR; ++i) c0[i] = c1[i] = hn::Zero(d);
+  for (int64_t k = 0; k < kc; ++k) {
+    const V b0 = hn::LoadU(d, b), b1 = hn::LoadU(d, b + kL);
+    for (int i = 0; i < MR; ++i) {
+      const V ai = hn::Set(d, a[i]);
+      c0[i] = hn::MulAdd(ai, b0, c0[i]);
+      c1[i] = hn::MulAdd(ai, b1, c1[i]);
+    }
+    a += kMR;
+    b += kNR;
+  }
+  store_tile<MR>(job, c0, c1, row, col, mr, nr, first, last);
+}
+
+void run_tile(const Job& job, int64_t kc, const float* a, const float* b, int64_t row, int64_t col, int64_t mr,
+              int64_t nr, bool first, bool last) {
+  switch (mr) {
+    case 1: return micro_kernel<1>(job, kc, a, b, row, col, mr, nr, first, last);
+    case 2: return micro_kernel<2>(job, kc, a, b, row, col, mr, nr, first, last);
+    case 3: return micro_kernel<3>(job, kc, a, b, row, col, mr, nr, first, last);
+    case 4: return micro_kernel<4>(job, kc, a, b, row, col, mr, nr, first, last);
+    case 5: return micro_kernel<5>(job, kc, a, b, row, col, mr, nr, first, last);
+    default: return micro_kernel<6>(job, kc, a, b, row, col, mr, nr, first, last);
   }
 }
 
-template <typename T>
-void gemm_ref(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B, int64_t ldb,
-              bool transB, T* C, int64_t ldc, T alpha, T beta) {
-  if (M <= 0 || N <= 0) return;
-  scale_c(M, N, C, ldc, beta);
-  if (K <= 0 || alpha == T(0)) return;
-  std::vector<T> bpack(size_t(std::min(K, kKc) * std::min(N, kNc)));
-  for (int64_t j0 = 0; j0 < N; j0 += kNc) {
-    const int64_t nc = std::min(kNc, N - j0);
-    for (int64_t k0 = 0; k0 < K; k0 += kKc) {
-      const int64_t kc = std::min(kKc, K - k0);
-      // Pack op(B)[k0:k0+kc, j0:j0+nc] row-major so the inner loop is unit-stride.
-      for (int64_t k = 0; k < kc; ++k) {
-        T* dst = bpack.data() + k * nc;
-        if (!transB) {
-          const T* src = B + (k0 + k) * ldb + j0;
-          std::copy(src, src + nc, dst);
-        } else {
-          for (int64_t j = 0; j < nc; ++j) dst[j] = B[(j0 + j) * ldb + k0 + k];
-        }
+// Packs op(B)[k0:k0+kc, j0:j0+nc] as [ceil(nc/NR)][kc][NR], zero-padded.
+void pack_b_block(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                  float* dst) {
+  for (int64_t q = 0; q * kNR < nc; ++q) {
+    const int64_t jb = j0 + q * kNR, w = std::min(kNR, nc - q * kNR);
+    float* p = dst + q * kc * kNR;
+    for (int64_t k = 0; k < kc; ++k, p += kNR) {
+      if (!trans) {
+        std::memcpy(p, B + (k0 + k) * ldb + jb, size_t(w) * sizeof(float));
+      } else {
+        for (int64_t j = 0; j < w; ++j) p[j] = B[(jb + j) * ldb + k0 + k];
       }
-      for (int64_t i = 0; i < M; ++i) {
-        T* c = C + i * ldc + j0;
-        for (int64_t k = 0; k < kc; ++k) {
-          const T a = alpha * (transA ? A[(k0 + k) * lda + i] : A[i * lda + k0 + k]);
-          const T* b = bpack.data() + k * nc;
-          for (int64_t j = 0; j < nc; ++j) c[j] += a * b[j];
+      for (int64_t j = w; j < kNR; ++j) p[j] = 0.0f;
+    }
+  }
+}
+
+// Rows [m0, m1) x columns [n0, n1) of C; m0 is MR-aligned, n0 NR-aligned.
+void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const int64_t K = job.K;
+  const GemmOperandB& B = *job.B;
+  for (int64_t jc = n0; jc < n1; jc += kNC) {
+    const int64_t nc = std::min(kNC, n1 - jc);
+    for (int64_t pc = 0; pc < K; pc += kKC) {
+      const int64_t kc = std::min(kKC, K - pc);
+      const bool first = pc == 0, last = pc + kc == K;
+      const float* bblk;
+      int64_t bstride;  // floats between consecutive NR panels
+      if (B.packed) {
+        bblk = B.packed + (jc / kNR) * K * kNR + pc * kNR;
+        bstride = K * kNR;
+      } else {
+        float* dst = scratch(t_bpack, ((nc + kNR - 1) / kNR) * kc * kNR);
+        if (B.pack_block)
+          (*B.pack_block)(pc, kc, jc, nc, dst);
+        else
+          pack_b_block(B.data, B.ld, B.trans, pc, kc, jc, nc, dst);
+        bblk = dst;
+        bstride = kc * kNR;
+      }
+      for (int64_t ic = m0; ic < m1; ic += kMC) {
+        const int64_t mc = std::min(kMC, m1 - ic);
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          const float* b = bblk + (jr / kNR) * bstride;
+          const int64_t nr = std::min(kNR, nc - jr);
+          for (int64_t ir = ic; ir < ic + mc; ir += kMR) {
+            const float* a = job.apack + (ir / kMR) * K * kMR + pc * kMR;
+            run_tile(job, kc, a, b, ir, jc + jr, std::min(kMR, m1 - ir), nr, first, last);
+          }
         }
       }
     }
   }
 }
 
-// Splits C into column blocks (or row blocks when M > N) run as independent
-// gemm_ref calls. Every element still sums its k terms in the same order, so
-// the result does not depend on the thread count.
-template <typename T>
-void gemm_parallel(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B,
-                   int64_t ldb, bool transB, T* C, int64_t ldc, T alpha, T beta) {
-  if (M <= 0 || N <= 0) return;
-  const int64_t k = std::max<int64_t>(K, 1);
-  if (num_threads() == 1 || M * N * k < 2 * kMinTaskWork) {
-    gemm_ref(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+// One row of A times packed B (GEMV: linear layers at batch 1): four panels
+// at a time for eight independent accumulator chains; streams B once.
+void gemv_packed(const Job& job, const float* x, int64_t q0, int64_t q1) {
+  const D d;
+  const int64_t K = job.K;
+  for (int64_t q = q0; q < q1; q += 4) {
+    const int64_t nq = std::min<int64_t>(4, q1 - q);
+    V acc[8];
+    for (auto& v : acc) v = hn::Zero(d);
+    const float* p0 = job.B->packed + q * K * kNR;
+    if (nq == 4) {
+      const float *p1 = p0 + K * kNR, *p2 = p1 + K * kNR, *p3 = p2 + K * kNR;
+      for (int64_t k = 0; k < K; ++k) {
+        const V a = hn::Set(d, x[k]);
+        const int64_t o = k * kNR;
+        acc[0] = hn::MulAdd(a, hn::LoadU(d, p0 + o), acc[0]);
+        acc[1] = hn::MulAdd(a, hn::LoadU(d, p0 + o + kL), acc[1]);
+        acc[2] = hn::MulAdd(a, hn::LoadU(d, p1 + o), acc[2]);
+        acc[3] = hn::MulAdd(a, hn::LoadU(d, p1 + o + kL), acc[3]);
+        acc[4] = hn::MulAdd(a, hn::LoadU(d, p2 + o), acc[4]);
+        acc[5] = hn::MulAdd(a, hn::LoadU(d, p2 + o + kL), acc[5]);
+        acc[6] = hn::MulAdd(a, hn::LoadU(d, p3 + o), acc[6]);
+        acc[7] = hn::MulAdd(a, hn::LoadU(d, p3 + o + kL), acc[7]);
+      }
+    } else {
+      for (int64_t j = 0; j < nq; ++j) {
+        const float* p = p0 + j * K * kNR;
+        for (int64_t k = 0; k < K; ++k) {
+          const V a = hn::Set(d, x[k]);
+          acc[2 * j] = hn::MulAdd(a, hn::LoadU(d, p + k * kNR), acc[2 * j]);
+          acc[2 * j + 1] = hn::MulAdd(a, hn::LoadU(d, p + k * kNR + kL), acc[2 * j + 1]);
+        }
+      }
+    }
+    for (int64_t j = 0; j < nq; ++j) {
+      V c0[1] = {acc[2 * j]}, c1[1] = {acc[2 * j + 1]};
+      const int64_t col = (q + j) * kNR;
+      store_tile<1>(job, c0, c1, 0, col, 1, std::min(kNR, job.N - col), true, true);
+    }
+  }
+}
+
+void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,
+               int64_t ldc, float alpha, float beta, const GemmEpilogue& epi) {
+  Job job{M, N, K, nullptr, &B, C, ldc, alpha, beta, &epi};
+  const int64_t npanels = (N + kNR - 1) / kNR, mpanels = (M + kMR - 1) / kMR;
+  const bool parallel = num_threads() > 1 && M * N * K >= 2 * kMinTaskWork;
+  if (M == 1 && B.packed) {
+    // The row of A, unit stride (a packed row has stride MR; A^T's row stride lda).
+    const float* x = A.data;
+    const int64_t xs = A.packed ? kMR : A.trans ? A.ld : 1;
+    if (xs != 1) {
+      float* t = scratch(t_apack, K);
+      for (int64_t k = 0; k < K; ++k) t[k] = (A.packed ? A.packed : A.data)[k * xs];
+      x = t;
+    }
+    if (parallel)
+      parallel_for((npanels + 3) / 4, 1, [&](int64_t g0, int64_t g1) {
+        gemv_packed(job, x, g0 * 4, std::min(npanels, g1 * 4));
+      });
+    else
+      gemv_packed(job, x, 0, npanels);
     return;
   }
-  if (N >= M) {
-    // Column blocks of at least 16 keep the packed rows reasonably long.
-    parallel_for(N, std::max<int64_t>(16, grain_for(M * k)), [&](int64_t j0, int64_t j1) {
-      gemm_ref(M, j1 - j0, K, A, lda, transA, transB ? B + j0 * ldb : B + j0, ldb, transB, C + j0, ldc, alpha,
-               beta);
-    });
+  if (A.packed) {
+    job.apack = A.packed;
   } else {
-    parallel_for(M, grain_for(N * k), [&](int64_t i0, int64_t i1) {
-      gemm_ref(i1 - i0, N, K, transA ? A + i0 : A + i0 * lda, lda, transA, B, ldb, transB, C + i0 * ldc, ldc,
-               alpha, beta);
-    });
+    float* t = scratch(t_apack, packed_a_size(M, K));
+    pack_a_f32(M, K, A.data, A.ld, A.trans, t);
+    job.apack = t;
+  }
+  if (!parallel) {
+    run_block(job, 0, M, 0, N);
+  } else if (npanels >= mpanels || npanels >= 4 * num_threads()) {
+    parallel_for(npanels, 1, [&](int64_t q0, int64_t q1) { run_block(job, 0, M, q0 * kNR, std::min(N, q1 * kNR)); });
+  } else {
+    parallel_for(mpanels, 1, [&](int64_t p0, int64_t p1) { run_block(job, p0 * kMR, std::min(M, p1 * kMR), 0, N); });
   }
 }
 
 }  // namespace
+}  // namespace HWY_NAMESPACE
+}  // namespace tir
+HWY_AFTER_NAMESPACE();
+
+namespace tir {
+
+namespace simd = HWY_NAMESPACE;
+
+int64_t gemm_mr() { return simd::kMR; }
+int64_t gemm_nr() { return simd::kNR; }
+
+int64_t packed_a_size(int64_t M, int64_t K) { return ((M + simd::kMR - 1) / simd::kMR) * simd::kMR * K; }
+int64_t packed_b_size(int64_t K, int64_t N) { return ((N + simd::kNR - 1) / simd::kNR) * simd::kNR * K; }
+
+void pack_a_f32(int64_t M, int64_t K, const float* A, int64_t lda, bool transA, float* dst) {
+  constexpr int64_t MR = simd::kMR;
+  for (int64_t q = 0; q * MR < M; ++q) {
+    const int64_t i0 = q * MR, h = std::min(MR, M - i0);
+    float* p = dst + q * K * MR;
+    for (int64_t k = 0; k < K; ++k, p += MR) {
+      for (int64_t i = 0; i < h; ++i) p[i] = transA ? A[k * lda + i0 + i] : A[(i0 + i) * lda + k];
+      for (int64_t i = h; i < MR; ++i) p[i] = 0.0f;
+    }
+  }
+}
+
+void pack_b_f32(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, float* dst) {
+  simd::pack_b_block(B, ldb, transB, 0, K, 0, N, dst);
+}
+
+void gemm_f32_ex(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,
+                 int64_t ldc, float alpha, float beta, const GemmEpilogue& epi) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {  // no products: C = beta * C, then the epilogue
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+    apply_gemm_epilogue_ref(M, N, C, ldc, epi);
+    return;
+  }
+  simd::gemm_simd(M, N, K, A, B, C, ldc, alpha, beta, epi);
+}
 
 void gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool transA, const float* B,
               int64_t ldb, bool transB, float* C, int64_t ldc, float alpha, float beta) {
-  gemm_parallel<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
+  GemmOperandA a;
+  a.data = A;
+  a.ld = lda;
+  a.trans = transA;
+  GemmOperandB b;
+  b.data = B;
+  b.ld = ldb;
+  b.trans = transB;
+  gemm_f32_ex(M, N, K, a, b, C, ldc, alpha, beta);
 }
-
-void gemm_f64(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, bool transA, const double* B,
-              int64_t ldb, bool transB, double* C, int64_t ldc, double alpha, double beta) {
-  gemm_parallel<double>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
-}
-
-template <typename T>
-void gemm_int(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool transA, const T* B, int64_t ldb,
-              bool transB, T* C, int64_t ldc, T alpha, T beta) {
-  if (M <= 0 || N <= 0) return;
-  parallel_for(M, grain_for(N * std::max<int64_t>(K, 1)), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        T acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc = T(acc +
-                  (transA ? A[k * lda + i] : A[i * lda + k]) * (transB ? B[j * ldb + k] : B[k * ldb + j]));
-        T& c = C[i * ldc + j];
-        c = beta == T(0) ? T(alpha * acc) : T(alpha * acc + beta * c);
-      }
-  });
-}
-
-template void gemm_int<int64_t>(int64_t, int64_t, int64_t, const int64_t*, int64_t, bool, const int64_t*,
-                                int64_t, bool, int64_t*, int64_t, int64_t, int64_t);
-template void gemm_int<int32_t>(int64_t, int64_t, int64_t, const int32_t*, int64_t, bool, const int32_t*,
-                                int64_t, bool, int32_t*, int64_t, int32_t, int32_t);
-template void gemm_int<int16_t>(int64_t, int64_t, int64_t, const int16_t*, int64_t, bool, const int16_t*,
-                                int64_t, bool, int16_t*, int64_t, int16_t, int16_t);
-template void gemm_int<int8_t>(int64_t, int64_t, int64_t, const int8_t*, int64_t, bool, const int8_t*,
-                               int64_t, bool, int8_t*, int64_t, int8_t, int8_t);
-template void gemm_int<uint8_t>(int64_t, int64_t, int64_t, const uint8_t*, int64_t, bool, const uint8_t*,
-                                int64_t, bool, uint8_t*, int64_t, uint8_t, uint8_t);
 
 }  // namespace tir

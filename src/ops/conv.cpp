@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/dispatch.h"
+#include "ops/epilogue.h"
 #include "ops/op.h"
 
 namespace tir {
@@ -126,17 +127,66 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
   return a;
 }
 
+struct ConvState {
+  ConvArgs a;
+  std::shared_ptr<const std::vector<float>> w_prepared;  // packed (and BN-scaled) f32 weights
+  std::vector<float> bias;                               // f32 bias with the BN shift folded in
+  bool bias_prepared = false;
+};
+
+bool fast_f32(const OpCall& call, const ConvArgs& a) { return call.in[0].dtype == DType::F32 && !a.transposed; }
+
 void plan_conv(OpCall& call, Form form, int64_t nsp) {
-  const ConvArgs a = parse_conv(call, form, nsp);
-  call.fresh(0, call.in[0].dtype, a.out_shape);
+  auto st = std::make_shared<ConvState>();
+  st->a = parse_conv(call, form, nsp);
+  call.fresh(0, call.in[0].dtype, st->a.out_shape);
+  call.state = st;
 }
 
-void run_conv(OpCall& call, Form form, int64_t nsp) {
-  const ConvArgs a = parse_conv(call, form, nsp);
-  const Tensor x = contiguous_or_self(call.in[0]);
+// Packs constant f32 weights once, folding a fused batch norm into them.
+void prepare_conv(OpCall& call) {
+  auto& st = call.state_as<ConvState>();
+  st.w_prepared.reset();
+  st.bias_prepared = false;
+  if (!fast_f32(call, st.a) || !call.is_constant(1)) return;
+  const ConvGeom& g = st.a.g;
+  const FusedEpilogue& e = call.epilogue;
+  const bool has_bias = call.in.size() == 3;
+  if (e.has_bn && has_bias && !call.is_constant(2)) return;  // cannot fold: run() applies it afterwards
+  std::vector<float> scale, shift;
+  if (e.has_bn) batch_norm_affine(e, g.OC, &scale, &shift);
   const Tensor w = contiguous_or_self(call.in[1]);
+  const std::string layout = e.has_bn ? "conv+bn:" + call.node->name : "conv:G=" + std::to_string(g.G);
+  st.w_prepared = call.prepare_ctx->derived(w, layout, [&](std::vector<float>& dst) {
+    dst.resize(size_t(conv_prepared_weights_size(g)));
+    prepare_conv_weights_f32(g, w.data<float>(), e.has_bn ? scale.data() : nullptr, dst.data());
+  });
+  if (e.has_bn) {
+    st.bias = shift;
+    if (has_bias) {
+      const Tensor& b = call.in[2];
+      for (int64_t c = 0; c < g.OC; ++c) st.bias[size_t(c)] += b.data<float>()[c * b.strides[0]] * scale[size_t(c)];
+    }
+    st.bias_prepared = true;
+  }
+}
+
+void run_conv(OpCall& call) {
+  const auto& st = call.state_as<ConvState>();
+  const ConvArgs& a = st.a;
+  const FusedEpilogue& e = call.epilogue;
+  const Tensor x = contiguous_or_self(call.in[0]);
   Tensor b;
   if (call.in.size() == 3) b = contiguous_or_self(call.in[2]);
+  // The fast path applies the whole epilogue when the batch norm (if any) is folded.
+  if (fast_f32(call, a) && (!e.has_bn || st.bias_prepared)) {
+    const Tensor w = st.w_prepared ? call.in[1] : contiguous_or_self(call.in[1]);
+    const float* bias = st.bias_prepared ? st.bias.data() : b.defined() ? b.data<float>() : nullptr;
+    conv_nd_f32(a.g, x.data<float>(), w.data<float>(), st.w_prepared ? st.w_prepared->data() : nullptr, bias,
+                call.out[0].data<float>(), gemm_epilogue(e, 0, 0));
+    return;
+  }
+  const Tensor w = contiguous_or_self(call.in[1]);
   dispatch_compute(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
@@ -149,11 +199,13 @@ void run_conv(OpCall& call, Form form, int64_t nsp) {
       call.fail("convolution supports float32/float64 only");
     }
   });
+  apply_epilogue(e, call.out[0]);
 }
 
 OpDef conv_def(Form form, int64_t nsp) {
-  return {[form, nsp](OpCall& c) { plan_conv(c, form, nsp); },
-          [form, nsp](OpCall& c) { run_conv(c, form, nsp); }};
+  OpDef def{[form, nsp](OpCall& c) { plan_conv(c, form, nsp); }, run_conv, prepare_conv};
+  def.accepts_epilogue = true;
+  return def;
 }
 
 }  // namespace

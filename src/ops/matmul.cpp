@@ -10,6 +10,7 @@
 #include "kernels/gemm.h"
 #include "core/strided.h"
 #include "ops/common.h"
+#include "ops/epilogue.h"
 #include "ops/elementwise_util.h"
 #include "ops/matmul_util.h"
 #include "ops/op.h"
@@ -379,7 +380,7 @@ void plan_linear(OpCall& call) {
   }
   call.fresh(0, x.dtype, out);
 }
-void run_linear(OpCall& call) {
+void run_linear_reference(OpCall& call) {
   const Tensor &x = call.in[0], &out = call.out[0];
   const Tensor w = call.in[1].dim() == 1 ? promote_vector(call.in[1], true) : call.in[1];
   const int64_t nin = w.shape[1], nout = w.shape[0];
@@ -397,6 +398,115 @@ void run_linear(OpCall& call) {
   wst.push_back(wt.strides[1]);
   batched_matmul(call, a, wt.view_as(wshape, wst, wt.offset),
                  out.view_as(ot, contiguous_strides(ot), out.offset), kOne, has_bias ? kOne : kZero);
+  apply_epilogue(call.epilogue, out);
+}
+
+// --- f32 products with a constant right operand packed once at prepare ---
+// linear(x, W, b): B = W^T, bias per column. addmm(b, x, B) with beta = alpha
+// = 1: B as given. The run gemm applies bias, residual and activation.
+struct PackedGemmState {
+  std::shared_ptr<const std::vector<float>> packed_b;
+  int64_t K = 0, N = 0;
+  bool bias_per_column = false;  // input `bias_input` is a contiguous [N] (or [1, N]) vector
+  size_t a_input = 0, bias_input = 0;
+};
+
+bool is_row_vector(const Tensor& t, int64_t n) {
+  return (t.dim() == 1 && t.shape[0] == n && (n == 1 || t.strides[0] == 1)) ||
+         (t.dim() == 2 && t.shape[0] == 1 && t.shape[1] == n && (n == 1 || t.strides[1] == 1));
+}
+
+// Packs B (a K x N view of a constant) once; tied weights share the copy.
+void prepare_packed_gemm(OpCall& call, PackedGemmState& st, const Tensor& b_view, size_t a_input,
+                         size_t bias_input, bool has_bias) {
+  st = PackedGemmState{};
+  const Tensor b = contiguous_or_self(b_view);  // a transposed view stays a view (gemm_operand)
+  auto mb = gemm_operand(b_view.shape[0], b_view.shape[1], b_view.strides[0], b_view.strides[1]);
+  const Tensor& src = mb ? b_view : b;
+  const MatArg m = mb ? *mb : MatArg{b.shape[1], false};
+  st.K = b_view.shape[0];
+  st.N = b_view.shape[1];
+  st.a_input = a_input;
+  st.bias_input = bias_input;
+  st.bias_per_column = has_bias && is_row_vector(call.in[bias_input], st.N);
+  st.packed_b = call.prepare_ctx->derived(b_view, "gemm-B", [&](std::vector<float>& dst) {
+    dst.resize(size_t(packed_b_size(st.K, st.N)));
+    pack_b_f32(st.K, st.N, src.data<float>(), m.ld, m.trans, dst.data());
+  });
+}
+
+// Runs the packed gemm when the A operand's rows stack with unit column stride;
+// false: the caller takes its general path.
+bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a, bool has_bias) {
+  if (!st.packed_b || (has_bias && !st.bias_per_column)) return false;
+  const Tensor& out = call.out[0];
+  const int64_t nd = a.dim();
+  if (nd < 1 || a.shape[nd - 1] != st.K || (a.strides[nd - 1] != 1 && st.K > 1)) return false;
+  const int64_t ld = nd >= 2 ? a.strides[nd - 2] : st.K;
+  if (nd >= 2 && !rows_collapse(a, ld)) return false;
+  if (nd >= 2 && ld < st.K && a.numel() / st.K > 1) return false;
+  GemmOperandA A;
+  A.data = a.data<float>();
+  A.ld = std::max<int64_t>(ld, st.K);
+  GemmOperandB B;
+  B.packed = st.packed_b->data();
+  GemmEpilogue epi = gemm_epilogue(call.epilogue, 0, st.N);
+  if (has_bias) {
+    const Tensor& bias = call.in[st.bias_input];
+    epi.bias = bias.data<float>();
+  }
+  gemm_f32_ex(out.numel() / std::max<int64_t>(st.N, 1), st.N, st.K, A, B, out.data<float>(), st.N, 1.0f, 0.0f,
+              epi);
+  return true;
+}
+
+void plan_linear_packed(OpCall& call) {
+  plan_linear(call);
+  call.state = std::make_shared<PackedGemmState>();
+}
+
+void prepare_linear(OpCall& call) {
+  auto& st = call.state_as<PackedGemmState>();
+  st = PackedGemmState{};
+  const Tensor& w = call.in[1];
+  if (call.out[0].dtype != DType::F32 || w.dim() != 2 || !call.is_constant(1)) return;
+  const Tensor wt = w.view_as({w.shape[1], w.shape[0]}, {w.strides[1], w.strides[0]}, w.offset);
+  prepare_packed_gemm(call, st, wt, 0, 2, call.in.size() == 3);
+}
+
+void run_linear(OpCall& call) {
+  const auto& st = call.state_as<PackedGemmState>();
+  if (!run_packed_gemm(call, st, call.in[0], call.in.size() == 3)) run_linear_reference(call);
+}
+
+void plan_addmm_packed(OpCall& call) {
+  plan_addmm_like(call, 2);
+  call.state = std::make_shared<PackedGemmState>();
+}
+
+bool unit_scalars(const OpCall& call) {
+  const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
+  return beta.f == 1.0 && alpha.f == 1.0;
+}
+
+void prepare_addmm(OpCall& call) {
+  auto& st = call.state_as<PackedGemmState>();
+  st = PackedGemmState{};
+  if (call.out[0].dtype != DType::F32 || !call.is_constant(2) || !unit_scalars(call)) return;
+  prepare_packed_gemm(call, st, call.in[2], 1, 0, true);
+}
+
+void run_addmm(OpCall& call) {
+  const auto& st = call.state_as<PackedGemmState>();
+  if (run_packed_gemm(call, st, call.in[1], true)) return;
+  run_addmm_like(call);
+  apply_epilogue(call.epilogue, call.out[0]);
+}
+
+OpDef packed_gemm_def(void (*plan)(OpCall&), void (*run)(OpCall&), void (*prepare)(OpCall&)) {
+  OpDef def{plan, run, prepare};
+  def.accepts_epilogue = true;
+  return def;
 }
 
 }  // namespace
@@ -409,11 +519,11 @@ TIR_REGISTER_OPS(
     // aten::matmul(Tensor self, Tensor other) -> Tensor
     {"aten.matmul.default", {plan_matmul, run_matmul}},
     // aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-    {"aten.addmm.default", {[](OpCall& c) { plan_addmm_like(c, 2); }, run_addmm_like}},
+    {"aten.addmm.default", packed_gemm_def(plan_addmm_packed, run_addmm, prepare_addmm)},
     // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
     {"aten.baddbmm.default", {[](OpCall& c) { plan_addmm_like(c, 3); }, run_addmm_like}},
     // aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
-    {"aten.linear.default", {plan_linear, run_linear}},
+    {"aten.linear.default", packed_gemm_def(plan_linear_packed, run_linear, prepare_linear)},
     // aten::addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
     {"aten.addmm_.default", {[](OpCall& c) { plan_addmm_like(c, 2, true); }, run_addmm_inplace}},
     // aten::baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)

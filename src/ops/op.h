@@ -1,10 +1,15 @@
 // The op interface. Every op is defined once (one file per op family in
-// src/ops) by two functions:
+// src/ops) by up to three functions, an op's life being plan -> prepare -> run:
 //   plan(call): runs at compile time. Reads input metadata (shape/dtype/strides;
 //     no data yet), checks arguments, and sets every output either to a fresh
 //     tensor (call.fresh) or to a view of an input (call.alias). May stash parsed
-//     attributes or prepacked data in call.state for run().
-//   run(call): runs at execute time with data. Null for pure view ops.
+//     attributes in call.state for run().
+//   prepare(call): optional; runs once after the weights are bound (and again
+//     after a re-bind). Sees weight data: packs constant operands (through
+//     call.prepare_ctx, which shares one packed copy between tied weights),
+//     folds what the fusion pass gave the op (call.epilogue), picks a kernel.
+//   run(call): runs at execute time with data; allocates nothing it can
+//     allocate in prepare. Null for pure view ops.
 // Ops register themselves with TIR_REGISTER_OPS in their own file, so adding an
 // op touches one op file and a test.
 #pragma once
@@ -23,6 +28,33 @@
 
 namespace tir {
 
+// Work of later IR nodes that the runtime's fusion pass (runtime/fusion.cpp)
+// hands to an op that accepts it (OpDef::accepts_epilogue), applied to the
+// op's output in this order: batch norm (eval; folded into the weights at
+// prepare), + residual, then the activation. The covered nodes are skipped at
+// run time and their outputs alias this op's output.
+struct FusedEpilogue {
+  enum class Act : uint8_t { None, Relu, Clamp };
+  Act act = Act::None;
+  double lo = 0, hi = 0;             // Clamp bounds (relu6/hardtanh/clamp)
+  Tensor residual;                   // added before the activation (undefined: none)
+  bool has_bn = false;               // y = (y - mean) / sqrt(var + eps) * weight + bias
+  Tensor bn_weight, bn_bias, bn_mean, bn_var;  // weight/bias may be undefined (1 / 0)
+  double bn_eps = 1e-5;
+  std::vector<std::string> covers;   // the fused IR nodes, in order
+  bool empty() const { return covers.empty(); }
+};
+
+// What prepare() may ask of the runtime.
+class PrepareContext {
+ public:
+  virtual ~PrepareContext() = default;
+  // One derived copy of a constant tensor per (tensor view, layout): tied
+  // weights share it. `make` fills the vector the first time.
+  virtual std::shared_ptr<const std::vector<float>> derived(
+      const Tensor& source, const std::string& layout, const std::function<void(std::vector<float>&)>& make) = 0;
+};
+
 class OpCall {
  public:
   explicit OpCall(const OpNode& n) : node(&n) {}
@@ -31,6 +63,13 @@ class OpCall {
   std::vector<Tensor> in;    // resolved tensor inputs, IR order
   std::vector<Tensor> out;   // one per IR output
   std::shared_ptr<void> state;
+  // Set by the runtime before prepare(): input i is a bound weight/constant
+  // that no node writes (safe to pack or fold once).
+  std::vector<bool> const_in;
+  PrepareContext* prepare_ctx = nullptr;  // during prepare() only
+  FusedEpilogue epilogue;                 // set by the fusion pass (compile time)
+
+  bool is_constant(size_t i) const { return i < const_in.size() && const_in[i]; }
 
   // --- attributes (absent or null -> default; absent without default -> error) ---
   const Attr* attr(const std::string& name) const;  // null when absent or JSON null
@@ -71,7 +110,11 @@ class OpCall {
 
 struct OpDef {
   std::function<void(OpCall&)> plan;
-  std::function<void(OpCall&)> run;   // empty for pure view/no-op ops
+  std::function<void(OpCall&)> run;      // empty for pure view/no-op ops
+  std::function<void(OpCall&)> prepare;  // optional
+  // The op applies call.epilogue (f32 output): the fusion pass may give it
+  // the batch norm / residual add / activation that follow it.
+  bool accepts_epilogue = false;
 };
 
 class OpRegistry {

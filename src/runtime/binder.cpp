@@ -72,6 +72,7 @@ void Session::Impl::bind(const TensorMap& given_weights, const TensorMap& consta
     slot.bound_value = slot.mutated ? to_dtype_owned(*src, src->dtype) : Tensor{};
   }
   bound = true;
+  prepare();
 }
 
 }  // namespace tir

@@ -81,7 +81,22 @@ void Session::Impl::compile() {
     if (it == values.end()) throw IRFormatError("graph output '" + go.name + "' is not produced by any node");
     outputs.push_back(it->second);
   }
+  mark_constant_inputs();
+  fuse_epilogues();
   plan_arena();
+}
+
+void Session::Impl::mark_constant_inputs() {
+  std::set<const Buffer*> mutated;
+  for (const auto& kv : weights)
+    if (kv.second.mutated) mutated.insert(kv.second.tensor.buffer.get());
+  for (auto& step : steps) {
+    auto& c = step->call;
+    c.const_in.assign(c.in.size(), false);
+    for (size_t i = 0; i < c.in.size(); ++i)
+      c.const_in[i] = c.in[i].defined() && c.in[i].buffer->kind == Buffer::Kind::Weight &&
+                      !mutated.count(c.in[i].buffer.get());
+  }
 }
 
 Tensor Session::Impl::resolve_input(const OpNode& node, size_t index) {
@@ -153,12 +168,19 @@ void Session::Impl::mark_mutations(const Step& step) {
 
 void Session::Impl::plan_arena() {
   // Each arena buffer lives from its defining step to its last reader/writer.
+  // Buffers merged by the fusion pass are planned as their root buffer.
+  std::unordered_map<Buffer*, Buffer*> root_of;
+  for (const auto& m : merged_buffers) root_of[m.first] = m.second;
+  auto root = [&](Buffer* b) {
+    for (auto it = root_of.find(b); it != root_of.end(); it = root_of.find(b)) b = it->second;
+    return b;
+  };
   std::vector<Buffer*> buffers;
   std::vector<LiveRange> ranges;
   std::unordered_map<Buffer*, size_t> index;
   const int64_t end = int64_t(steps.size());
   auto touch = [&](const Tensor& t, int64_t step) {
-    Buffer* b = t.buffer.get();
+    Buffer* b = root(t.buffer.get());
     if (b->kind != Buffer::Kind::Arena && b->kind != Buffer::Kind::Input) return;
     auto it = index.find(b);
     if (it == index.end()) {
@@ -173,6 +195,7 @@ void Session::Impl::plan_arena() {
   for (int64_t s = 0; s < end; ++s) {
     for (const auto& t : steps[size_t(s)]->call.in) touch(t, s);
     for (const auto& t : steps[size_t(s)]->call.out) touch(t, s);
+    if (steps[size_t(s)]->call.epilogue.residual.defined()) touch(steps[size_t(s)]->call.epilogue.residual, s);
   }
   for (const auto& t : outputs) touch(t, end);
   if (options.keep_intermediates)
@@ -183,6 +206,7 @@ void Session::Impl::plan_arena() {
   uint8_t* base = arena_storage.get();
   base += (kArenaAlignment - reinterpret_cast<uintptr_t>(base) % kArenaAlignment) % kArenaAlignment;
   for (size_t i = 0; i < buffers.size(); ++i) buffers[i]->data = base + plan.offsets[i];
+  for (const auto& m : merged_buffers) m.first->data = root(m.first)->data;
 }
 
 void Session::bind(const TensorMap& weights, const TensorMap& constants) { impl_->bind(weights, constants); }
@@ -202,15 +226,16 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
                            meta_text(given.shape, given.dtype));
     copy_into(s.inputs[i], given);
   }
+  if (!s.prepared) s.prepare();  // models without weights never call bind()
   s.profile.clear();
   for (auto& step : s.steps) {
-    if (!step->def->run) continue;
+    if (!step->def->run || step->covered) continue;
     if (s.profiling) {
       const auto t0 = std::chrono::steady_clock::now();
       step->def->run(step->call);
       const auto t1 = std::chrono::steady_clock::now();
       s.profile.push_back({step->node->name, step->node->op_type,
-                           std::chrono::duration<double, std::milli>(t1 - t0).count()});
+                           std::chrono::duration<double, std::milli>(t1 - t0).count(), step->call.epilogue.covers});
     } else {
       step->def->run(step->call);
     }

@@ -17,12 +17,16 @@ struct NodeTiming {
   std::string node;
   std::string op_type;
   double ms = 0;
+  std::vector<std::string> covers;  // IR nodes fused into this one (their time is included)
 };
 
 struct SessionOptions {
   // Keep every intermediate value readable after run() (parity tooling): each
   // value gets its own memory instead of sharing the arena.
   bool keep_intermediates = false;
+  // Fuse batch norm / residual add / relu / clamp into the conv or linear
+  // before them (runtime/fusion.cpp). Off when keep_intermediates is on.
+  bool fusion = true;
 };
 
 class Session {

@@ -15,6 +15,7 @@ struct Step {
   const OpNode* node = nullptr;
   const OpDef* def = nullptr;
   OpCall call;
+  bool covered = false;  // fused into an earlier step's epilogue: skipped at run time
   explicit Step(const OpNode& n) : node(&n), call(n) {}
 };
 
@@ -42,8 +43,12 @@ struct Session::Impl {
   std::unique_ptr<uint8_t[]> arena_storage;
   size_t arena_size = 0;
   bool bound = false;
+  bool prepared = false;  // prepare() ran since the last bind
   bool profiling = false;
   std::vector<NodeTiming> profile;
+  // Fusion: (buffer, buffer it shares memory with) pairs for the memory plan.
+  std::vector<std::pair<Buffer*, Buffer*>> merged_buffers;
+  std::unique_ptr<PrepareContext> derived_cache;  // packed/folded weights, rebuilt at bind
 
   void compile();
   Tensor resolve_input(const OpNode& node, size_t index);
@@ -51,8 +56,11 @@ struct Session::Impl {
   Tensor& weight_tensor(const std::string& placeholder, const OpNode& reader);
   void check_outputs(const Step& step) const;
   void mark_mutations(const Step& step);
+  void mark_constant_inputs();
+  void fuse_epilogues();
   void plan_arena();
   void bind(const TensorMap& weights, const TensorMap& constants);
+  void prepare();
 };
 
 // True for ATen in-place ops ("aten.add_.Tensor", "aten.index_copy_.default").

@@ -47,6 +47,43 @@ TEST_P(ModelFixtureTest, VerifiesAgainstRecordedOutputs) {
   EXPECT_EQ(again.max_diff, r.max_diff);
 }
 
+// The fusion pass (batch norm / residual add / relu / clamp into conv and
+// linear) changes only rounding: fused and unfused runs agree, the fused
+// profile lists the IR nodes each fused step covers, and every IR node of a
+// conv/linear chain is either run or covered.
+TEST_P(ModelFixtureTest, FusedMatchesUnfusedAndProfileNamesCoveredNodes) {
+  const ModelFixture& f = GetParam();
+  if (f.weights.empty() || f.io.empty()) GTEST_SKIP() << f.id << ": weights/io not generated (run tools/make_fixtures.sh)";
+  Model model = load_model_file(f.ir);
+  std::vector<std::string> in_names;
+  for (const auto& gi : model.graph_inputs) in_names.push_back(gi.name);
+  TensorMap io = read_weights_file(f.io);
+  const auto inputs = io_tensors(io, "input.", in_names);
+  const TensorMap weights = read_weights_file(f.weights);
+  SessionOptions unfused_opts;
+  unfused_opts.fusion = false;
+  Session fused(model), unfused(model, unfused_opts);
+  fused.bind(weights);
+  unfused.bind(weights);
+  fused.set_profiling(true);
+  const VerifyReport r = verify_outputs(fused.run(inputs), unfused.run(inputs), 1e-5, 1e-5);
+  EXPECT_TRUE(r.is_valid) << f.id << "\n" << format_report(r);
+  size_t covered = 0, run_nodes = 0;
+  for (const auto& t : fused.last_profile()) {
+    covered += t.covers.size();
+    ++run_nodes;
+  }
+  size_t with_run = 0;
+  unfused.set_profiling(true);
+  unfused.run(inputs);
+  with_run = unfused.last_profile().size();
+  EXPECT_EQ(run_nodes + covered, with_run) << f.id << ": every node runs or is covered";
+  size_t bn = 0;
+  for (const auto& n : model.nodes) bn += n.op_type.find("batch_norm") != std::string::npos;
+  if (f.id.rfind("resnet18/", 0) == 0 || f.id.rfind("mobilenet_v2/", 0) == 0 || f.id.rfind("small_cnn/", 0) == 0)
+    EXPECT_GE(covered, bn) << f.id << ": every eval batch norm after a conv is folded";
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelFixtureTest, ::testing::ValuesIn(model_fixtures()),
                          [](const auto& info) { return fixture_test_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ModelFixtureTest);

@@ -1,0 +1,62 @@
+#include "ops/epilogue.h"
+
+#include <cmath>
+
+namespace tir {
+
+namespace {
+std::vector<double> channel_values(const Tensor& t, int64_t channels, double missing) {
+  std::vector<double> v(size_t(channels), missing);
+  if (!t.defined()) return v;
+  const float* p = t.data<float>();
+  for (int64_t c = 0; c < channels; ++c) v[size_t(c)] = p[c * t.strides[0]];
+  return v;
+}
+}  // namespace
+
+void batch_norm_affine(const FusedEpilogue& e, int64_t channels, std::vector<float>* scale,
+                       std::vector<float>* shift) {
+  const auto w = channel_values(e.bn_weight, channels, 1.0), b = channel_values(e.bn_bias, channels, 0.0);
+  const auto mean = channel_values(e.bn_mean, channels, 0.0), var = channel_values(e.bn_var, channels, 1.0);
+  scale->resize(size_t(channels));
+  shift->resize(size_t(channels));
+  for (size_t c = 0; c < size_t(channels); ++c) {
+    const double alpha = w[c] / std::sqrt(var[c] + e.bn_eps);
+    (*scale)[c] = float(alpha);
+    (*shift)[c] = float(b[c] - mean[c] * alpha);
+  }
+}
+
+GemmEpilogue gemm_epilogue(const FusedEpilogue& e, int64_t residual_offset, int64_t ldr) {
+  GemmEpilogue g;
+  if (e.residual.defined()) {
+    g.residual = e.residual.data<float>() + residual_offset;
+    g.ldr = ldr;
+  }
+  if (e.act == FusedEpilogue::Act::Relu) g.act = GemmAct::Relu;
+  if (e.act == FusedEpilogue::Act::Clamp) {
+    g.act = GemmAct::Clamp;
+    g.lo = float(e.lo);
+    g.hi = float(e.hi);
+  }
+  return g;
+}
+
+void apply_epilogue(const FusedEpilogue& e, const Tensor& y) {
+  if (e.empty()) return;
+  float* p = y.data<float>();
+  const int64_t n = y.numel();
+  if (e.has_bn) {
+    const int64_t C = y.shape[1], inner = n / std::max<int64_t>(y.shape[0] * C, 1);
+    std::vector<float> scale, shift;
+    batch_norm_affine(e, C, &scale, &shift);
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t c = size_t((i / inner) % C);
+      p[i] = p[i] * scale[c] + shift[c];
+    }
+  }
+  const GemmEpilogue g = gemm_epilogue(e, 0, n);
+  apply_gemm_epilogue_ref(1, n, p, n, g);
+}
+
+}  // namespace tir

@@ -1,0 +1,26 @@
+// Helpers for ops that take a fused epilogue (OpDef::accepts_epilogue): the
+// batch-norm fold, the kernel-level epilogue, and a generic fallback that
+// applies the epilogue to a finished output.
+#pragma once
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "ops/op.h"
+
+namespace tir {
+
+// Per-channel y * scale + shift of a fused eval batch norm, in ATen's own form
+// (alpha = weight * invstd, beta = bias - mean * alpha), computed in double.
+void batch_norm_affine(const FusedEpilogue& e, int64_t channels, std::vector<float>* scale,
+                       std::vector<float>* shift);
+
+// The residual and activation part as the gemm kernels take it; bias is the
+// caller's (set epi.bias / bias_per_row). residual_offset: elements into the
+// residual tensor where this gemm's C starts; ldr its row stride.
+GemmEpilogue gemm_epilogue(const FusedEpilogue& e, int64_t residual_offset = 0, int64_t ldr = 0);
+
+// Applies the whole epilogue (batch norm over dim 1, residual, activation) to
+// y in place: the path for kernels that do not apply it themselves.
+void apply_epilogue(const FusedEpilogue& e, const Tensor& y);
+
+}  // namespace tir

@@ -1,0 +1,231 @@
+// The SIMD f32 gemm against the scalar reference and a float64 truth, XNNPACK
+// style: M, N and K swept around every tile and cache-block edge (MR, NR, KC),
+// 0 and 1, transposed and padded operands, prepacked A/B, the GEMV path, every
+// epilogue, and the thread-count independence of the result.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "kernels/gemm.h"
+
+namespace tir {
+namespace {
+
+struct Case {
+  int64_t M, N, K;
+  bool ta = false, tb = false;
+  int64_t pad = 0;  // extra leading-dimension elements
+};
+
+std::vector<float> random_vec(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+std::string name(const Case& c) {
+  return "M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
+         (c.ta ? " A^T" : "") + (c.tb ? " B^T" : "") + (c.pad ? " padded" : "");
+}
+
+// Operands laid out as the case says; truth = sum in double; bound = sum |a*b|.
+struct Problem {
+  Case c;
+  int64_t lda, ldb, ldc;
+  std::vector<float> A, B, bias_row, bias_col, residual;
+  std::vector<double> truth, bound;
+
+  explicit Problem(const Case& cs, uint32_t seed = 1) : c(cs) {
+    lda = (c.ta ? c.M : c.K) + c.pad;
+    ldb = (c.tb ? c.K : c.N) + c.pad;
+    ldc = c.N + c.pad;
+    A = random_vec(size_t((c.ta ? c.K : c.M) * lda + 1), seed);
+    B = random_vec(size_t((c.tb ? c.N : c.K) * ldb + 1), seed + 1);
+    bias_row = random_vec(size_t(c.M + 1), seed + 2);
+    bias_col = random_vec(size_t(c.N + 1), seed + 3);
+    residual = random_vec(size_t(c.M * ldc + 1), seed + 4);
+    truth.assign(size_t(c.M * c.N), 0.0);
+    bound.assign(size_t(c.M * c.N), 0.0);
+    for (int64_t i = 0; i < c.M; ++i)
+      for (int64_t j = 0; j < c.N; ++j) {
+        double s = 0, b = 0;
+        for (int64_t k = 0; k < c.K; ++k) {
+          const double p = double(a(i, k)) * double(bb(k, j));
+          s += p;
+          b += std::fabs(p);
+        }
+        truth[size_t(i * c.N + j)] = s;
+        bound[size_t(i * c.N + j)] = b;
+      }
+  }
+  float a(int64_t i, int64_t k) const { return c.ta ? A[size_t(k * lda + i)] : A[size_t(i * lda + k)]; }
+  float bb(int64_t k, int64_t j) const { return c.tb ? B[size_t(j * ldb + k)] : B[size_t(k * ldb + j)]; }
+};
+
+// |got - want| within float32 accumulation error of a K-term sum.
+void expect_close(const Problem& p, const std::vector<float>& C, const std::vector<double>& want,
+                  const std::vector<double>& bound, const std::string& what) {
+  int bad = 0;
+  for (int64_t i = 0; i < p.c.M && bad < 5; ++i)
+    for (int64_t j = 0; j < p.c.N && bad < 5; ++j) {
+      const double w = want[size_t(i * p.c.N + j)];
+      const double tol = 1e-6 + 2.0 * double(p.c.K + 2) * 6e-8 * (bound[size_t(i * p.c.N + j)] + std::fabs(w));
+      const double g = C[size_t(i * p.ldc + j)];
+      if (!(std::fabs(g - w) <= tol)) {
+        ADD_FAILURE() << what << " " << name(p.c) << " at (" << i << "," << j << "): got " << g << ", want " << w
+                      << " (tol " << tol << ")";
+        ++bad;
+      }
+    }
+}
+
+std::vector<Case> sweep() {
+  const int64_t mr = gemm_mr(), nr = gemm_nr();
+  std::vector<int64_t> ms = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 1, 25};
+  std::vector<int64_t> ns = {1, 3, nr - 1, nr, nr + 1, 2 * nr + 3, 4 * nr + 1};
+  std::vector<int64_t> ks = {1, 2, 7, 255, 256, 257};
+  std::vector<Case> cases;
+  for (int64_t m : ms)
+    for (int64_t n : ns)
+      for (int64_t k : ks) cases.push_back({m, n, k});
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (int64_t pad : {0, 3}) cases.push_back({mr + 1, nr + 3, 37, ta, tb, pad});
+  cases.push_back({1, 1000, 1024});   // GEMV-sized
+  cases.push_back({150, 530, 300});   // crosses MC and NC blocks
+  return cases;
+}
+
+TEST(GemmKernel, SimdMatchesTruthAndReferenceAcrossTileEdges) {
+  for (const Case& c : sweep()) {
+    Problem p(c);
+    std::vector<float> C(size_t(c.M * p.ldc + 1), NAN), R(C);
+    gemm_f32(c.M, c.N, c.K, p.A.data(), p.lda, c.ta, p.B.data(), p.ldb, c.tb, C.data(), p.ldc, 1.0f, 0.0f);
+    gemm_ref_f32(c.M, c.N, c.K, p.A.data(), p.lda, c.ta, p.B.data(), p.ldb, c.tb, R.data(), p.ldc, 1.0f, 0.0f);
+    expect_close(p, C, p.truth, p.bound, "simd");
+    expect_close(p, R, p.truth, p.bound, "reference");
+    if (c.pad) {  // padding columns of C are never written
+      for (int64_t i = 0; i < c.M; ++i)
+        for (int64_t j = c.N; j < p.ldc; ++j) ASSERT_TRUE(std::isnan(C[size_t(i * p.ldc + j)])) << name(c);
+    }
+  }
+}
+
+TEST(GemmKernel, PackedOperandsEpiloguesAndBeta) {
+  const int64_t mr = gemm_mr(), nr = gemm_nr();
+  for (const Case& c : {Case{1, 2 * nr + 5, 300}, Case{mr + 2, nr + 1, 19}, Case{2 * mr, 3 * nr, 257},
+                        Case{1, nr, 5, true, false}, Case{7, 9, 300, true, true}}) {
+    Problem p(c, 7);
+    std::vector<float> pa(size_t(packed_a_size(c.M, c.K))), pb(size_t(packed_b_size(c.K, c.N)));
+    pack_a_f32(c.M, c.K, p.A.data(), p.lda, c.ta, pa.data());
+    pack_b_f32(c.K, c.N, p.B.data(), p.ldb, c.tb, pb.data());
+    for (int form = 0; form < 4; ++form) {
+      GemmEpilogue e;
+      const float alpha = form == 3 ? 0.5f : 1.0f, beta = form == 3 ? 2.0f : 0.0f;
+      if (form == 1) {
+        e.bias = p.bias_row.data();
+        e.bias_per_row = true;
+        e.act = GemmAct::Relu;
+      } else if (form == 2) {
+        e.bias = p.bias_col.data();
+        e.residual = p.residual.data();
+        e.ldr = p.ldc;
+        e.act = GemmAct::Clamp;
+        e.lo = -0.25f;
+        e.hi = 0.5f;
+      }
+      std::vector<double> want(p.truth.size());
+      std::vector<float> C0 = random_vec(size_t(c.M * p.ldc + 1), 99);
+      for (int64_t i = 0; i < c.M; ++i)
+        for (int64_t j = 0; j < c.N; ++j) {
+          double v = alpha * p.truth[size_t(i * c.N + j)] + beta * C0[size_t(i * p.ldc + j)];
+          if (e.bias) v += e.bias_per_row ? e.bias[i] : e.bias[j];
+          if (e.residual) v += e.residual[i * e.ldr + j];
+          if (e.act == GemmAct::Relu) v = std::max(v, 0.0);
+          if (e.act == GemmAct::Clamp) v = std::min(std::max(v, double(e.lo)), double(e.hi));
+          want[size_t(i * c.N + j)] = v;
+        }
+      std::vector<double> bound(p.bound);
+      for (size_t i = 0; i < bound.size(); ++i) bound[i] = bound[i] + 4.0;
+      for (int variant = 0; variant < 4; ++variant) {  // A packed?, B packed?
+        GemmOperandA A;
+        GemmOperandB B;
+        if (variant & 1) A.packed = pa.data(); else { A.data = p.A.data(); A.ld = p.lda; A.trans = c.ta; }
+        if (variant & 2) B.packed = pb.data(); else { B.data = p.B.data(); B.ld = p.ldb; B.trans = c.tb; }
+        std::vector<float> C = C0;
+        gemm_f32_ex(c.M, c.N, c.K, A, B, C.data(), p.ldc, alpha, beta, e);
+        expect_close(p, C, want, bound, "form " + std::to_string(form) + " variant " + std::to_string(variant));
+      }
+      std::vector<float> R = C0;
+      gemm_ref_f32(c.M, c.N, c.K, p.A.data(), p.lda, c.ta, p.B.data(), p.ldb, c.tb, R.data(), p.ldc, alpha, beta, e);
+      expect_close(p, R, want, bound, "reference form " + std::to_string(form));
+    }
+  }
+}
+
+TEST(GemmKernel, EmptyAndZeroK) {
+  float C[6] = {1, 2, 3, 4, 5, 6};
+  const float bias[3] = {10, 20, 30};
+  gemm_f32(0, 3, 4, nullptr, 4, false, nullptr, 3, false, C, 3, 1, 0);  // M = 0: untouched
+  EXPECT_EQ(C[0], 1.0f);
+  GemmEpilogue e;
+  e.bias = bias;
+  GemmOperandA A;
+  GemmOperandB B;
+  gemm_f32_ex(2, 3, 0, A, B, C, 3, 1.0f, 0.0f, e);  // K = 0: C = bias
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(C[i], bias[i % 3]);
+}
+
+TEST(GemmKernel, ReluAndClampPropagateNaN) {
+  const int64_t M = 3, N = gemm_nr() + 1, K = 4;
+  std::vector<float> A(size_t(M * K), 1.0f), B(size_t(K * N), 1.0f), C(size_t(M * N));
+  A[0] = NAN;  // row 0 all NaN
+  for (GemmAct act : {GemmAct::Relu, GemmAct::Clamp}) {
+    GemmEpilogue e;
+    e.act = act;
+    e.lo = 0;
+    e.hi = 1;
+    GemmOperandA a;
+    a.data = A.data();
+    a.ld = K;
+    GemmOperandB b;
+    b.data = B.data();
+    b.ld = N;
+    gemm_f32_ex(M, N, K, a, b, C.data(), N, 1.0f, 0.0f, e);
+    for (int64_t j = 0; j < N; ++j) EXPECT_TRUE(std::isnan(C[size_t(j)])) << j;
+    EXPECT_EQ(C[size_t(N)], act == GemmAct::Relu ? 4.0f : 1.0f);
+  }
+}
+
+TEST(GemmKernel, ResultDoesNotDependOnThreadCount) {
+  const int64_t nr = gemm_nr();
+  for (const Case& c : {Case{64, 8 * nr + 3, 300}, Case{200, 7, 64}, Case{1, 64 * nr, 512}}) {
+    Problem p(c, 3);
+    std::vector<float> pb(size_t(packed_b_size(c.K, c.N)));
+    pack_b_f32(c.K, c.N, p.B.data(), p.ldb, false, pb.data());
+    std::vector<std::vector<float>> outs;
+    for (int t : {1, 2, 3}) {
+      set_num_threads(t);
+      std::vector<float> C(size_t(c.M * p.ldc));
+      GemmOperandA A;
+      A.data = p.A.data();
+      A.ld = p.lda;
+      GemmOperandB B;
+      B.packed = pb.data();
+      gemm_f32_ex(c.M, c.N, c.K, A, B, C.data(), p.ldc);
+      outs.push_back(C);
+    }
+    set_num_threads(1);
+    EXPECT_EQ(outs[0], outs[1]) << name(c);
+    EXPECT_EQ(outs[0], outs[2]) << name(c);
+  }
+}
+
+}  // namespace
+}  // namespace tir
