@@ -296,8 +296,10 @@ class WasmModel {
       for (const auto& t : session_->last_profile()) {
         char ms[32];
         std::snprintf(ms, sizeof ms, "%.6f", t.ms);
+        std::string covers;
+        for (const auto& c : t.covers) covers += (covers.empty() ? "" : ", ") + json_string(c);
         s += (s.size() > 1 ? ", " : "") + std::string("{\"node\": ") + json_string(t.node) +
-             ", \"op_type\": " + json_string(t.op_type) + ", \"ms\": " + ms + "}";
+             ", \"op_type\": " + json_string(t.op_type) + ", \"ms\": " + ms + ", \"covers\": [" + covers + "]}";
       }
     }
     return s + "]";

@@ -105,6 +105,8 @@ export interface NodeTiming {
   node: string;
   opType: string;
   ms: number;
+  /** IR nodes fused into this one (batch norm, residual add, relu/clamp); their time is included. */
+  covers: string[];
 }
 
 export declare class Model {

@@ -93,8 +93,12 @@ int cmd_run(const Args& a) {
     std::printf("output %zu: %s %s\n", i, shape_to_string(outputs[i].shape).c_str(), dtype_name(outputs[i].dtype));
   }
   std::printf("run time: %.3f ms\n", ms);
-  for (const auto& t : session->last_profile())
-    std::printf("  %-40s %-40s %9.3f ms\n", t.node.c_str(), t.op_type.c_str(), t.ms);
+  for (const auto& t : session->last_profile()) {
+    std::string covers;  // nodes fused into this one (runtime/fusion.cpp)
+    for (const auto& c : t.covers) covers += (covers.empty() ? "  (+ " : ", ") + c;
+    std::printf("  %-40s %-40s %9.3f ms%s\n", t.node.c_str(), t.op_type.c_str(), t.ms,
+                covers.empty() ? "" : (covers + ")").c_str());
+  }
   if (a.has("-o")) write_safetensors_file(a.get("-o"), out);
   return 0;
 }
