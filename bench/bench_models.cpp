@@ -2,6 +2,7 @@
 // thread counts and prints a markdown table (see bench/README.md).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -33,13 +34,20 @@ const char* kUsage =
     "  --runs       timed runs per model and thread count (default 10; x10 for models under 10 ms)\n"
     "  --warmup     untimed runs first (default 2)\n"
     "  --filter     only fixtures whose id contains SUBSTR\n"
-    "  --profile    also print per-op-type time of one profiled run to stderr\n";
+    "  --profile    also print per-op-type time of one profiled run to stderr\n"
+    "  --json       one JSON line per fixture and thread count instead of the table (bench/run.mjs):\n"
+    "               exactly --runs timed runs (0: enough for --budget-ms, within --min-runs/--max-runs),\n"
+    "               max abs/rel diff vs the recorded outputs, pass at --rtol/--atol (default 1e-4)\n";
 
 struct Options {
   std::string fixtures, generated, filter;
   std::vector<int> threads{1, 2};
   int runs = 10, warmup = 2;
   bool profile = false;
+  bool json = false;
+  bool runs_given = false;
+  double rtol = 1e-4, atol = 1e-4, budget_ms = 3000;
+  int min_runs = 10, max_runs = 50;
 };
 
 struct Fixture {
@@ -72,8 +80,21 @@ Options parse(int argc, char** argv) {
       o.generated = value();
     else if (a == "--filter")
       o.filter = value();
-    else if (a == "--runs")
-      o.runs = std::max(1, std::stoi(value()));
+    else if (a == "--runs") {
+      o.runs = std::max(0, std::stoi(value()));
+      o.runs_given = true;
+    } else if (a == "--json")
+      o.json = true;
+    else if (a == "--rtol")
+      o.rtol = std::stod(value());
+    else if (a == "--atol")
+      o.atol = std::stod(value());
+    else if (a == "--budget-ms")
+      o.budget_ms = std::stod(value());
+    else if (a == "--min-runs")
+      o.min_runs = std::max(1, std::stoi(value()));
+    else if (a == "--max-runs")
+      o.max_runs = std::max(1, std::stoi(value()));
     else if (a == "--profile")
       o.profile = true;
     else if (a == "--warmup")
@@ -89,6 +110,8 @@ Options parse(int argc, char** argv) {
       throw std::runtime_error("unknown option " + a + "\n" + kUsage);
     }
   }
+  if (!o.json && o.runs < 1) o.runs = 1;
+  if (o.json && !o.runs_given) o.runs = 0;
   return o;
 }
 
@@ -150,13 +173,97 @@ void print_profile(Session& session, const std::vector<Tensor>& inputs, const st
                  total > 0 ? 100.0 * r.second.first / total : 0.0, r.second.second);
 }
 
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = double(v.size() - 1) * q;
+  const size_t lo = size_t(std::floor(pos)), hi = size_t(std::ceil(pos));
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+// Same measures as bench/lib/common.mjs compare(): max |a-e|, max |a-e| / max(|e|, atol),
+// torch.allclose for pass (NaN fails); every output, every element.
+struct Diff {
+  double max_abs = 0, max_rel = 0;
+  bool pass = true;
+};
+
+Diff diff_outputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected, double rtol,
+                  double atol) {
+  Diff d;
+  if (actual.size() != expected.size()) {
+    d.pass = false;
+    return d;
+  }
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (actual[i].shape != expected[i].shape) {
+      d.pass = false;
+      d.max_abs = d.max_rel = INFINITY;
+      continue;
+    }
+    const Tensor a = to_dtype_owned(actual[i], DType::F64), e = to_dtype_owned(expected[i], DType::F64);
+    const double *pa = a.data<double>(), *pe = e.data<double>();
+    for (int64_t k = 0; k < a.numel(); ++k) {
+      const double diff = std::fabs(pa[k] - pe[k]);
+      if (!(diff <= atol + rtol * std::fabs(pe[k]))) d.pass = false;
+      const double rel = diff / std::max(std::fabs(pe[k]), atol);
+      d.max_abs = std::isnan(diff) ? INFINITY : std::max(d.max_abs, diff);
+      d.max_rel = std::isnan(rel) ? INFINITY : std::max(d.max_rel, rel);
+    }
+  }
+  return d;
+}
+
+// --json: one line per thread count, runs as the JS runners do them (bench/runner.mjs):
+// warm-up, then the timed runs back to back; the first and the last output are checked.
+void bench_json(const Options& opt, const Fixture& f, Session& session, const std::vector<Tensor>& inputs,
+                const std::vector<Tensor>& expected) {
+  for (int threads : opt.threads) {
+    set_num_threads(threads);
+    session.reset_buffers();
+    Diff d = diff_outputs(session.run(inputs), expected, opt.rtol, opt.atol);
+    double warm_ms = 0;
+    for (int i = 0; i < std::max(1, opt.warmup); ++i) {
+      session.reset_buffers();
+      const auto t0 = std::chrono::steady_clock::now();
+      session.run(inputs);
+      warm_ms = ms_since(t0);
+    }
+    const int runs = opt.runs > 0 ? opt.runs
+                                  : std::max(opt.min_runs, std::min(opt.max_runs, int(std::ceil(
+                                                                         opt.budget_ms / std::max(warm_ms, 1e-3)))));
+    std::vector<double> times;
+    std::vector<Tensor> last;
+    for (int i = 0; i < runs; ++i) {
+      session.reset_buffers();
+      const auto t0 = std::chrono::steady_clock::now();
+      last = session.run(inputs);
+      times.push_back(ms_since(t0));
+    }
+    const Diff d2 = diff_outputs(last, expected, opt.rtol, opt.atol);
+    d.max_abs = std::max(d.max_abs, d2.max_abs);
+    d.max_rel = std::max(d.max_rel, d2.max_rel);
+    d.pass = d.pass && d2.pass;
+    std::printf(
+        "{\"engine\":\"ours-native\",\"model\":\"%s\",\"flavor\":\"%s\",\"threads\":%d,\"median_ms\":%.6g,"
+        "\"min_ms\":%.6g,\"p90_ms\":%.6g,\"runs\":%d,\"max_abs_diff\":%.6g,\"max_rel_diff\":%.6g,"
+        "\"rtol\":%g,\"atol\":%g,\"pass\":%s,\"arena_mb\":%.3f}\n",
+        f.model.c_str(), f.flavor.c_str(), threads, quantile(times, 0.5),
+        *std::min_element(times.begin(), times.end()), quantile(times, 0.9), runs,
+        std::isinf(d.max_abs) ? 1e308 : d.max_abs, std::isinf(d.max_rel) ? 1e308 : d.max_rel, opt.rtol, opt.atol,
+        d.pass ? "true" : "false", double(session.arena_bytes()) / (1024.0 * 1024.0));
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const Options opt = parse(argc, argv);
-    std::printf("| model | flavor | threads | median ms | min ms | runs | arena MB | speedup | verified |\n");
-    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    if (!opt.json) {
+      std::printf("| model | flavor | threads | median ms | min ms | runs | arena MB | speedup | verified |\n");
+      std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    }
     for (const Fixture& f : discover(opt)) {
       if (f.weights.empty() || f.io.empty()) {
         std::fprintf(stderr, "skip %s: weights/io not generated (tools/make_fixtures.sh)\n", f.id.c_str());
@@ -175,6 +282,10 @@ int main(int argc, char** argv) {
         expected.push_back(io_tensor("output." + std::to_string(i)));
       Session session(model);
       session.bind(read_weights_file(f.weights));
+      if (opt.json) {
+        bench_json(opt, f, session, inputs, expected);
+        continue;
+      }
       // Verify and warm up at every thread count; the timed runs then take
       // the thread counts in turn (5 rounds of blocks), so load from
       // elsewhere on the machine hits all of them alike.

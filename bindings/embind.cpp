@@ -23,6 +23,8 @@
 #include "ir/validator.h"
 #include "runtime/session.h"
 #include "core/thread_pool.h"
+#include "kernels/gemm.h"
+#include "kernels/selfcheck.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 
@@ -380,6 +382,17 @@ double heapBytes() { return double(emscripten_get_heap_size()); }
 
 }  // namespace
 
+// The kernels' SIMD-vs-reference sweeps (kernels/selfcheck.h), run inside this
+// build's SIMD target: {"gemm": {cases, failures, report}, "conv": {...}}.
+std::string kernelSelfcheck() {
+  auto one = [](const tir::SelfcheckResult& r) {
+    return "{\"cases\": " + std::to_string(r.cases) + ", \"failures\": " + std::to_string(r.failures) +
+           ", \"report\": " + json_string(r.report) + "}";
+  };
+  return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
+         ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
+}
+
 EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::class_<WasmModel>("WasmModel")
       .constructor<>()
@@ -411,4 +424,5 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::function("numThreads", &numThreads);
   emscripten::function("hasThreads", &hasThreads);
   emscripten::function("heapBytes", &heapBytes);
+  emscripten::function("kernelSelfcheck", &kernelSelfcheck);
 }

@@ -1,7 +1,7 @@
-// The SIMD f32 gemm against the scalar reference and a float64 truth, XNNPACK
-// style: M, N and K swept around every tile and cache-block edge (MR, NR, KC),
-// 0 and 1, transposed and padded operands, prepacked A/B, the GEMV path, every
-// epilogue, and the thread-count independence of the result.
+// The SIMD f32 gemm and conv against scalar references and a float64 truth,
+// XNNPACK style: sizes swept around every tile and cache-block edge (the
+// shared selfcheck sweeps), prepacked operands with every epilogue, NaN,
+// empty and K = 0 cases, and the thread-count independence of the result.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/gemm.h"
+#include "kernels/selfcheck.h"
 
 namespace tir {
 namespace {
@@ -85,36 +86,18 @@ void expect_close(const Problem& p, const std::vector<float>& C, const std::vect
     }
 }
 
-std::vector<Case> sweep() {
-  const int64_t mr = gemm_mr(), nr = gemm_nr();
-  std::vector<int64_t> ms = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 1, 25};
-  std::vector<int64_t> ns = {1, 3, nr - 1, nr, nr + 1, 2 * nr + 3, 4 * nr + 1};
-  std::vector<int64_t> ks = {1, 2, 7, 255, 256, 257};
-  std::vector<Case> cases;
-  for (int64_t m : ms)
-    for (int64_t n : ns)
-      for (int64_t k : ks) cases.push_back({m, n, k});
-  for (bool ta : {false, true})
-    for (bool tb : {false, true})
-      for (int64_t pad : {0, 3}) cases.push_back({mr + 1, nr + 3, 37, ta, tb, pad});
-  cases.push_back({1, 1000, 1024});   // GEMV-sized
-  cases.push_back({150, 530, 300});   // crosses MC and NC blocks
-  return cases;
+// The tile-edge sweeps themselves live in kernels/selfcheck.cpp, so the WASM
+// build runs the very same cases (npm/test/kernels.test.mjs).
+TEST(GemmKernel, SelfcheckSweepAroundTileEdges) {
+  const SelfcheckResult r = selfcheck_gemm();
+  EXPECT_GT(r.cases, 250);
+  EXPECT_EQ(r.failures, 0) << r.report;
 }
 
-TEST(GemmKernel, SimdMatchesTruthAndReferenceAcrossTileEdges) {
-  for (const Case& c : sweep()) {
-    Problem p(c);
-    std::vector<float> C(size_t(c.M * p.ldc + 1), NAN), R(C);
-    gemm_f32(c.M, c.N, c.K, p.A.data(), p.lda, c.ta, p.B.data(), p.ldb, c.tb, C.data(), p.ldc, 1.0f, 0.0f);
-    gemm_ref_f32(c.M, c.N, c.K, p.A.data(), p.lda, c.ta, p.B.data(), p.ldb, c.tb, R.data(), p.ldc, 1.0f, 0.0f);
-    expect_close(p, C, p.truth, p.bound, "simd");
-    expect_close(p, R, p.truth, p.bound, "reference");
-    if (c.pad) {  // padding columns of C are never written
-      for (int64_t i = 0; i < c.M; ++i)
-        for (int64_t j = c.N; j < p.ldc; ++j) ASSERT_TRUE(std::isnan(C[size_t(i * p.ldc + j)])) << name(c);
-    }
-  }
+TEST(ConvKernel, SelfcheckSweepAgainstDirectLoops) {
+  const SelfcheckResult r = selfcheck_conv();
+  EXPECT_GT(r.cases, 40);
+  EXPECT_EQ(r.failures, 0) << r.report;
 }
 
 TEST(GemmKernel, PackedOperandsEpiloguesAndBeta) {

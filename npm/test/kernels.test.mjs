@@ -1,0 +1,23 @@
+// The kernels' SIMD-vs-reference sweeps (src/kernels/selfcheck.cpp: gemm around
+// every MR/NR/KC edge with transposed, padded and prepacked operands and every
+// epilogue; conv 1-D/2-D/3-D, strided, padded, dilated, grouped, depthwise,
+// pointwise) run inside both WASM builds, whose SIMD target (WASM128) is not
+// the one the native tests exercise.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { getBackend } from '../index.js';
+import { assertDist } from './helpers.mjs';
+
+before(assertDist);
+
+for (const threads of [1, 2]) {
+  test(`kernel selfcheck in the ${threads === 1 ? 'simd' : 'simd-threaded'} build (${threads} thread(s))`, async () => {
+    const b = await getBackend({ threads });
+    const r = JSON.parse(String(b.module.kernelSelfcheck()));
+    assert.equal(r.nr, 8, 'WASM128 micro-kernel is 6 x 8');
+    assert.ok(r.gemm.cases > 250, `gemm cases: ${r.gemm.cases}`);
+    assert.ok(r.conv.cases > 40, `conv cases: ${r.conv.cases}`);
+    assert.equal(r.gemm.failures, 0, r.gemm.report);
+    assert.equal(r.conv.failures, 0, r.conv.report);
+  });
+}

@@ -1,0 +1,266 @@
+#include "kernels/selfcheck.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/conv.h"
+#include "kernels/gemm.h"
+
+namespace tir {
+
+namespace {
+
+std::vector<float> random_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// |got - want| within float32 accumulation error of `terms` products whose
+// absolute values sum to `magnitude`.
+bool close(double got, double want, double magnitude, int64_t terms) {
+  const double tol = 1e-6 + 2.0 * double(terms + 2) * 6e-8 * (magnitude + std::fabs(want));
+  return std::fabs(got - want) <= tol;  // false for NaN
+}
+
+void fail(SelfcheckResult& r, const std::string& what) {
+  if (r.failures++ < 20) r.report += what + "\n";
+}
+
+double apply_act(double v, GemmAct act, float lo, float hi) {
+  if (act == GemmAct::Relu) return v < 0 ? 0 : v;
+  if (act == GemmAct::Clamp) return std::min(std::max(v, double(lo)), double(hi));
+  return v;
+}
+
+struct GemmCase {
+  int64_t M, N, K;
+  bool ta, tb, packed_a, packed_b;
+  int64_t pad;
+  int form;  // 0 plain, 1 row bias + relu, 2 column bias + residual + clamp, 3 alpha/beta
+};
+
+void check_gemm(SelfcheckResult& r, const GemmCase& c, uint32_t seed) {
+  ++r.cases;
+  const int64_t lda = (c.ta ? c.M : c.K) + c.pad, ldb = (c.tb ? c.K : c.N) + c.pad, ldc = c.N + c.pad;
+  const auto A = random_values(size_t((c.ta ? c.K : c.M) * lda + 1), seed);
+  const auto B = random_values(size_t((c.tb ? c.N : c.K) * ldb + 1), seed + 1);
+  const auto bias = random_values(size_t(std::max(c.M, c.N) + 1), seed + 2);
+  const auto res = random_values(size_t(c.M * ldc + 1), seed + 3);
+  const auto C0 = random_values(size_t(c.M * ldc + 1), seed + 4);
+  GemmEpilogue e;
+  float alpha = 1, beta = 0;
+  if (c.form == 1) {
+    e.bias = bias.data();
+    e.bias_per_row = true;
+    e.act = GemmAct::Relu;
+  } else if (c.form == 2) {
+    e.bias = bias.data();
+    e.residual = res.data();
+    e.ldr = ldc;
+    e.act = GemmAct::Clamp;
+    e.lo = -0.3f;
+    e.hi = 0.4f;
+  } else if (c.form == 3) {
+    alpha = 0.75f;
+    beta = -1.5f;
+  }
+  std::vector<float> pa, pb;
+  GemmOperandA ga;
+  GemmOperandB gb;
+  if (c.packed_a) {
+    pa.resize(size_t(packed_a_size(c.M, c.K)));
+    pack_a_f32(c.M, c.K, A.data(), lda, c.ta, pa.data());
+    ga.packed = pa.data();
+  } else {
+    ga.data = A.data();
+    ga.ld = lda;
+    ga.trans = c.ta;
+  }
+  if (c.packed_b) {
+    pb.resize(size_t(packed_b_size(c.K, c.N)));
+    pack_b_f32(c.K, c.N, B.data(), ldb, c.tb, pb.data());
+    gb.packed = pb.data();
+  } else {
+    gb.data = B.data();
+    gb.ld = ldb;
+    gb.trans = c.tb;
+  }
+  std::vector<float> C = C0, R = C0;
+  gemm_f32_ex(c.M, c.N, c.K, ga, gb, C.data(), ldc, alpha, beta, e);
+  gemm_ref_f32(c.M, c.N, c.K, A.data(), lda, c.ta, B.data(), ldb, c.tb, R.data(), ldc, alpha, beta, e);
+  int bad = 0;
+  for (int64_t i = 0; i < c.M && !bad; ++i)
+    for (int64_t j = 0; j < c.N && !bad; ++j) {
+      double s = 0, mag = 0;
+      for (int64_t k = 0; k < c.K; ++k) {
+        const double p = double(c.ta ? A[size_t(k * lda + i)] : A[size_t(i * lda + k)]) *
+                         double(c.tb ? B[size_t(j * ldb + k)] : B[size_t(k * ldb + j)]);
+        s += p;
+        mag += std::fabs(p);
+      }
+      double want = alpha * s + beta * C0[size_t(i * ldc + j)];
+      if (e.bias) want += e.bias_per_row ? e.bias[i] : e.bias[j];
+      if (e.residual) want += e.residual[i * ldc + j];
+      want = apply_act(want, e.act, e.lo, e.hi);
+      const double got = C[size_t(i * ldc + j)], ref = R[size_t(i * ldc + j)];
+      if (!close(got, want, mag + 4, c.K) || !close(ref, want, mag + 4, c.K)) {
+        fail(r, "gemm M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
+                    " ta=" + std::to_string(c.ta) + " tb=" + std::to_string(c.tb) + " pa=" +
+                    std::to_string(c.packed_a) + " pb=" + std::to_string(c.packed_b) + " form=" +
+                    std::to_string(c.form) + " at (" + std::to_string(i) + "," + std::to_string(j) +
+                    "): simd " + std::to_string(got) + " ref " + std::to_string(ref) + " want " +
+                    std::to_string(want));
+        bad = 1;
+      }
+    }
+  if (c.pad)  // C's padding columns are never written
+    for (int64_t i = 0; i < c.M; ++i)
+      for (int64_t j = c.N; j < ldc; ++j)
+        if (C[size_t(i * ldc + j)] != C0[size_t(i * ldc + j)]) {
+          fail(r, "gemm wrote a padding column of C");
+          return;
+        }
+}
+
+}  // namespace
+
+SelfcheckResult selfcheck_gemm() {
+  SelfcheckResult r;
+  const int64_t mr = gemm_mr(), nr = gemm_nr();
+  const std::vector<int64_t> ms = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 1, 25};
+  const std::vector<int64_t> ns = {1, 3, nr - 1, nr, nr + 1, 2 * nr + 3, 4 * nr + 1};
+  const std::vector<int64_t> ks = {1, 2, 7, 255, 256, 257};
+  uint32_t seed = 1;
+  int variant = 0;
+  for (int64_t m : ms)
+    for (int64_t n : ns)
+      for (int64_t k : ks) {
+        // Rotate transposes, packing and epilogues through the sweep.
+        const int v = variant++;
+        check_gemm(r, {m, n, k, (v & 1) != 0, (v & 2) != 0, (v % 3) == 0, (v % 5) == 0, v % 7 == 0 ? 3 : 0, v % 4},
+                   seed += 7);
+      }
+  for (int form = 0; form < 4; ++form) {
+    check_gemm(r, {1, 1000, 1024, false, false, false, true, 0, form}, seed += 7);  // GEMV
+    check_gemm(r, {150, 530, 300, false, false, false, form % 2 == 1, 0, form}, seed += 7);  // MC/NC blocks
+  }
+  return r;
+}
+
+namespace {
+
+struct ConvCase {
+  ConvGeom g;
+  bool bias, residual, prepared;
+  GemmAct act;
+};
+
+// Fills the output sizes from the input/kernel geometry.
+ConvGeom geom(int64_t N, int64_t C, int64_t OC, int64_t G, std::vector<int64_t> in, std::vector<int64_t> k,
+              int64_t s, int64_t p, int64_t dil) {
+  ConvGeom g;
+  g.N = N;
+  g.C = C;
+  g.OC = OC;
+  g.G = G;
+  const size_t rank = in.size();  // stride/padding/dilation apply to the real spatial dims only
+  while (in.size() < 3) in.insert(in.begin(), 1), k.insert(k.begin(), 1);
+  g.D = in[0], g.H = in[1], g.W = in[2], g.KD = k[0], g.KH = k[1], g.KW = k[2];
+  g.SW = s, g.PW = p, g.DW = dil;
+  if (rank >= 2) g.SH = s, g.PH = p, g.DH = dil;
+  if (rank >= 3) g.SD = s, g.PD = p, g.DD = dil;
+  g.OD = (g.D + 2 * g.PD - g.DD * (g.KD - 1) - 1) / g.SD + 1;
+  g.OH = (g.H + 2 * g.PH - g.DH * (g.KH - 1) - 1) / g.SH + 1;
+  g.OW = (g.W + 2 * g.PW - g.DW * (g.KW - 1) - 1) / g.SW + 1;
+  return g;
+}
+
+void check_conv(SelfcheckResult& r, const ConvCase& c, uint32_t seed) {
+  ++r.cases;
+  const ConvGeom& g = c.g;
+  const int64_t cg = g.C / g.G, ocg = g.OC / g.G, taps = g.taps(), P = g.out_plane();
+  const auto x = random_values(size_t(g.N * g.C * g.in_plane()), seed);
+  const auto w = random_values(size_t(g.OC * cg * taps), seed + 1);
+  const auto b = random_values(size_t(g.OC), seed + 2);
+  const auto res = random_values(size_t(g.N * g.OC * P), seed + 3);
+  std::vector<float> y(size_t(g.N * g.OC * P), NAN), prepared;
+  if (c.prepared) {
+    prepared.resize(size_t(conv_prepared_weights_size(g)));
+    prepare_conv_weights_f32(g, w.data(), nullptr, prepared.data());
+  }
+  GemmEpilogue e;
+  e.residual = c.residual ? res.data() : nullptr;
+  e.act = c.act;
+  e.lo = -0.5f;
+  e.hi = 0.5f;
+  conv_nd_f32(g, x.data(), w.data(), c.prepared ? prepared.data() : nullptr, c.bias ? b.data() : nullptr,
+              y.data(), e);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t oc = 0; oc < g.OC; ++oc)
+      for (int64_t o = 0; o < P; ++o) {
+        const int64_t od = o / (g.OH * g.OW), oh = (o / g.OW) % g.OH, ow = o % g.OW;
+        double s = 0, mag = 0;
+        const int64_t gi = oc / ocg;
+        for (int64_t ci = 0; ci < cg; ++ci)
+          for (int64_t t = 0; t < taps; ++t) {
+            const int64_t kd = t / (g.KH * g.KW), kh = (t / g.KW) % g.KH, kw = t % g.KW;
+            const int64_t id = od * g.SD - g.PD + kd * g.DD, ih = oh * g.SH - g.PH + kh * g.DH,
+                          iw = ow * g.SW - g.PW + kw * g.DW;
+            if (id < 0 || id >= g.D || ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+            const double p = double(x[size_t((((n * g.C + gi * cg + ci) * g.D + id) * g.H + ih) * g.W + iw)]) *
+                             double(w[size_t((oc * cg + ci) * taps + t)]);
+            s += p;
+            mag += std::fabs(p);
+          }
+        const size_t at = size_t((n * g.OC + oc) * P + o);
+        if (c.bias) s += b[size_t(oc)];
+        if (c.residual) s += res[at];
+        s = apply_act(s, c.act, e.lo, e.hi);
+        if (!close(y[at], s, mag + 4, cg * taps)) {
+          fail(r, "conv N=" + std::to_string(g.N) + " C=" + std::to_string(g.C) + " OC=" + std::to_string(g.OC) +
+                      " G=" + std::to_string(g.G) + " in=" + std::to_string(g.D) + "x" + std::to_string(g.H) + "x" +
+                      std::to_string(g.W) + " k=" + std::to_string(g.KD) + "x" + std::to_string(g.KH) + "x" +
+                      std::to_string(g.KW) + " s=" + std::to_string(g.SW) + " p=" + std::to_string(g.PW) +
+                      " d=" + std::to_string(g.DW) + " at " + std::to_string(at) + ": got " +
+                      std::to_string(y[at]) + " want " + std::to_string(s));
+          return;
+        }
+      }
+}
+
+}  // namespace
+
+SelfcheckResult selfcheck_conv() {
+  SelfcheckResult r;
+  uint32_t seed = 100;
+  const int64_t nr = gemm_nr();
+  int v = 0;
+  auto add = [&](const ConvGeom& g) {
+    const GemmAct acts[3] = {GemmAct::None, GemmAct::Relu, GemmAct::Clamp};
+    check_conv(r, {g, v % 2 == 0, v % 3 == 0, v % 4 != 1, acts[v % 3]}, seed += 11);
+    ++v;
+  };
+  for (int64_t hw : {int64_t(1), int64_t(5), nr - 1, nr + 3, int64_t(17)}) {
+    add(geom(1, 3, 8, 1, {hw, hw}, {3, 3}, 1, 1, 1));       // 3x3 same
+    add(geom(2, 4, 7, 1, {hw, hw + 2}, {3, 3}, 2, 1, 1));   // strided, odd OC
+    add(geom(1, 5, 13, 1, {hw, hw}, {1, 1}, 1, 0, 1));      // pointwise (gemm on the planes)
+    add(geom(1, 6, 6, 6, {hw, hw + 1}, {3, 3}, 1, 1, 1));   // depthwise
+    add(geom(1, 6, 12, 6, {hw + 2, hw}, {3, 3}, 2, 1, 1));  // depthwise stride 2, multiplier 2
+    add(geom(1, 4, 4, 4, {hw, hw}, {5, 5}, 1, 2, 1));       // depthwise 5x5
+    add(geom(1, 8, 8, 2, {hw, hw}, {3, 3}, 1, 2, 2));       // grouped, dilated
+    add(geom(1, 3, 5, 1, {hw + 4}, {4}, 3, 1, 1));          // 1-D
+  }
+  add(geom(1, 2, 3, 1, {3, 5, 4}, {2, 3, 3}, 1, 1, 1));     // 3-D
+  add(geom(1, 4, 4, 4, {3, 6, 6}, {3, 3, 3}, 1, 1, 1));     // 3-D depthwise
+  add(geom(1, 70, 20, 1, {9, 9}, {3, 3}, 1, 1, 1));         // K = 630 crosses KC
+  add(geom(1, 1, 1, 1, {1, 1}, {1, 1}, 1, 0, 1));           // 1x1x1
+  return r;
+}
+
+}  // namespace tir

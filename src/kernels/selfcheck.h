@@ -1,0 +1,24 @@
+// Kernel self-check: the SIMD kernels against scalar references, swept over
+// sizes around every tile edge (XNNPACK-tester style). Lives in the library so
+// the same sweep runs natively (tests/cpp/unit) and inside the WASM build
+// (npm/test through the bindings), where the SIMD target differs.
+#pragma once
+#include <string>
+
+namespace tir {
+
+struct SelfcheckResult {
+  int cases = 0;
+  int failures = 0;
+  std::string report;  // one line per failure (the first 20)
+};
+
+// gemm: M/N/K around MR, NR and KC; transposed, padded and prepacked operands;
+// every epilogue. Compared with gemm_ref_f32 and a float64 truth.
+SelfcheckResult selfcheck_gemm();
+// conv_nd_f32 (packed im2col gemm, 1x1, depthwise SIMD) against a direct
+// float64 loop: 1-D/2-D/3-D, strides, padding, dilation, groups, odd sizes,
+// bias, residual and activations.
+SelfcheckResult selfcheck_conv();
+
+}  // namespace tir
