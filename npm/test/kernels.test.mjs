@@ -14,7 +14,8 @@ for (const threads of [1, 2]) {
   test(`kernel selfcheck in the ${threads === 1 ? 'simd' : 'simd-threaded'} build (${threads} thread(s))`, async () => {
     const b = await getBackend({ threads });
     const r = JSON.parse(String(b.module.kernelSelfcheck()));
-    assert.equal(r.nr, 8, 'WASM128 micro-kernel is 6 x 8');
+    assert.equal(r.nr, 8, 'WASM128 micro-kernel is 4 x 8');
+    assert.equal(r.mr, 4, 'WASM128 micro-kernel is 4 x 8');
     assert.ok(r.gemm.cases > 250, `gemm cases: ${r.gemm.cases}`);
     assert.ok(r.conv.cases > 40, `conv cases: ${r.conv.cases}`);
     assert.equal(r.gemm.failures, 0, r.gemm.report);

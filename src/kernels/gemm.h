@@ -34,7 +34,7 @@ struct GemmEpilogue {
   bool trivial() const { return !bias && !residual && act == GemmAct::None; }
 };
 
-// Micro-kernel tile of the compiled SIMD target (WASM128: 6 x 8, AVX2: 6 x 16).
+// Micro-kernel tile of the compiled SIMD target (WASM128: 4 x 8, AVX2: 6 x 16).
 int64_t gemm_mr();
 int64_t gemm_nr();
 
