@@ -6,7 +6,7 @@
 // pool or JIT state.
 //
 //   node bench/runner.mjs --engine ours|ort-web|ort-node|tfjs --model NAME --threads N
-//        [--dir build/bench] [--flavor DIR] [--runs N] [--warmup N] [--budget-ms MS]
+//        [--dir build/bench] [--flavor DIR] [--runs N] [--warmup N] [--warmup-ms MS] [--budget-ms MS]
 //        [--min-runs N] [--max-runs N] [--rtol 1e-4] [--atol 1e-4]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -139,6 +139,7 @@ async function main() {
   result.load_ms = performance.now() - tLoad;
   const { first, last, times, cpuUtil } = await timeRuns(step, {
     warmup: Number(a.warmup ?? 3),
+    warmupMs: Number(a.warmup_ms ?? 3000),
     runs: Number(a.runs ?? 0),
     minRuns: Number(a.min_runs ?? 10),
     maxRuns: Number(a.max_runs ?? 50),

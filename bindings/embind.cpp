@@ -371,6 +371,7 @@ void setNumThreads(int n) {
   });
 }
 int numThreads() { return tir::num_threads(); }
+int startedThreads() { return tir::started_threads(); }
 bool hasThreads() {
 #ifdef __EMSCRIPTEN_PTHREADS__
   return true;
@@ -390,6 +391,7 @@ std::string kernelSelfcheck() {
            ", \"report\": " + json_string(r.report) + "}";
   };
   return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
+         ", \"pool\": " + one(tir::selfcheck_pool()) +
          ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
 }
 
@@ -423,6 +425,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::function("setNumThreads", &setNumThreads);
   emscripten::function("numThreads", &numThreads);
   emscripten::function("hasThreads", &hasThreads);
+  emscripten::function("startedThreads", &startedThreads);
   emscripten::function("heapBytes", &heapBytes);
   emscripten::function("kernelSelfcheck", &kernelSelfcheck);
 }

@@ -78,6 +78,18 @@ export class Backend {
     const t = Math.min(this.maxThreads, Math.max(1, Math.floor(n) || 1));
     if (this.threaded && t !== this.numThreads) this.module.setNumThreads(t);
   }
+  /**
+   * Resolves once every pool thread runs. A new pthread may start only after
+   * the main thread yields to the event loop; a caller that then runs models
+   * back to back (awaiting only resolved promises) would never yield, and the
+   * caller would do all the work alone. Waits at most `ms`.
+   */
+  async workersStarted(ms = 5000) {
+    const until = Date.now() + ms;
+    while (this.threaded && Number(this.module.startedThreads()) < this.numThreads && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
   /** Current size of the module's WASM memory in bytes (it grows, never shrinks). */
   heapBytes() {
     return Number(this.module.heapBytes());
@@ -108,6 +120,7 @@ export async function getBackend(options = {}) {
   const backend = await p;
   if (variant === VARIANTS.threaded) {
     backend.setNumThreads(threads ?? (await defaultThreads()));
+    await backend.workersStarted();
   }
   return backend;
 }

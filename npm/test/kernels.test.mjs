@@ -20,5 +20,7 @@ for (const threads of [1, 2]) {
     assert.ok(r.conv.cases > 40, `conv cases: ${r.conv.cases}`);
     assert.equal(r.gemm.failures, 0, r.gemm.report);
     assert.equal(r.conv.failures, 0, r.conv.report);
+    assert.ok(r.pool.cases > 40, `pool cases: ${r.pool.cases}`);
+    assert.equal(r.pool.failures, 0, r.pool.report);
   });
 }

@@ -26,9 +26,14 @@ namespace tir {
 
 void set_num_threads(int) {}
 int num_threads() { return 1; }
+int started_threads() { return 1; }
 int default_num_threads() { return 1; }
 
 void parallel_for(int64_t n, int64_t /*grain*/, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n > 0) fn(0, n);
+}
+
+void parallel_for_chunks(int64_t n, int64_t /*chunks*/, const std::function<void(int64_t, int64_t)>& fn) {
   if (n > 0) fn(0, n);
 }
 
@@ -47,7 +52,13 @@ int64_t chunk_count(int64_t n, int64_t grain, int threads) {
 // Before blocking on a condition variable, a thread polls for this long: a
 // model runs one parallel_for after another, and a sleeping thread takes tens
 // of microseconds to wake (more on VMs). Idle threads still end up blocked.
+// In WASM a sleeping worker (Atomics.wait) wakes far more slowly, so it polls
+// longer: one model run's parallel_for calls then find the workers awake.
+#ifdef __EMSCRIPTEN__
+constexpr std::chrono::microseconds kSpin{1000};
+#else
 constexpr std::chrono::microseconds kSpin{50};
+#endif
 
 template <typename Pred>
 bool spin_until(Pred pred) {
@@ -71,6 +82,12 @@ class Pool {
   ~Pool() { stop_workers(); }
 
   int threads() const { return threads_.load(std::memory_order_relaxed); }
+  int started() {
+    std::lock_guard<std::mutex> lk(m_);
+    int n = 1;
+    for (size_t i = 1; i < started_.size(); ++i) n += started_[i] ? 1 : 0;
+    return n;
+  }
 
   void resize(int n) {
     if (t_in_parallel) throw std::logic_error("tir::set_num_threads called from inside parallel_for");
@@ -207,6 +224,8 @@ void set_num_threads(int n) { pool().resize(std::max(n, 1)); }
 
 int num_threads() { return pool().threads(); }
 
+int started_threads() { return pool().started(); }
+
 int default_num_threads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
@@ -214,6 +233,13 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   const int threads = t_in_parallel ? 1 : num_threads();
   const int64_t chunks = chunk_count(n, grain, threads);
   if (chunks > 1 && pool().run(n, chunks, fn)) return;
+  fn(0, n);
+}
+
+void parallel_for_chunks(int64_t n, int64_t chunks, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  chunks = std::max<int64_t>(1, std::min(chunks, n));
+  if (!t_in_parallel && num_threads() > 1 && chunks > 1 && pool().run(n, chunks, fn)) return;
   fn(0, n);
 }
 

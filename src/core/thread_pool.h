@@ -11,6 +11,12 @@ namespace tir {
 // Number of threads kernels may use (>= 1). Changing it (re)creates the pool.
 void set_num_threads(int n);
 int num_threads();
+// Threads of the pool actually running (the caller plus workers that have
+// entered their loop). In WASM a new worker may start only after the page's
+// main thread yields to the event loop; until then parallel_for still works,
+// with the caller doing every chunk. The JS loader waits for this to reach
+// num_threads().
+int started_threads();
 // Hardware concurrency as the platform reports it (>= 1).
 int default_num_threads();
 
@@ -18,5 +24,11 @@ int default_num_threads();
 // `grain` long (except the last), possibly concurrently. Returns when all are
 // done. Exceptions thrown by fn are rethrown on the calling thread.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+// Like parallel_for, but in `chunks` near-equal parts (clamped to [1, n]) that
+// free threads claim one at a time, so a worker that wakes late still takes a
+// share (waking one costs ~1 ms in WASM). For kernels whose results do not
+// depend on where the chunk boundaries fall. With one thread: fn(0, n).
+void parallel_for_chunks(int64_t n, int64_t chunks, const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace tir

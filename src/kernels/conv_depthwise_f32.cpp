@@ -3,6 +3,7 @@
 #include "hwy/highway.h"
 #include "kernels/conv_depthwise.h"
 #include "kernels/parallel.h"
+#include "kernels/sliding.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -20,33 +21,14 @@ float finish(float v, const float* res, const GemmEpilogue& e) {
   return v;
 }
 
-// First ow whose tap column iw = ow*S - P + off is >= lo, and one past the last
-// ow with iw <= hi (clamped to [0, OW]).
-int64_t first_ow(int64_t lo, int64_t S, int64_t P, int64_t off, int64_t OW) {
-  const int64_t num = lo + P - off;  // need ow*S >= num
-  const int64_t ow = num <= 0 ? 0 : (num + S - 1) / S;
-  return std::min(ow, OW);
-}
-int64_t end_ow(int64_t hi, int64_t S, int64_t P, int64_t off, int64_t OW) {
-  const int64_t num = hi + P - off;  // need ow*S <= num
-  if (num < 0) return 0;
-  return std::min(num / S + 1, OW);
-}
-
 // One output plane (2-D geometry: KD = OD = D = 1).
 void plane(const ConvGeom& g, const float* x, const float* w, float b, float* y, const float* res,
            const GemmEpilogue& e) {
   const D d;
   const int64_t L = int64_t(hn::Lanes(d));
   const int64_t S = g.SW;
-  // Columns where every tap is inside the input (and, for stride 2, where the
-  // interleaved load's extra element is too).
-  int64_t a = 0, z = g.OW;
-  for (int64_t kw = 0; kw < g.KW; ++kw) {
-    a = std::max(a, first_ow(0, S, g.PW, kw * g.DW, g.OW));
-    z = std::min(z, end_ow(g.W - (S == 2 ? 2 : 1), S, g.PW, kw * g.DW, g.OW));
-  }
-  if (S > 2 || a >= z) a = z = 0;  // scalar everywhere
+  int64_t a, z;  // columns where every tap is inside the input
+  sliding_interior(g.W, g.OW, g.KW, S, g.PW, g.DW, &a, &z);
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     float* yr = y + oh * g.OW;
     const float* rr = res ? res + oh * g.OW : nullptr;
@@ -93,7 +75,7 @@ void plane(const ConvGeom& g, const float* x, const float* w, float b, float* y,
 void depthwise(const ConvGeom& g, const float* x, const float* w, const float* bias, float* y,
                const GemmEpilogue& e) {
   const int64_t ocg = g.OC / g.G, IP = g.in_plane(), P = g.out_plane(), taps = g.taps();
-  parallel_for(g.N * g.OC, grain_for(P * taps), [&](int64_t p0, int64_t p1) {
+  parallel_for_chunks(g.N * g.OC, chunks_for(g.N * g.OC, P * taps), [&](int64_t p0, int64_t p1) {
     for (int64_t np = p0; np < p1; ++np) {
       const int64_t n = np / g.OC, oc = np % g.OC;
       plane(g, x + (n * g.C + oc / ocg) * IP, w + oc * taps, bias ? bias[oc] : 0.0f, y + np * P,

@@ -26,12 +26,13 @@ bool is_pointwise(const ConvGeom& g) {
 void im2col_packed(const ConvGeom& g, const float* xg, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
                    float* dst) {
   const int64_t NR = gemm_nr(), taps = g.taps(), OHW = g.OH * g.OW, HW = g.H * g.W;
-  const int64_t npanel = (nc + NR - 1) / NR;
   for (int64_t kk = 0; kk < kc; ++kk) {
     const int64_t k = k0 + kk, c = k / taps, t = k % taps;
     const int64_t kd = t / (g.KH * g.KW), kh = (t / g.KW) % g.KH, kw = t % g.KW;
     const float* vol = xg + c * g.D * HW;
-    float* row = dst + kk * NR;
+    // Walk the block's pixels in order: (panel, lane) advance without divisions.
+    float* panel = dst + kk * NR;
+    int64_t lane = 0;
     int64_t od = j0 / OHW, oh = (j0 % OHW) / g.OW, ow = j0 % g.OW;
     int64_t jj = 0;
     while (jj < nc) {
@@ -39,11 +40,16 @@ void im2col_packed(const ConvGeom& g, const float* xg, int64_t k0, int64_t kc, i
       const int64_t id = od * g.SD - g.PD + kd * g.DD, ih = oh * g.SH - g.PH + kh * g.DH;
       const int64_t run = std::min(g.OW - ow, nc - jj);
       const bool row_in = id >= 0 && id < g.D && ih >= 0 && ih < g.H;
-      const float* src = vol + (id * g.H + ih) * g.W;
-      for (int64_t r = 0; r < run; ++r, ++jj) {
-        const int64_t iw = (ow + r) * g.SW - g.PW + kw * g.DW;
-        row[(jj / NR) * kc * NR + jj % NR] = row_in && iw >= 0 && iw < g.W ? src[iw] : 0.0f;
+      const float* src = row_in ? vol + (id * g.H + ih) * g.W : vol;
+      int64_t iw = ow * g.SW - g.PW + kw * g.DW;
+      for (int64_t r = 0; r < run; ++r, iw += g.SW) {
+        panel[lane] = row_in && iw >= 0 && iw < g.W ? src[iw] : 0.0f;
+        if (++lane == NR) {
+          lane = 0;
+          panel += kc * NR;
+        }
       }
+      jj += run;
       ow += run;
       if (ow == g.OW) {
         ow = 0;
@@ -53,7 +59,7 @@ void im2col_packed(const ConvGeom& g, const float* xg, int64_t k0, int64_t kc, i
         }
       }
     }
-    for (int64_t j = nc; j < npanel * NR; ++j) row[(j / NR) * kc * NR + j % NR] = 0.0f;
+    for (; lane != 0 && lane < NR; ++lane) panel[lane] = 0.0f;  // pad the last panel
   }
 }
 

@@ -39,6 +39,9 @@ constexpr int64_t kNR = 2 * kL;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = kMR * 24;
 constexpr int64_t kNC = kNR * 32;
+// Thread splits use a few chunks per thread, claimed dynamically (see
+// parallel_for_chunks): a late worker still gets work.
+constexpr int kChunksPerThread = 4;
 
 // Grow-only per-thread scratch: after the first runs no gemm allocates.
 float* scratch(std::vector<float>& v, int64_t n) {
@@ -276,7 +279,7 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
       x = t;
     }
     if (parallel)
-      parallel_for((npanels + 3) / 4, 1, [&](int64_t g0, int64_t g1) {
+      parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(), [&](int64_t g0, int64_t g1) {
         gemv_packed(job, x, g0 * 4, std::min(npanels, g1 * 4));
       });
     else
@@ -292,10 +295,12 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
   }
   if (!parallel) {
     run_block(job, 0, M, 0, N);
-  } else if (npanels >= mpanels || npanels >= 4 * num_threads()) {
-    parallel_for(npanels, 1, [&](int64_t q0, int64_t q1) { run_block(job, 0, M, q0 * kNR, std::min(N, q1 * kNR)); });
+  } else if (npanels >= mpanels || npanels >= kChunksPerThread * num_threads()) {
+    parallel_for_chunks(npanels, kChunksPerThread * num_threads(),
+                        [&](int64_t q0, int64_t q1) { run_block(job, 0, M, q0 * kNR, std::min(N, q1 * kNR)); });
   } else {
-    parallel_for(mpanels, 1, [&](int64_t p0, int64_t p1) { run_block(job, p0 * kMR, std::min(M, p1 * kMR), 0, N); });
+    parallel_for_chunks(mpanels, kChunksPerThread * num_threads(),
+                        [&](int64_t p0, int64_t p1) { run_block(job, p0 * kMR, std::min(M, p1 * kMR), 0, N); });
   }
 }
 

@@ -16,4 +16,11 @@ inline int64_t grain_for(int64_t cost_per_item) {
   return std::max<int64_t>(1, kMinTaskWork / std::max<int64_t>(cost_per_item, 1));
 }
 
+// Chunk count for parallel_for_chunks: a few chunks per thread, each still
+// carrying about kMinTaskWork operations (1: run inline).
+inline int64_t chunks_for(int64_t items, int64_t cost_per_item) {
+  const int64_t by_work = items * std::max<int64_t>(cost_per_item, 1) / kMinTaskWork;
+  return std::max<int64_t>(1, std::min<int64_t>(4 * num_threads(), by_work));
+}
+
 }  // namespace tir

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/parallel.h"
 
@@ -80,6 +81,8 @@ inline Window adaptive_bin(const PoolGeom& g, int64_t od, int64_t oh, int64_t ow
 
 template <typename T>
 void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* indices) {
+  if constexpr (std::is_same_v<T, float>)
+    if (!indices && max_pool_f32_fast(g, x, y)) return;
   for_each_output(g, x, g.KD * g.KH * g.KW, [&](const T* in, int64_t od, int64_t oh, int64_t ow, int64_t o) {
     window_max(g, in, pool_window(g, od, oh, ow), y + o, indices ? indices + o : nullptr);
   });

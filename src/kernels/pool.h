@@ -19,6 +19,10 @@ using Pool2dGeom = PoolGeom;  // the 2-D name existing callers use
 template <typename T>
 void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* indices);
 
+// The SIMD f32 path max_pool takes for 2-D windows without indices
+// (kernels/pool_f32.cpp); false when the geometry is not one it handles.
+bool max_pool_f32_fast(const PoolGeom& g, const float* x, float* y);
+
 // divisor_override <= 0 means none. Dilation is ignored (avg_pool has none).
 template <typename T>
 void avg_pool(const PoolGeom& g, bool count_include_pad, int64_t divisor_override, const T* x, T* y);

@@ -8,6 +8,7 @@
 
 #include "kernels/conv.h"
 #include "kernels/gemm.h"
+#include "kernels/pool.h"
 
 namespace tir {
 
@@ -260,6 +261,54 @@ SelfcheckResult selfcheck_conv() {
   add(geom(1, 4, 4, 4, {3, 6, 6}, {3, 3, 3}, 1, 1, 1));     // 3-D depthwise
   add(geom(1, 70, 20, 1, {9, 9}, {3, 3}, 1, 1, 1));         // K = 630 crosses KC
   add(geom(1, 1, 1, 1, {1, 1}, {1, 1}, 1, 0, 1));           // 1x1x1
+  return r;
+}
+
+SelfcheckResult selfcheck_pool() {
+  SelfcheckResult r;
+  uint32_t seed = 500;
+  for (int64_t hw : {int64_t(1), int64_t(6), int64_t(13), int64_t(20)})
+    for (int64_t k : {int64_t(2), int64_t(3)})
+      for (int64_t s : {int64_t(1), int64_t(2), int64_t(3)})
+        for (int64_t dil : {int64_t(1), int64_t(2)}) {
+          PoolGeom g;
+          g.planes = 3;
+          g.H = hw;
+          g.W = hw + 3;
+          g.KH = g.KW = k;
+          g.SH = g.SW = s;
+          g.PH = g.PW = k / 2;
+          g.DH = g.DW = dil;
+          g.OH = (g.H + 2 * g.PH - dil * (k - 1) - 1) / s + 1;
+          g.OW = (g.W + 2 * g.PW - dil * (k - 1) - 1) / s + 1;
+          if (g.OH <= 0 || g.OW <= 0) continue;
+          ++r.cases;
+          auto x = random_values(size_t(g.planes * g.H * g.W), seed += 3);
+          x[size_t(seed % x.size())] = NAN;
+          std::vector<float> y(size_t(g.planes * g.OH * g.OW));
+          max_pool<float>(g, x.data(), y.data(), nullptr);
+          for (int64_t p = 0; p < g.planes; ++p)
+            for (int64_t oh = 0; oh < g.OH; ++oh)
+              for (int64_t ow = 0; ow < g.OW; ++ow) {
+                float best = -INFINITY;
+                for (int64_t kh = 0; kh < k; ++kh)
+                  for (int64_t kw = 0; kw < k; ++kw) {
+                    const int64_t ih = oh * s - g.PH + kh * dil, iw = ow * s - g.PW + kw * dil;
+                    if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+                    const float v = x[size_t((p * g.H + ih) * g.W + iw)];
+                    if (v > best || std::isnan(v)) best = v;
+                  }
+                const float got = y[size_t((p * g.OH + oh) * g.OW + ow)];
+                if (!(got == best || (std::isnan(got) && std::isnan(best)))) {
+                  fail(r, "max_pool hw=" + std::to_string(hw) + " k=" + std::to_string(k) + " s=" +
+                              std::to_string(s) + " d=" + std::to_string(dil) + ": got " + std::to_string(got) +
+                              " want " + std::to_string(best));
+                  p = g.planes;
+                  oh = g.OH;
+                  break;
+                }
+              }
+        }
   return r;
 }
 

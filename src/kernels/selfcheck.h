@@ -20,5 +20,8 @@ SelfcheckResult selfcheck_gemm();
 // float64 loop: 1-D/2-D/3-D, strides, padding, dilation, groups, odd sizes,
 // bias, residual and activations.
 SelfcheckResult selfcheck_conv();
+// SIMD max pooling (kernels/pool_f32.cpp) against a direct loop: strides 1-3,
+// padding, dilation, odd sizes, NaN inputs.
+SelfcheckResult selfcheck_pool();
 
 }  // namespace tir

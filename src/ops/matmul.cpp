@@ -503,6 +503,28 @@ void run_addmm(OpCall& call) {
   apply_epilogue(call.epilogue, call.out[0]);
 }
 
+// mm(x, W) / matmul(x, W) with W a constant 2-D matrix: W packed once.
+template <void (*Plan)(OpCall&)>
+void plan_with_packed_state(OpCall& call) {
+  Plan(call);
+  call.state = std::make_shared<PackedGemmState>();
+}
+
+void prepare_right_constant(OpCall& call) {
+  auto& st = call.state_as<PackedGemmState>();
+  st = PackedGemmState{};
+  const Tensor& w = call.in[1];
+  if (call.out[0].dtype != DType::F32 || w.dim() != 2 || !call.is_constant(1)) return;
+  prepare_packed_gemm(call, st, w, 0, 0, false);
+}
+
+template <void (*Run)(OpCall&)>
+void run_right_constant(OpCall& call) {
+  if (run_packed_gemm(call, call.state_as<PackedGemmState>(), call.in[0], false)) return;
+  Run(call);
+  apply_epilogue(call.epilogue, call.out[0]);
+}
+
 OpDef packed_gemm_def(void (*plan)(OpCall&), void (*run)(OpCall&), void (*prepare)(OpCall&)) {
   OpDef def{plan, run, prepare};
   def.accepts_epilogue = true;
@@ -513,11 +535,13 @@ OpDef packed_gemm_def(void (*plan)(OpCall&), void (*run)(OpCall&), void (*prepar
 
 TIR_REGISTER_OPS(
     // aten::mm(Tensor self, Tensor mat2) -> Tensor
-    {"aten.mm.default", {plan_mm, run_mm}},
+    {"aten.mm.default",
+     packed_gemm_def(plan_with_packed_state<plan_mm>, run_right_constant<run_mm>, prepare_right_constant)},
     // aten::bmm(Tensor self, Tensor mat2) -> Tensor
     {"aten.bmm.default", {plan_bmm, run_bmm}},
     // aten::matmul(Tensor self, Tensor other) -> Tensor
-    {"aten.matmul.default", {plan_matmul, run_matmul}},
+    {"aten.matmul.default",
+     packed_gemm_def(plan_with_packed_state<plan_matmul>, run_right_constant<run_matmul>, prepare_right_constant)},
     // aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
     {"aten.addmm.default", packed_gemm_def(plan_addmm_packed, run_addmm, prepare_addmm)},
     // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor

@@ -100,6 +100,12 @@ TEST(ConvKernel, SelfcheckSweepAgainstDirectLoops) {
   EXPECT_EQ(r.failures, 0) << r.report;
 }
 
+TEST(PoolKernel, SelfcheckMaxPoolAgainstDirectLoops) {
+  const SelfcheckResult r = selfcheck_pool();
+  EXPECT_GT(r.cases, 40);
+  EXPECT_EQ(r.failures, 0) << r.report;
+}
+
 TEST(GemmKernel, PackedOperandsEpiloguesAndBeta) {
   const int64_t mr = gemm_mr(), nr = gemm_nr();
   for (const Case& c : {Case{1, 2 * nr + 5, 300}, Case{mr + 2, nr + 1, 19}, Case{2 * mr, 3 * nr, 257},

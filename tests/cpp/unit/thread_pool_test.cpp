@@ -83,6 +83,30 @@ TEST_F(ThreadPoolTest, EveryIndexExactlyOnceInAtMostThreadsChunks) {
   }
 }
 
+TEST_F(ThreadPoolTest, ChunkedForCoversEveryIndexOnceInTheAskedChunks) {
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    for (int64_t n : {1, 2, 7, 100}) {
+      for (int64_t chunks : {-1, 1, 3, 8, 1000}) {
+        std::mutex m;
+        std::vector<Chunk> got;
+        std::vector<int> hits(size_t(n), 0);
+        parallel_for_chunks(n, chunks, [&](int64_t b, int64_t e) {
+          std::lock_guard<std::mutex> lk(m);
+          got.push_back({b, e});
+          for (int64_t i = b; i < e; ++i) ++hits[size_t(i)];
+        });
+        for (int h : hits) EXPECT_EQ(h, 1);
+        const int64_t want = threads == 1 ? 1 : std::max<int64_t>(1, std::min(chunks, n));
+        EXPECT_EQ(int64_t(got.size()), want) << "threads " << threads << " n " << n << " chunks " << chunks;
+      }
+    }
+  }
+  int calls = 0;
+  parallel_for_chunks(0, 4, [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
 TEST_F(ThreadPoolTest, EmptyRangeNeverCallsFn) {
   for (int threads : {1, 3}) {
     set_num_threads(threads);
