@@ -28,7 +28,7 @@ const USAGE = `usage: bench/run.sh [options]      (or: node bench/run.mjs, after
   --runs N          timed runs per process (default 0: adaptive, about --budget-ms of runs,
                     between --min-runs 10 and --max-runs 50)
   --warmup N        untimed runs first (default 3)
-  --warmup-ms MS    ... and at least this long (default 3000; 300 with --quick): WASM tier-up
+  --warmup-ms MS    ... and at least this long, JS engines (default 3000; 300 with --quick): WASM tier-up
   --budget-ms MS    adaptive run budget per process (default 3000)
   --quick           smoke test: 1 pass, 3 runs, 1 warm-up
   --flavor SUBSTR   IR flavor for our engine (default: the torch 2.x training IR)
@@ -111,14 +111,14 @@ function flavorOf(o, model) {
 }
 
 function command(o, job, tirBench) {
-  const common = ['--warmup', o.warmup, '--warmup-ms', o.warmupMs, '--runs', o.runs, '--budget-ms', o.budgetMs, '--min-runs', o.minRuns,
+  const common = ['--warmup', o.warmup, '--runs', o.runs, '--budget-ms', o.budgetMs, '--min-runs', o.minRuns,
     '--max-runs', o.maxRuns, '--rtol', o.rtol, '--atol', o.atol].map(String);
   if (job.engine === 'ours-native') {
     return [tirBench, ['--json', '--fixtures', o.dir, '--filter', `${job.model}/${flavorOf(o, job.model)}`,
       '--threads', String(job.threads), ...common]];
   }
   const args = [path.join(BENCH_DIR, 'runner.mjs'), '--engine', job.engine, '--model', job.model,
-    '--threads', String(job.threads), '--dir', o.dir, ...common];
+    '--threads', String(job.threads), '--dir', o.dir, '--warmup-ms', String(o.warmupMs), ...common];
   if (o.flavor) args.push('--flavor', o.flavor);
   return [process.execPath, args];
 }

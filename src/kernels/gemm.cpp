@@ -1,5 +1,6 @@
-// SIMD f32 gemm (Highway, static dispatch: WASM128 in the browser, AVX2 or
-// SSE4 natively). BLIS-style: op(A) in MR-row panels, op(B) in NR-column
+// SIMD f32 gemm (Highway, static dispatch: WASM128 in the browser; natively
+// whichever of AVX-512/AVX2/SSE4 the build flags select). BLIS-style: op(A)
+// in MR-row panels, op(B) in NR-column
 // panels, both zero-padded; loops jc (NC) / pc (KC) / ic (MC) / jr (NR) / ir
 // (MR) around an MR x NR register-blocked micro-kernel that keeps the tile in
 // 2*MR vector accumulators. The epilogue (alpha/beta, bias, residual, relu or
@@ -35,10 +36,10 @@ constexpr int64_t kMR = 6;
 #endif
 constexpr int64_t kNR = 2 * kL;
 // Cache blocks: a KC x NR sliver of B stays in L1 while MC rows of A (MC x KC,
-// ~144 KiB) stream from L2; the packed KC x NC block of B is per thread.
+// 96-144 KiB) stream from L2; the packed KC x NC block of B is per thread.
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = kMR * 24;
-constexpr int64_t kNC = kNR * 32;
+constexpr int64_t kNC = 256;  // columns: 32 panels in WASM, 16 with AVX2, 8 with AVX-512
 // Thread splits use a few chunks per thread, claimed dynamically (see
 // parallel_for_chunks): a late worker still gets work.
 constexpr int kChunksPerThread = 4;

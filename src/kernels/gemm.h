@@ -34,7 +34,8 @@ struct GemmEpilogue {
   bool trivial() const { return !bias && !residual && act == GemmAct::None; }
 };
 
-// Micro-kernel tile of the compiled SIMD target (WASM128: 4 x 8, AVX2: 6 x 16).
+// Micro-kernel tile of the compiled SIMD target (WASM128: 4 x 8, AVX2: 6 x 16,
+// AVX-512: 6 x 32).
 int64_t gemm_mr();
 int64_t gemm_nr();
 
