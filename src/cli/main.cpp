@@ -1,12 +1,15 @@
 // torchir: native CLI over the engine (info / visualize / pie / run / verify / parity).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <fstream>
 #include <iostream>
 
 #include "cli/cli_common.h"
 #include "cli/parity.h"
 #include "core/errors.h"
+#include "core/thread_pool.h"
 #include "ir/info.h"
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"
@@ -26,7 +29,8 @@ const char* kUsage =
     "  info IR [--json] [-o FILE]\n"
     "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n"
     "  pie IR [--top N] [-o FILE]\n"
-    "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile]\n"
+    "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n"
+    "      [--threads N]   (--repeat: N runs, median time and per-node median profile)\n"
     "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
     "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
     "  ops                       (lists the supported op types)\n"
@@ -77,28 +81,69 @@ std::unique_ptr<Session> open_session(const Args& a, Model model) {
   return s;
 }
 
-int cmd_run(const Args& a) {
-  Model m = load_model_file(ir_path(a));
-  const std::string io_path = required(a, "--inputs");
-  TensorMap io = read_weights_file(io_path);
-  auto inputs = io_inputs(m, io, io_path);
-  auto session = open_session(a, m);
-  session->set_profiling(a.has("--profile"));
-  const auto t0 = std::chrono::steady_clock::now();
-  auto outputs = session->run(inputs);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  TensorMap out;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    out.set("output." + std::to_string(i), outputs[i]);
-    std::printf("output %zu: %s %s\n", i, shape_to_string(outputs[i].shape).c_str(), dtype_name(outputs[i].dtype));
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Per-node medians over the runs, the per-op-type totals, then every node.
+void print_profile(const std::vector<std::vector<NodeTiming>>& runs) {
+  if (runs.empty() || runs[0].empty()) return;
+  std::vector<NodeTiming> med = runs[0];
+  double total = 0;
+  std::map<std::string, double> by_op;
+  for (size_t i = 0; i < med.size(); ++i) {
+    std::vector<double> t;
+    for (const auto& r : runs) t.push_back(r[i].ms);
+    med[i].ms = median(t);
+    total += med[i].ms;
+    by_op[med[i].op_type] += med[i].ms;
   }
-  std::printf("run time: %.3f ms\n", ms);
-  for (const auto& t : session->last_profile()) {
+  std::vector<std::pair<std::string, double>> ops(by_op.begin(), by_op.end());
+  std::sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::printf("per op type (%s%zu run(s)):\n", runs.size() > 1 ? "median of " : "", runs.size());
+  for (const auto& [op, ms] : ops)
+    std::printf("  %-40s %9.3f ms %5.1f%%\n", op.c_str(), ms, total > 0 ? 100 * ms / total : 0.0);
+  std::printf("per node:\n");
+  for (const auto& t : med) {
     std::string covers;  // nodes fused into this one (runtime/fusion.cpp)
     for (const auto& c : t.covers) covers += (covers.empty() ? "  (+ " : ", ") + c;
     std::printf("  %-40s %-40s %9.3f ms%s\n", t.node.c_str(), t.op_type.c_str(), t.ms,
                 covers.empty() ? "" : (covers + ")").c_str());
   }
+}
+
+int cmd_run(const Args& a) {
+  Model m = load_model_file(ir_path(a));
+  const std::string io_path = required(a, "--inputs");
+  TensorMap io = read_weights_file(io_path);
+  auto inputs = io_inputs(m, io, io_path);
+  const int64_t repeat = a.num("--repeat", 1), threads = a.num("--threads", 0);
+  if (repeat < 1) throw Error("--repeat must be at least 1");
+  if (threads < 0) throw Error("--threads must be positive");
+  if (threads > 0) set_num_threads(int(threads));
+  auto session = open_session(a, m);
+  session->set_profiling(a.has("--profile"));
+  std::vector<Tensor> outputs;
+  std::vector<double> times;
+  std::vector<std::vector<NodeTiming>> profiles;
+  for (int64_t r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    outputs = session->run(inputs);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    profiles.push_back(session->last_profile());
+  }
+  TensorMap out;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out.set("output." + std::to_string(i), outputs[i]);
+    std::printf("output %zu: %s %s\n", i, shape_to_string(outputs[i].shape).c_str(), dtype_name(outputs[i].dtype));
+  }
+  if (repeat > 1)
+    std::printf("run time: %.3f ms (median of %lld runs; first %.3f ms)\n", median(times), (long long)repeat,
+                times[0]);
+  else
+    std::printf("run time: %.3f ms\n", times[0]);
+  print_profile(profiles);
   if (a.has("-o")) write_safetensors_file(a.get("-o"), out);
   return 0;
 }

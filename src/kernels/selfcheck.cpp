@@ -243,6 +243,7 @@ SelfcheckResult selfcheck_conv() {
   const int64_t nr = gemm_nr();
   int v = 0;
   auto add = [&](const ConvGeom& g) {
+    if (g.OD <= 0 || g.OH <= 0 || g.OW <= 0) return;  // input smaller than the dilated kernel
     const GemmAct acts[3] = {GemmAct::None, GemmAct::Relu, GemmAct::Clamp};
     check_conv(r, {g, v % 2 == 0, v % 3 == 0, v % 4 != 1, acts[v % 3]}, seed += 11);
     ++v;
@@ -254,6 +255,9 @@ SelfcheckResult selfcheck_conv() {
     add(geom(1, 6, 6, 6, {hw, hw + 1}, {3, 3}, 1, 1, 1));   // depthwise
     add(geom(1, 6, 12, 6, {hw + 2, hw}, {3, 3}, 2, 1, 1));  // depthwise stride 2, multiplier 2
     add(geom(1, 4, 4, 4, {hw, hw}, {5, 5}, 1, 2, 1));       // depthwise 5x5
+    add(geom(2, 3, 3, 3, {hw + 1, hw}, {3, 3}, 3, 1, 1));   // depthwise stride 3, batch 2
+    add(geom(1, 3, 3, 3, {hw, hw + 3}, {3, 3}, 1, 0, 2));   // depthwise dilated, no padding
+    add(geom(1, 2, 2, 2, {hw, hw}, {2, 4}, 2, 0, 1));       // depthwise generic taps, stride 2
     add(geom(1, 8, 8, 2, {hw, hw}, {3, 3}, 1, 2, 2));       // grouped, dilated
     add(geom(1, 3, 5, 1, {hw + 4}, {4}, 3, 1, 1));          // 1-D
   }

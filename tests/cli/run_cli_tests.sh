@@ -64,6 +64,18 @@ expect_output "malformed json" 1 "line 2, column" "$torchir" info "$tmp/bad.json
 expect_output "missing file" 1 "nope.json" "$torchir" info "$tmp/nope.json"
 expect_output "unknown command" 2 "unknown command" "$torchir" frobnicate
 printf 'not a weights file at all' > "$tmp/junk.safetensors"
+# run --profile --repeat --threads: median timing and the per-op-type table
+cnn=$fixtures/models/small_cnn/torch2.14-training
+if [ -f "$cnn/weights.safetensors" ]; then
+  expect_output "run --repeat" 0 "median of 3 runs" "$torchir" run "$cnn/model.json" --weights "$cnn/weights.safetensors" \
+    --inputs "$cnn/io.safetensors" --profile --repeat 3 --threads 1
+  expect_output "run profile op table" 0 "per op type (median of 3 run(s)):" "$torchir" run "$cnn/model.json" \
+    --weights "$cnn/weights.safetensors" --inputs "$cnn/io.safetensors" --profile --repeat 3
+  expect_output "run --repeat 0" 1 "--repeat must be at least 1" "$torchir" run "$cnn/model.json" \
+    --weights "$cnn/weights.safetensors" --inputs "$cnn/io.safetensors" --repeat 0
+else
+  bad "small_cnn fixture missing"
+fi
 expect_output "junk weights" 1 "junk.safetensors" "$torchir" run "$seed" --weights "$tmp/junk.safetensors" --inputs "$tmp/junk.safetensors"
 
 echo "$pass passed, $fail failed"
