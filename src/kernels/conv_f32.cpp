@@ -42,9 +42,26 @@ void im2col_packed(const ConvGeom& g, const float* xg, int64_t k0, int64_t kc, i
       const bool row_in = id >= 0 && id < g.D && ih >= 0 && ih < g.H;
       const float* src = row_in ? vol + (id * g.H + ih) * g.W : vol;
       int64_t iw = ow * g.SW - g.PW + kw * g.DW;
-      for (int64_t r = 0; r < run; ++r, iw += g.SW) {
-        panel[lane] = row_in && iw >= 0 && iw < g.W ? src[iw] : 0.0f;
-        if (++lane == NR) {
+      // Pieces that end at a panel's last lane or the segment's end; a piece
+      // wholly inside the input row is a plain (strided) copy.
+      for (int64_t r = 0; r < run;) {
+        const int64_t n = std::min(NR - lane, run - r), last = iw + (n - 1) * g.SW;
+        float* out = panel + lane;
+        if (!row_in || last < 0 || iw >= g.W) {
+          std::fill(out, out + n, 0.0f);
+        } else if (iw >= 0 && last < g.W) {
+          if (g.SW == 1) {
+            std::copy(src + iw, src + iw + n, out);
+          } else {
+            for (int64_t j = 0; j < n; ++j) out[j] = src[iw + j * g.SW];
+          }
+        } else {
+          for (int64_t j = 0, c = iw; j < n; ++j, c += g.SW) out[j] = c >= 0 && c < g.W ? src[c] : 0.0f;
+        }
+        r += n;
+        iw += n * g.SW;
+        lane += n;
+        if (lane == NR) {
           lane = 0;
           panel += kc * NR;
         }
