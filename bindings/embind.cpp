@@ -245,6 +245,37 @@ class WasmModel {
     });
   }
 
+  // The fast path of execute(): the caller writes each input's bytes into the
+  // view of its slot (same dtype/shape as inputSlotInfo), then runSlots(); no
+  // tensor is allocated and nothing is converted on the way in.
+  val inputSlot(int i) {
+    return or_throw<val>([&] {
+      need_session();
+      tir::Tensor& t = session_->input_slot(size_t(index(i, numInputs(), "input")));
+      return val(emscripten::typed_memory_view(t.nbytes(), t.raw()));
+    });
+  }
+  // "dtype shape..." of input slot i (e.g. "float32 1 3 224 224"): what the fast path accepts.
+  std::string inputSlotInfo(int i) {
+    return or_throw<std::string>([&] {
+      need_session();
+      const tir::Tensor& t = session_->input_slot(size_t(index(i, numInputs(), "input")));
+      std::string s = tir::dtype_name(t.dtype);
+      for (int64_t d : t.shape) s += " " + std::to_string(d);
+      return s;
+    });
+  }
+  std::string runSlots() {
+    return guarded([&] {
+      need_session();
+      outputs_.clear();
+      session_->run_slots();
+      // Contiguous outputs are read in place (valid until the next run).
+      for (const tir::Tensor& o : session_->output_views())
+        outputs_.push_back(o.is_contiguous() ? o : tir::to_dtype_owned(o, o.dtype));
+    });
+  }
+
   val outputBytes(int i) const {
     return or_throw<val>([&] {
       if (outputs_.empty()) throw tir::ExecutionError("outputBytes(): no outputs, run() first");
@@ -410,6 +441,9 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("outputInfo", &WasmModel::outputInfo)
       .function("setInput", &WasmModel::setInput)
       .function("run", &WasmModel::run)
+      .function("inputSlot", &WasmModel::inputSlot)
+      .function("inputSlotInfo", &WasmModel::inputSlotInfo)
+      .function("runSlots", &WasmModel::runSlots)
       .function("outputBytes", &WasmModel::outputBytes)
       .function("setExpected", &WasmModel::setExpected)
       .function("verify", &WasmModel::verify)

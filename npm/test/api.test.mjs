@@ -183,6 +183,26 @@ test('inputs as array, object by name, bare typed array, {data, shape, dtype}, p
   m.dispose();
 });
 
+test('execute copies inputs into the engine and outputs out of it: nothing aliases WASM memory between runs', async () => {
+  const m = await loadIR(cnn.model, { weights: cnn.weights });
+  const x = Float32Array.from(cnnIo.inputs.x.data);
+  const [a] = await m.execute([x]);
+  const aCopy = Float32Array.from(a.data);
+  x.fill(0.25); // the caller's array is theirs again: changing it changes nothing already computed
+  const [b] = await m.execute([x]);
+  assert.deepEqual(a.data, aCopy, 'a later run must not overwrite an earlier output');
+  assert.notDeepEqual(b.data, aCopy, 'a new input must give a new output');
+  assert.notEqual(a.data.buffer, b.data.buffer);
+  // A converted input (float64 values declared float32) gives the same bits.
+  const [c] = await m.execute([{ data: Float64Array.from(x), dtype: 'float32' }]);
+  assert.deepEqual(c.data, b.data);
+  assert.deepEqual(c.shape, b.shape);
+  await assert.rejects(m.execute([new Float32Array(3)]), /input 0 \('x'\)/);
+  const [d] = await m.execute([x]); // still usable after a rejected call
+  assert.deepEqual(d.data, b.data);
+  m.dispose();
+});
+
 test('int64 inputs accept BigInt64Array, plain numbers and {data, dtype: "int64"}', async () => {
   const fx = fixture('kv_cache');
   const io = readIo(fx.io);

@@ -226,6 +226,24 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
                            meta_text(given.shape, given.dtype));
     copy_into(s.inputs[i], given);
   }
+  run_slots();
+  std::vector<Tensor> result;
+  for (const auto& o : s.outputs) result.push_back(to_dtype_owned(o, o.dtype));
+  return result;
+}
+
+Tensor& Session::input_slot(size_t i) {
+  if (i >= impl_->inputs.size())
+    throw ExecutionError("input index " + std::to_string(i) + " out of range (" +
+                         std::to_string(impl_->inputs.size()) + " inputs)");
+  return impl_->inputs[i];
+}
+
+const std::vector<Tensor>& Session::output_views() const { return impl_->outputs; }
+
+void Session::run_slots() {
+  Impl& s = *impl_;
+  if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
   if (!s.prepared) s.prepare();  // models without weights never call bind()
   s.profile.clear();
   for (auto& step : s.steps) {
@@ -240,9 +258,6 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
       step->def->run(step->call);
     }
   }
-  std::vector<Tensor> result;
-  for (const auto& o : s.outputs) result.push_back(to_dtype_owned(o, o.dtype));
-  return result;
 }
 
 void Session::set_profiling(bool on) { impl_->profiling = on; }

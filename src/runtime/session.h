@@ -45,6 +45,14 @@ class Session {
   // Inputs in graph_inputs order. Returns new owned contiguous outputs.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
 
+  // Zero-copy I/O (what the WASM bindings use per execute): input_slot(i) is
+  // the contiguous tensor the graph reads for input i (the IR's shape, compute
+  // dtype), written by the caller before run_slots(); output_views() are the
+  // graph outputs as views of the session's memory, valid until the next run.
+  Tensor& input_slot(size_t i);
+  void run_slots();
+  const std::vector<Tensor>& output_views() const;
+
   // Per-node wall time of the last run(); empty unless profiling is on.
   void set_profiling(bool on);
   const std::vector<NodeTiming>& last_profile() const;
