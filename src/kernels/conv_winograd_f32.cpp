@@ -233,7 +233,7 @@ void run(const Job& job) {
   float* s = scratch(t_block, block_floats);
   for (int64_t bi = 0; bi < nblocks; ++bi) {
     const Block b{bi * TB, std::min(TB, total - bi * TB), s, s + 16 * g.C * job.ld};
-    const int64_t px = 16 * b.nb;  // transform work per channel, roughly
+    const int64_t px = 64 * b.nb;  // transform work per channel: ~64 operations a tile
     parallel_for_chunks(g.C, chunks_for(g.C, px), [&](int64_t c0, int64_t c1) { input_transform(job, b, c0, c1); });
     parallel_for_chunks(16, 16, [&](int64_t s0, int64_t s1) { gemms(job, b, s0, s1); });
     parallel_for_chunks(g.OC, chunks_for(g.OC, px),
