@@ -1,8 +1,8 @@
 // The kernels' SIMD-vs-reference sweeps (src/kernels/selfcheck.cpp: gemm around
 // every MR/NR/KC edge with transposed, padded and prepacked operands and every
 // epilogue; conv 1-D/2-D/3-D, strided, padded, dilated, grouped, depthwise,
-// pointwise) run inside both WASM builds, whose SIMD target (WASM128) is not
-// the one the native tests exercise.
+// pointwise, Winograd 3x3) run inside both WASM builds, whose SIMD target
+// (WASM128) is not the one the native tests exercise.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { getBackend } from '../index.js';

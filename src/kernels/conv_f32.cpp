@@ -2,12 +2,15 @@
 // (no K x P column matrix), 1x1 stride-1 convs read the input planes as B,
 // weights packed once into gemm A panels, and bias/residual/activation applied
 // by the gemm epilogue. Depthwise convs (one input channel per group) run a
-// direct SIMD kernel over output rows (conv_depthwise_f32.cpp).
+// direct SIMD kernel over output rows (conv_depthwise_f32.cpp), and 3x3
+// stride-1 convs with enough channels and pixels run Winograd F(2x2, 3x3)
+// (conv_winograd_f32.cpp).
 #include <algorithm>
 #include <vector>
 
 #include "kernels/conv.h"
 #include "kernels/conv_depthwise.h"
+#include "kernels/conv_winograd.h"
 #include "kernels/parallel.h"
 
 namespace tir {
@@ -86,10 +89,15 @@ bool conv_is_depthwise(const ConvGeom& g) { return g.C / g.G == 1 && g.G > 1; }
 
 int64_t conv_prepared_weights_size(const ConvGeom& g) {
   if (conv_is_depthwise(g)) return g.OC * g.taps();
+  if (conv_winograd_applies(g)) return conv_winograd_weights_size(g);
   return g.G * packed_a_size(g.OC / g.G, group_k(g));
 }
 
 void prepare_conv_weights_f32(const ConvGeom& g, const float* w, const float* oc_scale, float* dst) {
+  if (conv_winograd_applies(g)) {  // scales while transforming
+    conv_winograd_prepare_f32(g, w, oc_scale, dst);
+    return;
+  }
   const int64_t ocg = g.OC / g.G, K = group_k(g);
   std::vector<float> scaled;
   if (oc_scale) {
@@ -112,6 +120,10 @@ void conv_nd_f32(const ConvGeom& g, const float* x, const float* w, const float*
   if (g.N * g.OC * P == 0) return;
   if (conv_is_depthwise(g)) {
     conv_depthwise_f32(g, x, w_prepared ? w_prepared : w, bias, y, epi);
+    return;
+  }
+  if (conv_winograd_applies(g)) {
+    conv_winograd_f32(g, x, w, w_prepared, bias, y, epi);
     return;
   }
   const bool pointwise = is_pointwise(g);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/conv.h"
+#include "kernels/conv_winograd.h"
 #include "kernels/gemm.h"
 #include "kernels/pool.h"
 
@@ -160,6 +161,8 @@ struct ConvCase {
   ConvGeom g;
   bool bias, residual, prepared;
   GemmAct act;
+  bool scaled = false;    // prepared with a per-oc scale (folded batch norm)
+  bool winograd = false;  // call the Winograd kernel directly, whatever conv_winograd_applies says
 };
 
 // Fills the output sizes from the input/kernel geometry.
@@ -190,18 +193,27 @@ void check_conv(SelfcheckResult& r, const ConvCase& c, uint32_t seed) {
   const auto w = random_values(size_t(g.OC * cg * taps), seed + 1);
   const auto b = random_values(size_t(g.OC), seed + 2);
   const auto res = random_values(size_t(g.N * g.OC * P), seed + 3);
+  const auto scale = random_values(size_t(g.OC), seed + 4);
   std::vector<float> y(size_t(g.N * g.OC * P), NAN), prepared;
+  const float* sc = c.prepared && c.scaled ? scale.data() : nullptr;
   if (c.prepared) {
-    prepared.resize(size_t(conv_prepared_weights_size(g)));
-    prepare_conv_weights_f32(g, w.data(), nullptr, prepared.data());
+    prepared.resize(size_t(c.winograd ? conv_winograd_weights_size(g) : conv_prepared_weights_size(g)));
+    if (c.winograd)
+      conv_winograd_prepare_f32(g, w.data(), sc, prepared.data());
+    else
+      prepare_conv_weights_f32(g, w.data(), sc, prepared.data());
   }
   GemmEpilogue e;
   e.residual = c.residual ? res.data() : nullptr;
   e.act = c.act;
   e.lo = -0.5f;
   e.hi = 0.5f;
-  conv_nd_f32(g, x.data(), w.data(), c.prepared ? prepared.data() : nullptr, c.bias ? b.data() : nullptr,
-              y.data(), e);
+  if (c.winograd)
+    conv_winograd_f32(g, x.data(), w.data(), c.prepared ? prepared.data() : nullptr, c.bias ? b.data() : nullptr,
+                      y.data(), e);
+  else
+    conv_nd_f32(g, x.data(), w.data(), c.prepared ? prepared.data() : nullptr, c.bias ? b.data() : nullptr,
+                y.data(), e);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t oc = 0; oc < g.OC; ++oc)
       for (int64_t o = 0; o < P; ++o) {
@@ -214,8 +226,9 @@ void check_conv(SelfcheckResult& r, const ConvCase& c, uint32_t seed) {
             const int64_t id = od * g.SD - g.PD + kd * g.DD, ih = oh * g.SH - g.PH + kh * g.DH,
                           iw = ow * g.SW - g.PW + kw * g.DW;
             if (id < 0 || id >= g.D || ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+            const float wv = w[size_t((oc * cg + ci) * taps + t)] * (sc ? sc[oc] : 1.0f);
             const double p = double(x[size_t((((n * g.C + gi * cg + ci) * g.D + id) * g.H + ih) * g.W + iw)]) *
-                             double(w[size_t((oc * cg + ci) * taps + t)]);
+                             double(wv);
             s += p;
             mag += std::fabs(p);
           }
@@ -224,7 +237,7 @@ void check_conv(SelfcheckResult& r, const ConvCase& c, uint32_t seed) {
         if (c.residual) s += res[at];
         s = apply_act(s, c.act, e.lo, e.hi);
         if (!close(y[at], s, mag + 4, cg * taps)) {
-          fail(r, "conv N=" + std::to_string(g.N) + " C=" + std::to_string(g.C) + " OC=" + std::to_string(g.OC) +
+          fail(r, std::string(c.winograd ? "winograd " : "") + "conv N=" + std::to_string(g.N) + " C=" + std::to_string(g.C) + " OC=" + std::to_string(g.OC) +
                       " G=" + std::to_string(g.G) + " in=" + std::to_string(g.D) + "x" + std::to_string(g.H) + "x" +
                       std::to_string(g.W) + " k=" + std::to_string(g.KD) + "x" + std::to_string(g.KH) + "x" +
                       std::to_string(g.KW) + " s=" + std::to_string(g.SW) + " p=" + std::to_string(g.PW) +
@@ -265,6 +278,25 @@ SelfcheckResult selfcheck_conv() {
   add(geom(1, 4, 4, 4, {3, 6, 6}, {3, 3, 3}, 1, 1, 1));     // 3-D depthwise
   add(geom(1, 70, 20, 1, {9, 9}, {3, 3}, 1, 1, 1));         // K = 630 crosses KC
   add(geom(1, 1, 1, 1, {1, 1}, {1, 1}, 1, 0, 1));           // 1x1x1
+  // Winograd F(2x2, 3x3): called directly on tiny and ragged planes (odd
+  // OH/OW), and through conv_nd_f32 where it applies; per-oc scales folded.
+  const int64_t chans[4][2] = {{8, 16}, {16, 16}, {17, 33}, {33, 17}};
+  for (int64_t hw : {1, 2, 3, 4, 5, 7, 8, 13})
+    for (int64_t pad : {0, 1}) {
+      if (hw + 2 * pad < 3) continue;
+      const int64_t* ch = chans[v % 4];
+      const ConvGeom g = geom(1 + v % 2, ch[0], ch[1], 1, {hw, hw + (v / 2) % 2}, {3, 3}, 1, pad, 1);
+      const GemmAct acts[3] = {GemmAct::None, GemmAct::Relu, GemmAct::Clamp};
+      for (bool direct : {true, false}) {
+        ConvCase c{g, v % 2 == 0, v % 3 != 1, v % 4 != 3, acts[v % 3]};
+        c.scaled = v % 5 < 3;
+        c.winograd = direct;
+        check_conv(r, c, seed += 11);
+        ++v;
+      }
+    }
+  // Several tile blocks, one crossing from image 0 to image 1.
+  add(geom(2, 64, 64, 1, {24, 19}, {3, 3}, 1, 1, 1));
   return r;
 }
 

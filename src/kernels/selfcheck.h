@@ -16,9 +16,10 @@ struct SelfcheckResult {
 // gemm: M/N/K around MR, NR and KC; transposed, padded and prepacked operands;
 // every epilogue. Compared with gemm_ref_f32 and a float64 truth.
 SelfcheckResult selfcheck_gemm();
-// conv_nd_f32 (packed im2col gemm, 1x1, depthwise SIMD) against a direct
-// float64 loop: 1-D/2-D/3-D, strides, padding, dilation, groups, odd sizes,
-// bias, residual and activations.
+// conv_nd_f32 (packed im2col gemm, 1x1, depthwise SIMD, Winograd 3x3) and
+// the Winograd kernel called directly, against a direct float64 loop:
+// 1-D/2-D/3-D, strides, padding, dilation, groups, odd sizes, bias, residual,
+// activations and folded per-oc scales.
 SelfcheckResult selfcheck_conv();
 // SIMD max pooling (kernels/pool_f32.cpp) against a direct loop: strides 1-3,
 // padding, dilation, odd sizes, NaN inputs.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/dispatch.h"
+#include "kernels/conv_winograd.h"
 #include "ops/epilogue.h"
 #include "ops/op.h"
 
@@ -156,7 +157,10 @@ void prepare_conv(OpCall& call) {
   std::vector<float> scale, shift;
   if (e.has_bn) batch_norm_affine(e, g.OC, &scale, &shift);
   const Tensor w = contiguous_or_self(call.in[1]);
-  const std::string layout = e.has_bn ? "conv+bn:" + call.node->name : "conv:G=" + std::to_string(g.G);
+  // The layout names the path: one weight may feed convs that pack it differently.
+  const std::string layout = e.has_bn ? "conv+bn:" + call.node->name
+                             : conv_winograd_applies(g) ? std::string("conv:winograd")
+                                                        : "conv:G=" + std::to_string(g.G);
   st.w_prepared = call.prepare_ctx->derived(w, layout, [&](std::vector<float>& dst) {
     dst.resize(size_t(conv_prepared_weights_size(g)));
     prepare_conv_weights_f32(g, w.data<float>(), e.has_bn ? scale.data() : nullptr, dst.data());
