@@ -28,11 +28,6 @@ constexpr int kMaxTaps = 49;  // taps kept in registers/stack vectors (7x7)
 
 thread_local std::vector<float> t_plane, t_row;
 
-float* scratch(std::vector<float>& v, int64_t n) {
-  if (int64_t(v.size()) < n) v.resize(size_t(n));
-  return v.data();
-}
-
 // The padded plane: row r holds input row r - PH, column c input column c - PW
 // (zero outside the input). Sizes cover every tap of the rounded-up output.
 struct Padded {

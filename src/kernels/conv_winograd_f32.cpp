@@ -22,11 +22,6 @@ constexpr int64_t kBlockFloats = int64_t(1) << 18;
 
 thread_local std::vector<float> t_block, t_stage, t_weights;
 
-float* scratch(std::vector<float>& v, int64_t n) {
-  if (v.size() < size_t(n)) v.resize(size_t(n));
-  return v.data();
-}
-
 // Tiles per block: as many as the scratch budget allows, a multiple of the
 // gemm's NR, at least 4 panels (fewer tiles re-stream U too often).
 int64_t block_tiles(const ConvGeom& g, int64_t total) {

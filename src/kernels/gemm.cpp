@@ -44,11 +44,6 @@ constexpr int64_t kNC = 256;  // columns: 32 panels in WASM, 16 with AVX2, 8 wit
 // parallel_for_chunks): a late worker still gets work.
 constexpr int kChunksPerThread = 4;
 
-// Grow-only per-thread scratch: after the first runs no gemm allocates.
-float* scratch(std::vector<float>& v, int64_t n) {
-  if (int64_t(v.size()) < n) v.resize(size_t(n));
-  return v.data();
-}
 thread_local std::vector<float> t_apack, t_bpack;
 
 struct Job {

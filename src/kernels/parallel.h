@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/thread_pool.h"
 
@@ -21,6 +22,13 @@ inline int64_t grain_for(int64_t cost_per_item) {
 inline int64_t chunks_for(int64_t items, int64_t cost_per_item) {
   const int64_t by_work = items * std::max<int64_t>(cost_per_item, 1) / kMinTaskWork;
   return std::max<int64_t>(1, std::min<int64_t>(4 * num_threads(), by_work));
+}
+
+// Grow-only per-thread scratch (a thread_local vector of the kernel): after
+// the first run of a shape no kernel allocates.
+inline float* scratch(std::vector<float>& v, int64_t n) {
+  if (int64_t(v.size()) < n) v.resize(size_t(n));
+  return v.data();
 }
 
 }  // namespace tir

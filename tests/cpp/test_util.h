@@ -1,5 +1,7 @@
 // Helpers shared by the C++ test suites.
 #pragma once
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -19,5 +21,14 @@ Tensor tensor_f32(const Shape& shape, const std::vector<float>& values);
 Tensor tensor_i64(const Shape& shape, const std::vector<int64_t>& values);
 std::vector<float> values_f32(const Tensor& t);    // any dtype, row-major logical order
 std::vector<int64_t> values_i64(const Tensor& t);
+
+// n uniform values in [-1, 1), reproducible from the seed (kernel tests).
+inline std::vector<float> random_vec(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
 
 }  // namespace tir::test

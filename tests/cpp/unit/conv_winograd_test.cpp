@@ -11,19 +11,14 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "test_util.h"
 #include "kernels/conv.h"
 #include "kernels/conv_winograd.h"
 
 namespace tir {
 namespace {
 
-std::vector<float> random_vec(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
+using test::random_vec;
 
 ConvGeom geom3x3(int64_t N, int64_t C, int64_t OC, int64_t H, int64_t W, int64_t pad) {
   ConvGeom g;

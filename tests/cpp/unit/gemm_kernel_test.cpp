@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "test_util.h"
 #include "kernels/gemm.h"
 #include "kernels/selfcheck.h"
 
@@ -22,13 +23,7 @@ struct Case {
   int64_t pad = 0;  // extra leading-dimension elements
 };
 
-std::vector<float> random_vec(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
+using test::random_vec;
 
 std::string name(const Case& c) {
   return "M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
