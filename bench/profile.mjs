@@ -2,19 +2,22 @@
 // Where our WASM engine spends its time on one bench model: per-op-type and
 // top-node tables from the engine's own profile (median over runs), fused
 // nodes listed with the node that covers them.
-//   node bench/profile.mjs --model resnet18 [--threads 1] [--runs 20] [--dir build/bench]
+//   node bench/profile.mjs --model resnet18 [--threads 1] [--runs 20] [--warmup-ms 3000] [--dir build/bench]
+// Warm-up first (V8 runs WASM on its baseline tier until hot functions are
+// recompiled, per thread), as bench/runner.mjs does: cold profiles mislead.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO, loadBenchModel, parseArgs } from './lib/common.mjs';
 
-const args = { model: 'resnet18', threads: '1', runs: '20', dir: path.join(REPO, 'build/bench'), top: '12', ...parseArgs(process.argv.slice(2)) };
+const args = { model: 'resnet18', threads: '1', runs: '20', warmup_ms: '3000', dir: path.join(REPO, 'build/bench'), top: '12', ...parseArgs(process.argv.slice(2)) };
 const threads = Number(args.threads);
 const { meta, input } = loadBenchModel(args.dir, args.model);
 const fdir = path.join(args.dir, 'models', args.model, 'torch2.14-training');
 const tir = await import(pathToFileURL(path.join(REPO, 'npm', 'index.js')).href);
 const model = await tir.loadIR(path.join(fdir, 'model.json'), { weights: path.join(fdir, 'weights.safetensors'), threads, profile: true });
 const feeds = { [meta.input]: input.data };
-for (let i = 0; i < 3; ++i) await model.execute(feeds);
+const warmStart = performance.now();
+for (let i = 0; i < 3 || performance.now() - warmStart < Number(args.warmup_ms); ++i) await model.execute(feeds);
 const perNode = new Map();
 const totals = [];
 for (let r = 0; r < Number(args.runs); ++r) {

@@ -271,6 +271,7 @@ SelfcheckResult selfcheck_conv() {
     add(geom(2, 3, 3, 3, {hw + 1, hw}, {3, 3}, 3, 1, 1));   // depthwise stride 3, batch 2
     add(geom(1, 3, 3, 3, {hw, hw + 3}, {3, 3}, 1, 0, 2));   // depthwise dilated, no padding
     add(geom(1, 2, 2, 2, {hw, hw}, {2, 4}, 2, 0, 1));       // depthwise generic taps, stride 2
+    add(geom(2, 2, 2, 2, {hw + 1, hw}, {5, 5}, 2, 2, 1));   // depthwise 5x5 stride 2, odd height
     add(geom(1, 8, 8, 2, {hw, hw}, {3, 3}, 1, 2, 2));       // grouped, dilated
     add(geom(1, 3, 5, 1, {hw + 4}, {4}, 3, 1, 1));          // 1-D
   }
