@@ -46,37 +46,26 @@ GemmOperand<T> as_operand(const AttnMat<T>& m, int64_t rows, int64_t cols, std::
   return {copy.data(), cols, false};
 }
 
+// Query rows [i0, i1) of one head: scores, mask, lse, softmax, P·v.
 template <typename T>
-void attention_head(const AttnHead<T>& h, std::vector<T>& work) {
-  const int64_t L = h.L, S = h.S, E = h.E, Ev = h.Ev;
-  if (L <= 0) return;
+void attention_rows(const AttnHead<T>& h, int64_t i0, int64_t i1, T* p, const GemmOperand<T>& q,
+                    const GemmOperand<T>& k, const GemmOperand<T>& v) {
+  const int64_t S = h.S, E = h.E, Ev = h.Ev, rows = i1 - i0;
   const T ninf = -std::numeric_limits<T>::infinity();
-  if (S <= 0 || Ev <= 0) {  // nothing to attend to: torch gives zeros
-    for (int64_t i = 0; i < L; ++i) std::fill(h.out + i * h.ldo, h.out + i * h.ldo + std::max<int64_t>(Ev, 0), T(0));
-    if (h.lse) std::fill(h.lse, h.lse + L, T(0));
-    if (S <= 0) return;
-  }
-  work.resize(size_t(L * S));
-  T* p = work.data();
-  // Copies for operands gemm cannot read in place (rare: strided slices).
-  std::vector<T> qc, kc, vc;
-
   // scores = q · kᵀ · scale
   if (E > 0) {
-    const GemmOperand<T> q = as_operand(h.q, L, E, qc);
-    const GemmOperand<T> k = as_operand(h.k, S, E, kc);
-    gemm(L, S, E, q.data, q.ld, q.trans, k.data, k.ld, !k.trans, p, S, h.scale);
+    const T* qr = q.trans ? q.data + i0 : q.data + i0 * q.ld;
+    gemm(rows, S, E, qr, q.ld, q.trans, k.data, k.ld, !k.trans, p, S, h.scale);
   } else {
-    std::fill(p, p + L * S, T(0));
+    std::fill(p, p + rows * S, T(0));
   }
-
   // Mask, then the row softmax (fully -inf rows give 0).
-  // The gemms and the softmax split internally; the row loops here split over rows.
   const AttnMask<T>& m = h.mask;
   if (m.add || m.keep || h.causal)
-    parallel_for(L, grain_for(S), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        T* row = p + i * S;
+    parallel_for(rows, grain_for(S), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t i = i0 + r;
+        T* row = p + r * S;
         if (m.add) {
           const T* mr = m.add + i * m.row_stride;
           for (int64_t j = 0; j < S; ++j) row[j] += mr[j * m.col_stride];
@@ -91,26 +80,49 @@ void attention_head(const AttnHead<T>& h, std::vector<T>& work) {
     });
   if (h.lse) {
     // logsumexp of the masked, scaled scores; 0 for fully masked rows (torch's CPU flash kernel).
-    parallel_for(L, grain_for(4 * S), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const T* row = p + i * S;
+    parallel_for(rows, grain_for(4 * S), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* row = p + r * S;
         const T mx = *std::max_element(row, row + S);
         if (mx == ninf) {
-          h.lse[i] = T(0);
+          h.lse[i0 + r] = T(0);
           continue;
         }
         double sum = 0;
         for (int64_t j = 0; j < S; ++j) sum += std::exp(double(row[j] - mx));
-        h.lse[i] = mx + T(std::log(sum));
+        h.lse[i0 + r] = mx + T(std::log(sum));
       }
     });
   }
   if (Ev <= 0) return;
-  softmax_rows(p, p, L, S);
-
+  softmax_rows(p, p, rows, S);
   // out = P · v
-  const GemmOperand<T> v = as_operand(h.v, S, Ev, vc);
-  gemm(L, Ev, S, p, S, false, v.data, v.ld, v.trans, h.out, h.ldo, T(1));
+  gemm(rows, Ev, S, p, S, false, v.data, v.ld, v.trans, h.out + i0 * h.ldo, h.ldo, T(1));
+}
+
+// Query rows go in blocks whose scores fit in kScoreBlock elements (at least
+// kMinRows rows), so a long sequence never materializes its whole L x S
+// score matrix. Every output is computed the same way whatever the block.
+constexpr int64_t kScoreBlock = int64_t(1) << 16;
+constexpr int64_t kMinRows = 16;
+
+template <typename T>
+void attention_head(const AttnHead<T>& h, std::vector<T>& work) {
+  const int64_t L = h.L, S = h.S, E = h.E, Ev = h.Ev;
+  if (L <= 0) return;
+  if (S <= 0 || Ev <= 0) {  // nothing to attend to: torch gives zeros
+    for (int64_t i = 0; i < L; ++i) std::fill(h.out + i * h.ldo, h.out + i * h.ldo + std::max<int64_t>(Ev, 0), T(0));
+    if (h.lse) std::fill(h.lse, h.lse + L, T(0));
+    if (S <= 0) return;
+  }
+  const int64_t block = std::min(L, std::max(kMinRows, kScoreBlock / S));
+  if (int64_t(work.size()) < block * S) work.resize(size_t(block * S));
+  // Copies for operands gemm cannot read in place (rare: strided slices).
+  std::vector<T> qc, kc, vc;
+  const GemmOperand<T> q = E > 0 ? as_operand(h.q, L, E, qc) : GemmOperand<T>{nullptr, 0, false};
+  const GemmOperand<T> k = E > 0 ? as_operand(h.k, S, E, kc) : GemmOperand<T>{nullptr, 0, false};
+  const GemmOperand<T> v = Ev > 0 ? as_operand(h.v, S, Ev, vc) : GemmOperand<T>{nullptr, 0, false};
+  for (int64_t i0 = 0; i0 < L; i0 += block) attention_rows(h, i0, std::min(L, i0 + block), work.data(), q, k, v);
 }
 
 }  // namespace

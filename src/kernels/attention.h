@@ -1,7 +1,8 @@
 // Scaled dot-product attention for one (batch, head) slice:
 //   scores = q·kᵀ·scale (+ mask), P = softmax(scores) per row, out = P·v.
-// Scalar reference code on top of gemm_* and softmax_*; a later issue replaces
-// it with a fused, blocked SIMD kernel behind the same signature.
+// Built on the SIMD gemm and softmax with query rows in blocks, so no call
+// holds more than a block of scores (~64K elements) however long the
+// sequence; a fused flash-style kernel could replace it behind this signature.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -7,7 +7,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "kernels/attention.h"
+#include "kernels/parallel.h"
 #include "ops/common.h"
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
@@ -161,31 +163,41 @@ void run_typed(OpCall& call, const AttnState& st) {
   h.mask.col_stride = lay.mask_cs;
   const bool lse = st.want_lse && call.out.size() > 1;
 
-  std::vector<T> work;
   const int64_t heads = shape_numel(lay.batch);
   const size_t nb = lay.batch.size();
-  std::vector<int64_t> idx(nb, 0);
-  for (int64_t b = 0; b < heads; ++b) {
-    // Element offset of this (batch, head) slice in each operand.
+  // One (batch, head) slice, start to end, on the calling thread.
+  auto run_head = [&](int64_t b, std::vector<T>& work) {
+    AttnHead<T> hb = h;
+    // Element offset of this slice in each operand (batch index b, last dim fastest).
     int64_t off[kNumOperands] = {0, 0, 0, 0};
-    for (int o = 0; o < kNumOperands; ++o)
-      if (ops[o])
-        for (size_t d = 0; d < nb; ++d) off[o] += idx[d] / lay.div[o][d] * lay.stride[o][d];
-    h.q.data = q.data<T>() + off[kQ];
-    h.k.data = k.data<T>() + off[kK];
-    h.v.data = v.data<T>() + off[kV];
+    for (size_t d = nb, rest = size_t(b); d-- > 0;) {
+      const int64_t i = int64_t(rest % size_t(lay.batch[d]));
+      rest /= size_t(lay.batch[d]);
+      for (int o = 0; o < kNumOperands; ++o)
+        if (ops[o]) off[o] += i / lay.div[o][d] * lay.stride[o][d];
+    }
+    hb.q.data = q.data<T>() + off[kQ];
+    hb.k.data = k.data<T>() + off[kK];
+    hb.v.data = v.data<T>() + off[kV];
     if (st.has_mask) {
-      if (mask.dtype == DType::Bool) h.mask.keep = mask.data<bool>() + off[kMask];
-      else h.mask.add = mask.data<T>() + off[kMask];
+      if (mask.dtype == DType::Bool) hb.mask.keep = mask.data<bool>() + off[kMask];
+      else hb.mask.add = mask.data<T>() + off[kMask];
     }
-    h.out = call.out[0].data<T>() + b * lay.L * lay.Ev;
-    h.lse = lse ? call.out[1].data<T>() + b * lay.L : nullptr;
-    if constexpr (std::is_same_v<T, float>) attention_head_f32(h, work);
-    else attention_head_f64(h, work);
-    for (size_t d = nb; d-- > 0;) {  // next batch index, last dim fastest
-      if (++idx[d] < lay.batch[d]) break;
-      idx[d] = 0;
-    }
+    hb.out = call.out[0].data<T>() + b * lay.L * lay.Ev;
+    hb.lse = lse ? call.out[1].data<T>() + b * lay.L : nullptr;
+    if constexpr (std::is_same_v<T, float>) attention_head_f32(hb, work);
+    else attention_head_f64(hb, work);
+  };
+  // Heads split across threads when there are enough of them (each head then
+  // runs its gemms and softmax inline, with its own scores buffer); otherwise
+  // each head's kernels split internally. Results are the same either way.
+  static thread_local std::vector<T> t_work;
+  if (heads >= num_threads() && num_threads() > 1 && lay.L * lay.S * std::max(lay.E, lay.Ev) >= kMinTaskWork) {
+    parallel_for_chunks(heads, heads, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) run_head(b, t_work);
+    });
+  } else {
+    for (int64_t b = 0; b < heads; ++b) run_head(b, t_work);
   }
 }
 

@@ -194,6 +194,41 @@ TEST(AttentionKernel, StridedOperandsWithoutUnitStride) {
   EXPECT_NEAR(lse[0], std::log(4.0f), 1e-6);
 }
 
+TEST(AttentionKernel, LongSequenceRunsInRowBlocksLikeTheDirectFormula) {
+  // S = 3000: the kernel takes its query rows in blocks of ~21 (scores of one
+  // block only); every row must still match softmax(q k^T scale + causal) v.
+  const int64_t L = 45, S = 3000, E = 8, Ev = 5;
+  const auto q = random_vec(size_t(L * E), 1), k = random_vec(size_t(S * E), 2), v = random_vec(size_t(S * Ev), 3);
+  AttnHead<float> h;
+  h.L = L, h.S = S, h.E = E, h.Ev = Ev;
+  h.q = {q.data(), E, 1};
+  h.k = {k.data(), E, 1};
+  h.v = {v.data(), Ev, 1};
+  h.causal = true;
+  h.scale = 0.3f;
+  std::vector<float> out(static_cast<size_t>(L * Ev)), lse(static_cast<size_t>(L)), work;
+  h.out = out.data(), h.ldo = Ev, h.lse = lse.data();
+  attention_head_f32(h, work);
+  EXPECT_LT(work.size(), size_t(L * S));  // never the whole score matrix
+  for (int64_t i = 0; i < L; ++i) {
+    std::vector<double> p(size_t(i + 1));
+    double mx = -1e300, sum = 0;
+    for (int64_t j = 0; j <= i; ++j) {
+      double d = 0;
+      for (int64_t e = 0; e < E; ++e) d += double(q[size_t(i * E + e)]) * k[size_t(j * E + e)];
+      p[size_t(j)] = d * 0.3;
+      mx = std::max(mx, p[size_t(j)]);
+    }
+    for (auto& x : p) sum += (x = std::exp(x - mx));
+    EXPECT_NEAR(lse[size_t(i)], mx + std::log(sum), 1e-5) << "row " << i;
+    for (int64_t c = 0; c < Ev; ++c) {
+      double o = 0;
+      for (int64_t j = 0; j <= i; ++j) o += p[size_t(j)] / sum * v[size_t(j * Ev + c)];
+      EXPECT_NEAR(out[size_t(i * Ev + c)], o, 1e-5) << "row " << i << " col " << c;
+    }
+  }
+}
+
 TEST(Attention, StridedViewsMatchContiguous) {
   Tensor q = tensor_f32({1, 2, 3, 2}, {0.1f, 0.2f, -0.3f, 0.4f, 0.5f, -0.6f, 0.7f, 0.8f, -0.9f, 1.0f, 0.1f, 0.2f});
   Tensor k = tensor_f32({1, 2, 4, 2}, {1, 0, 0, 1, -1, 0, 0, -1, 1, 1, -1, 1, 1, -1, 0.5f, 0.5f});
