@@ -9,7 +9,8 @@ import { GraphCanvas, nodeSize, textWidth, EDGE_FONT, FONT, SUB_FONT, themeColor
 import { sceneToSvg } from './svg.js';
 import { inspectorHtml } from './inspector.js';
 import { nodeHeat, legendHtml, runSummaryHtml, timingHtml, outputsHtml } from './run-panel.js';
-import { esc, fmtMs, numel } from './format.js';
+import { esc, fmtMs } from './format.js';
+import { profiledRuns, randomInputs } from './run.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -380,37 +381,6 @@ function disposeModels() {
   S.infoModel = null;
 }
 
-/** Random inputs of the right shape/dtype; int inputs stay below the smallest embedding table they index. */
-function randomInputs() {
-  const out = {};
-  for (const inp of S.graph.ir.graph_inputs) {
-    const n = numel(inp.shape);
-    const dt = String(inp.dtype).replace('torch.', '');
-    if (/int/.test(dt)) {
-      let hi = 10;
-      for (const e of S.graph.edges) {
-        if (e.from !== 'input_' + inp.name) continue;
-        const op = S.graph.byId.get(e.to);
-        if (/embedding/.test(op.opType || '') && op.weights[0]) hi = Math.min(hi === 10 ? Infinity : hi, op.weights[0].shape[0]);
-      }
-      if (!Number.isFinite(hi)) hi = 10;
-      const data = dt === 'int64' ? new BigInt64Array(n) : new Int32Array(n);
-      for (let i = 0; i < n; ++i) data[i] = dt === 'int64' ? BigInt(Math.floor(Math.random() * hi)) : Math.floor(Math.random() * hi);
-      out[inp.name] = { data, shape: inp.shape, dtype: dt };
-    } else if (dt === 'bool') {
-      out[inp.name] = { data: Uint8Array.from({ length: n }, () => (Math.random() < 0.5 ? 1 : 0)), shape: inp.shape, dtype: 'bool' };
-    } else {
-      const data = new Float32Array(n);
-      for (let i = 0; i < n; ++i) {
-        // Box-Muller: roughly N(0, 1)
-        data[i] = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
-      }
-      out[inp.name] = { data, shape: inp.shape, dtype: 'float32' };
-    }
-  }
-  return out;
-}
-
 async function runModel() {
   if (!S.graph || !S.weights) return;
   const btn = $('btn-run');
@@ -423,32 +393,11 @@ async function runModel() {
       S.loadMs = performance.now() - t0;
     }
     const m = S.model;
-    const inputs = S.io ? S.io.inputs : randomInputs();
-    await m.execute(inputs); // warm-up: first run allocates the arena
-    // median of a few runs: single-run node times on a busy machine are noisy
-    const runs = [];
-    let outputs;
-    const t1 = performance.now();
-    do {
-      const t = performance.now();
-      outputs = await m.execute(inputs);
-      const ms = performance.now() - t;
-      const byNode = new Map();
-      for (const p of await m.profile()) byNode.set(p.node, (byNode.get(p.node) || 0) + p.ms);
-      runs.push({ ms, byNode });
-    } while (runs.length < 5 && (runs.length < 3 || performance.now() - t1 < 300));
-    const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-    const totalMs = med(runs.map((r) => r.ms));
+    const inputs = S.io ? S.io.inputs : randomInputs(S.graph);
+    const { outputs, totalMs, byNode, total, runs } = await profiledRuns(m, inputs);
     let report = null;
     if (S.io && S.io.outputs.length) report = await m.verify(inputs, S.io.outputs);
-    const byNode = new Map();
-    let total = 0;
-    for (const name of runs[0].byNode.keys()) {
-      const v = med(runs.map((r) => r.byNode.get(name) || 0));
-      byNode.set(name, v);
-      total += v;
-    }
-    S.profile = { byNode, total, runs: runs.length };
+    S.profile = { byNode, total, runs };
     S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs };
     $('chk-heat').disabled = false;
     applyHeat();
