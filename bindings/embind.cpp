@@ -251,7 +251,7 @@ class WasmModel {
   val inputSlot(int i) {
     return or_throw<val>([&] {
       need_session();
-      tir::Tensor& t = session_->input_slot(size_t(index(i, numInputs(), "input")));
+      const tir::Tensor& t = session_->input_slot(size_t(index(i, numInputs(), "input")));
       return val(emscripten::typed_memory_view(t.nbytes(), t.raw()));
     });
   }

@@ -133,12 +133,7 @@ void gemms(const Job& job, const Block& b, int64_t s0, int64_t s1) {
   }
 }
 
-float finish(float v, const float* res, const GemmEpilogue& e) {
-  if (res) v += *res;
-  if (e.act == GemmAct::Relu) v = v < 0.0f ? 0.0f : v;
-  if (e.act == GemmAct::Clamp) v = v < e.lo ? e.lo : (v > e.hi ? e.hi : v);
-  return v;
-}
+float finish(float v, const float* res, const GemmEpilogue& e) { return apply_gemm_act(res ? v + *res : v, e); }
 
 // One output row of a run: y[2tw + 0/1] = c0/c1 of each lane's tile.
 void store_row(const D d, V c0, V c1, float* yr, const float* rr, int64_t ow0, int64_t cnt, int64_t OW,

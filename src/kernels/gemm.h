@@ -34,6 +34,14 @@ struct GemmEpilogue {
   bool trivial() const { return !bias && !residual && act == GemmAct::None; }
 };
 
+// The epilogue's activation on one value (NaN stays NaN: torch's relu/clamp
+// propagate it). The scalar paths of every kernel with an epilogue use it.
+inline float apply_gemm_act(float v, const GemmEpilogue& e) {
+  if (e.act == GemmAct::Relu) return v < 0.0f ? 0.0f : v;
+  if (e.act == GemmAct::Clamp) return v < e.lo ? e.lo : (v > e.hi ? e.hi : v);
+  return v;
+}
+
 // Micro-kernel tile of the compiled SIMD target (WASM128: 4 x 8, AVX2: 6 x 16,
 // AVX-512: 6 x 32).
 int64_t gemm_mr();

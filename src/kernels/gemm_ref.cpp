@@ -97,10 +97,7 @@ void apply_gemm_epilogue_ref(int64_t M, int64_t N, float* C, int64_t ldc, const 
       float v = c[j];
       if (epi.bias) v += epi.bias_per_row ? epi.bias[row0 + i] : epi.bias[col0 + j];
       if (epi.residual) v += epi.residual[(row0 + i) * epi.ldr + col0 + j];
-      // NaN stays NaN (torch's relu/clamp propagate it).
-      if (epi.act == GemmAct::Relu) v = v < 0.0f ? 0.0f : v;
-      if (epi.act == GemmAct::Clamp) v = v < epi.lo ? epi.lo : (v > epi.hi ? epi.hi : v);
-      c[j] = v;
+      c[j] = apply_gemm_act(v, epi);
     }
   }
 }

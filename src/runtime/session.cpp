@@ -232,7 +232,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
   return result;
 }
 
-Tensor& Session::input_slot(size_t i) {
+const Tensor& Session::input_slot(size_t i) const {
   if (i >= impl_->inputs.size())
     throw ExecutionError("input index " + std::to_string(i) + " out of range (" +
                          std::to_string(impl_->inputs.size()) + " inputs)");

@@ -49,7 +49,7 @@ class Session {
   // the contiguous tensor the graph reads for input i (the IR's shape, compute
   // dtype), written by the caller before run_slots(); output_views() are the
   // graph outputs as views of the session's memory, valid until the next run.
-  Tensor& input_slot(size_t i);
+  const Tensor& input_slot(size_t i) const;
   void run_slots();
   const std::vector<Tensor>& output_views() const;
 
