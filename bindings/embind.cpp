@@ -21,6 +21,8 @@
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"
 #include "ir/validator.h"
+#include "ir/kv_mapping.h"
+#include "runtime/language_model.h"
 #include "runtime/session.h"
 #include "core/thread_pool.h"
 #include "kernels/gemm.h"
@@ -153,21 +155,10 @@ void merge(tir::TensorMap& into, tir::TensorMap from) {
   for (auto& kv : from.items) into.set(kv.first, std::move(kv.second));
 }
 
-class WasmModel {
+// Weights and constants gathered from JS before a compile (WasmModel and
+// WasmLM both bind from them).
+class TensorSources {
  public:
-  std::string loadIR(const std::string& text) {
-    return guarded([&] {
-      session_.reset();
-      model_.reset();
-      inputs_.clear();
-      outputs_.clear();
-      expected_.clear();
-      tir::Model m = tir::load_model_json(text);
-      tir::validate_model_or_throw(m);
-      model_ = std::move(m);
-    });
-  }
-
   std::string addWeightsFile(const val& bytes, const std::string& origin) {
     return guarded([&] { merge(weights_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
   }
@@ -182,6 +173,25 @@ class WasmModel {
   std::string addConstantTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
     return guarded([&] {
       constants_.set(name, tensor_from_js<tir::WeightLoadError>("constant '" + name + "'", dtype, shape, bytes));
+    });
+  }
+
+ protected:
+  tir::TensorMap weights_, constants_;
+};
+
+class WasmModel : public TensorSources {
+ public:
+  std::string loadIR(const std::string& text) {
+    return guarded([&] {
+      session_.reset();
+      model_.reset();
+      inputs_.clear();
+      outputs_.clear();
+      expected_.clear();
+      tir::Model m = tir::load_model_json(text);
+      tir::validate_model_or_throw(m);
+      model_ = std::move(m);
     });
   }
 
@@ -379,11 +389,97 @@ class WasmModel {
   }
 
   std::optional<tir::Model> model_;
-  tir::TensorMap weights_, constants_;
   std::unique_ptr<tir::Session> session_;
   bool profiling_ = false;
   std::vector<tir::Tensor> inputs_, outputs_, expected_;
   tir::Tensor buffer_copy_;
+};
+
+// Text generation over a prefill/decode IR pair (runtime/language_model.h).
+// JS drives the loop (start, then step per token) so it can stream tokens and
+// yield to the event loop between steps.
+class WasmLM : public TensorSources {
+ public:
+  std::string load(const std::string& prefill, const std::string& decode, const std::string& mapping) {
+    return guarded([&] {
+      lm_.reset();
+      prefill_ = tir::load_model_json(prefill, "prefill IR");
+      decode_ = tir::load_model_json(decode, "decode IR");
+      mapping_ = tir::parse_kv_mapping(mapping, "kvMapping");
+    });
+  }
+  std::string compile(bool donate) {
+    return guarded([&] {
+      if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
+      tir::SessionOptions options;
+      options.update_in_place = donate;
+      lm_.reset();
+      lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
+                                                 constants_, options);
+      prefill_.reset();
+      decode_.reset();
+      weights_ = {};
+      constants_ = {};
+    });
+  }
+  std::string info() const {
+    return or_throw<std::string>([&] {
+      const auto& lm = need();
+      return "{\"prefillLen\": " + std::to_string(lm.prefill_len()) + ", \"maxCacheLen\": " +
+             std::to_string(lm.max_cache_len()) + ", \"vocabSize\": " + std::to_string(lm.vocab_size()) +
+             ", \"numLayers\": " + std::to_string(lm.num_layers()) + "}";
+    });
+  }
+  // ids: a JS array of token ids. seed: an integer below 2^53.
+  std::string start(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed) {
+    return guarded([&] {
+      auto& lm = need();
+      std::vector<int64_t> prompt;
+      const unsigned n = ids["length"].as<unsigned>();
+      for (unsigned i = 0; i < n; ++i) {
+        const double v = ids[i].as<double>();
+        if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
+          throw tir::ExecutionError("generate: prompt token " + std::to_string(i) + " (" + std::to_string(v) +
+                                    ") is not a non-negative integer");
+        prompt.push_back(int64_t(v));
+      }
+      if (!(seed >= 0) || seed != std::floor(seed) || seed > 9.007199254740992e15)
+        throw tir::ExecutionError("generate: seed must be a non-negative integer below 2^53");
+      if (!(top_k >= 0) || top_k != std::floor(top_k)) throw tir::ExecutionError("generate: topK must be an integer >= 0");
+      tir::SamplingOptions s;
+      s.temperature = temperature;
+      s.top_k = int64_t(top_k);
+      s.top_p = top_p;
+      s.seed = uint64_t(seed);
+      last_ = lm.start(prompt, s, max_new_tokens);
+    });
+  }
+  std::string step() {
+    return guarded([&] { last_ = need().step(); });
+  }
+  double lastToken() const { return double(last_); }
+  std::string stats() const {
+    return or_throw<std::string>([&] {
+      const auto& st = need().stats();
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "{\"promptTokens\": %lld, \"prefillMs\": %.6f, \"decodeSteps\": %lld, \"decodeMs\": %.6f, "
+                    "\"cacheBytes\": %zu, \"cacheBytesCopiedPerStep\": %zu}",
+                    (long long)st.prompt_tokens, st.prefill_ms, (long long)st.decode_steps, st.decode_ms,
+                    st.cache_bytes, st.cache_bytes_copied_per_step);
+      return std::string(buf);
+    });
+  }
+
+ private:
+  tir::LanguageModel& need() const {
+    if (!lm_) throw tir::ExecutionError("the language model is not compiled");
+    return *lm_;
+  }
+  std::optional<tir::Model> prefill_, decode_;
+  tir::KvMapping mapping_;
+  std::unique_ptr<tir::LanguageModel> lm_;
+  int64_t last_ = 0;
 };
 
 // Threads beyond the pre-started Worker pool would only start once JS yields
@@ -427,13 +523,14 @@ std::string kernelSelfcheck() {
 }
 
 EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
-  emscripten::class_<WasmModel>("WasmModel")
+  emscripten::class_<TensorSources>("TensorSources")
+      .function("addWeightsFile", &TensorSources::addWeightsFile)
+      .function("addWeightTensor", &TensorSources::addWeightTensor)
+      .function("addConstantsFile", &TensorSources::addConstantsFile)
+      .function("addConstantTensor", &TensorSources::addConstantTensor);
+  emscripten::class_<WasmModel, emscripten::base<TensorSources>>("WasmModel")
       .constructor<>()
       .function("loadIR", &WasmModel::loadIR)
-      .function("addWeightsFile", &WasmModel::addWeightsFile)
-      .function("addWeightTensor", &WasmModel::addWeightTensor)
-      .function("addConstantsFile", &WasmModel::addConstantsFile)
-      .function("addConstantTensor", &WasmModel::addConstantTensor)
       .function("compile", &WasmModel::compile)
       .function("numInputs", &WasmModel::numInputs)
       .function("inputInfo", &WasmModel::inputInfo)
@@ -456,6 +553,15 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("bufferBytes", &WasmModel::bufferBytes)
       .function("resetBuffers", &WasmModel::resetBuffers)
       .function("arenaBytes", &WasmModel::arenaBytes);
+  emscripten::class_<WasmLM, emscripten::base<TensorSources>>("WasmLM")
+      .constructor<>()
+      .function("load", &WasmLM::load)
+      .function("compile", &WasmLM::compile)
+      .function("info", &WasmLM::info)
+      .function("start", &WasmLM::start)
+      .function("step", &WasmLM::step)
+      .function("lastToken", &WasmLM::lastToken)
+      .function("stats", &WasmLM::stats);
   emscripten::function("setNumThreads", &setNumThreads);
   emscripten::function("numThreads", &numThreads);
   emscripten::function("hasThreads", &hasThreads);

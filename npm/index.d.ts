@@ -146,6 +146,75 @@ export declare function loadIR(ir: string | URL | Blob | ArrayBuffer | ArrayBuff
 export declare function execute(model: Model, inputs: Inputs): Promise<Tensor[]>;
 export declare function verify(model: Model, inputs: Inputs, expected: TensorLike[] | Record<string, TensorLike>, options?: VerifyOptions): Promise<VerifyReport>;
 
+/** Where loadLM finds an IR or KV mapping: JSON text, a parsed object, bytes, a path or URL, or a Blob. */
+export type JsonSource = string | URL | Blob | ArrayBuffer | ArrayBufferView | object;
+
+export interface LoadLMOptions {
+  /** pytorch-ir prefill IR: input_ids [1,P], attention_mask [1,1,P,P], position_ids [1,P] -> logits, then each layer's key and value. */
+  prefill: JsonSource;
+  /** Decode IR: input_ids [1,1], attention_mask [1,1,1,C], position_ids [1,1], cache_position [1], past caches -> logits, updated caches. */
+  decode: JsonSource;
+  /** {num_layers, prefill_seq_len, max_cache_len, layers: [{prefill_key_output, ..., decode_value_output}]}. */
+  kvMapping: JsonSource;
+  /** One state_dict for both IRs. */
+  weights?: TensorSource;
+  constants?: TensorSource;
+  threads?: number;
+  wasmPaths?: WasmPaths;
+  onProgress?: (p: Progress) => void;
+  /** Update the decode caches in place (donated input slots; default true). false copies them every step: same tokens, O(max_cache_len) per step. */
+  donate?: boolean;
+}
+
+export interface GenerateOptions {
+  /** Default 32; prompt length + maxNewTokens - 1 must fit max_cache_len. */
+  maxNewTokens?: number;
+  /** 0 (default) = greedy; > 0 samples. */
+  temperature?: number;
+  /** Keep the K most likely tokens when sampling (0 = off). */
+  topK?: number;
+  /** Nucleus sampling threshold (1 = off). */
+  topP?: number;
+  /** Seed of the sampler (same seed, same tokens). Default 0. */
+  seed?: number;
+  /** Token ids that end generation (the stop token is included in the result). */
+  stop?: Iterable<number>;
+  /** Called for each new token; return false to stop. */
+  onToken?: (id: number, index: number) => void | boolean | Promise<void | boolean>;
+  /** Abort between tokens (rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+export interface GenerationStats {
+  promptTokens: number;
+  prefillMs: number;
+  decodeSteps: number;
+  decodeMs: number;
+  /** prefill_seq_len / prefill time (the prompt is padded to the prefill length). */
+  prefillTokensPerSecond: number;
+  decodeTokensPerSecond: number;
+  /** All layers' key and value caches. */
+  cacheBytes: number;
+  /** 0 when the caches are updated in place (donate: true). */
+  cacheBytesCopiedPerStep: number;
+}
+
+export declare class LanguageModel {
+  private constructor();
+  readonly info: { readonly prefillLen: number; readonly maxCacheLen: number; readonly vocabSize: number; readonly numLayers: number };
+  readonly backend: { variant: 'simd-threaded' | 'simd'; threads: number };
+  /** Of the last generate(); null before. */
+  readonly stats: GenerationStats | null;
+  readonly disposed: boolean;
+  /** The new token ids (greedy by default). */
+  generate(promptIds: ArrayLike<number>, options?: GenerateOptions): Promise<number[]>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Loads an LLM exported as pytorch-ir's prefill/decode IR pair with its KV mapping. */
+export declare function loadLM(options: LoadLMOptions): Promise<LanguageModel>;
+
 /** Global configuration. */
 export declare const env: {
   /** Default location of the dist files: prefix ending in '/', or {filename: url}. */

@@ -1,5 +1,6 @@
 // torch-ir-wasm: run pytorch-ir JSON IR graphs in browsers and Node.js (WASM).
 export { loadIR, execute, verify, Model } from './lib/model.js';
+export { loadLM, LanguageModel } from './lib/lm.js';
 export { env, getBackend } from './lib/backend.js';
 export {
   TorchIrError, IRFormatError, WeightLoadError, ExecutionError, VerificationError,

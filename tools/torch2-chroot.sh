@@ -6,7 +6,8 @@
 #   tools/torch2-chroot.sh [DIR] run -- CMD…  run CMD inside it, repo bind-mounted at /repo
 #
 # Environment: TIR_CHROOT_SUITE (default sid), TIR_CHROOT_MIRROR (default: the
-# first Debian mirror found in the host's apt sources).
+# first Debian mirror found in the host's apt sources), TIR_CHROOT_EXTRA (extra Debian
+# packages, e.g. "python3-transformers" for tools/export_llm.py; installed when missing).
 set -euo pipefail
 
 DEFAULT_DIR=/var/cache/tir-torch2/sid
@@ -40,9 +41,16 @@ host_mirror() {
 
 have_torch() { [[ -d $DIR/usr/lib/python3/dist-packages/torch ]]; }
 
+install_extra() {
+    [[ -n ${TIR_CHROOT_EXTRA:-} ]] || return 0
+    with_mounts chroot "$DIR" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+        bash -c "dpkg -s $TIR_CHROOT_EXTRA >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends $TIR_CHROOT_EXTRA && apt-get clean; }"
+}
+
 setup() {
     if have_torch; then
         echo "torch2-chroot: $DIR already has python3-torch"
+        install_extra
         return
     fi
     command -v debootstrap >/dev/null || {
@@ -62,6 +70,7 @@ setup() {
         bash -c 'apt-get update && apt-get install -y --no-install-recommends python3-torch python3-torchvision && apt-get clean'
     have_torch || die "python3-torch did not install"
     with_mounts chroot "$DIR" /usr/bin/python3 -c 'import torch, torchvision; print("torch", torch.__version__, "torchvision", torchvision.__version__)'
+    install_extra
 }
 
 MOUNTED=()

@@ -2,7 +2,7 @@
 // torch-ir-wasm: the native `torchir` CLI's commands and flags, running on the
 // WASM build in Node (info / visualize / pie / run / verify).
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadIR, TorchIrError, WeightLoadError } from '../index.js';
+import { loadIR, loadLM, TorchIrError, WeightLoadError } from '../index.js';
 import { parseSafetensors, writeSafetensors } from '../lib/safetensors.js';
 import { formatReport, shapeText } from '../lib/report.js';
 import { errnoText } from '../lib/source.js';
@@ -14,6 +14,9 @@ const USAGE =
   '  pie IR [--top N] [-o FILE]\n' +
   '  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--threads N]\n' +
   '  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--threads N]\n' +
+  '  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n' +
+  '      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n' +
+  '      [--threads N] [--no-donate]   (new ids on the last stdout line; timing on stderr)\n' +
   'IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n' +
   '--threads 1 uses the single-threaded build; default: all cores on the threaded build.\n';
 
@@ -158,6 +161,38 @@ const commands = {
     process.stdout.write(formatReport(r));
     return r.isValid ? 0 : 1;
   },
+  async generate(a) {
+    if (a.positional.length !== 2) throw new CliError('generate needs two IR files: PREFILL DECODE');
+    const ids = (opt) => a.get(opt).split(',').map((t) => {
+      if (!/^\s*-?\d+\s*$/.test(t)) throw new CliError(`${opt}: '${t}' is not an integer token id (expected e.g. 1,2,3)`);
+      return Number(t);
+    });
+    const lm = await loadLM({
+      prefill: a.positional[0],
+      decode: a.positional[1],
+      kvMapping: required(a, '--kv-mapping'),
+      weights: required(a, '--weights'),
+      constants: a.get('--constants') || undefined,
+      threads: threadsOption(a),
+      donate: !a.has('--no-donate'),
+    });
+    const prompt = ids(a.has('--prompt-ids') ? '--prompt-ids' : required(a, '--prompt-ids'));
+    const out = await lm.generate(prompt, {
+      maxNewTokens: a.num('--max-new-tokens', 32),
+      temperature: a.num('--temperature', 0),
+      topK: a.num('--top-k', 0),
+      topP: a.num('--top-p', 1),
+      seed: a.num('--seed', 0),
+      stop: a.has('--stop') ? ids('--stop') : [],
+    });
+    const s = lm.stats;
+    process.stderr.write(`prefill: ${s.promptTokens} tokens (padded to ${lm.info.prefillLen}) in ${s.prefillMs.toFixed(2)} ms; ` +
+      `decode: ${s.decodeSteps} steps in ${s.decodeMs.toFixed(2)} ms (${s.decodeTokensPerSecond.toFixed(1)} tokens/s); ` +
+      `cache ${s.cacheBytes} bytes, ${s.cacheBytesCopiedPerStep} copied per step\n`);
+    process.stdout.write(out.join(' ') + '\n');
+    lm.dispose();
+    return 0;
+  },
   async parity() {
     throw new CliError("'parity' needs the native build with LibTorch (torchir parity)");
   },
@@ -173,7 +208,7 @@ async function main(argv) {
   }
   const cmd = argv[0];
   try {
-    const a = parseArgs(argv.slice(1), ['--json', '--no-weights', '--profile']);
+    const a = parseArgs(argv.slice(1), ['--json', '--no-weights', '--profile', '--no-donate']);
     if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command '${cmd}'`);
     return await commands[cmd](a);
   } catch (e) {

@@ -16,8 +16,8 @@ function isBlob(v) {
   return typeof Blob !== 'undefined' && v instanceof Blob;
 }
 
-// IR argument -> JSON text.
-async function readIrText(ir, onProgress) {
+// IR argument -> JSON text (also used by lm.js).
+export async function readIrText(ir, onProgress) {
   if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return ir;
   if (isLocation(ir) || isBlob(ir)) {
     let got;
@@ -37,7 +37,7 @@ async function readIrText(ir, onProgress) {
 //   bytes | path | URL | Blob        -> {file: bytes, origin}
 //   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
 //   array of any of these            -> concatenated
-async function collectTensors(src, kind, irMeta, onProgress) {
+export async function collectTensors(src, kind, irMeta, onProgress) {
   if (src === undefined || src === null) return [];
   if (Array.isArray(src)) {
     const lists = [];
@@ -68,7 +68,7 @@ async function collectTensors(src, kind, irMeta, onProgress) {
 
 // Lazily parsed facts from the IR text that the glue doesn't expose: the
 // shape/dtype of weights, buffers and constants by original name.
-function irMetaFrom(text) {
+export function irMetaFrom(text) {
   let parsed;
   const load = () => {
     if (parsed === undefined) {

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/cli_common.h"
+#include "cli/generate.h"
 #include "cli/parity.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -33,8 +34,16 @@ const char* kUsage =
     "      [--threads N]   (--repeat: N runs, median time and per-node median profile)\n"
     "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
     "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
+    "%GENERATE%"
     "  ops                       (lists the supported op types)\n"
     "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n";
+
+// kUsage with the generate command's lines in place of %GENERATE%.
+std::string usage() {
+  std::string u = kUsage;
+  const std::string mark = "%GENERATE%";
+  return u.replace(u.find(mark), mark.size(), kGenerateUsage);
+}
 
 void write_text(const std::string& text, const std::string& path) {
   if (path.empty()) {
@@ -190,20 +199,21 @@ int cmd_parity(const Args& a) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
-    std::cout << kUsage;
+    std::cout << usage();
     return argc < 2 ? 2 : 0;
   }
   const std::string cmd = argv[1];
   try {
-    const Args a = parse_args(argc, argv, 2, {"--json", "--no-weights", "--profile"});
+    const Args a = parse_args(argc, argv, 2, {"--json", "--no-weights", "--profile", "--no-donate"});
     if (cmd == "info") return cmd_info(a);
     if (cmd == "visualize") return cmd_visualize(a);
     if (cmd == "pie") return cmd_pie(a);
     if (cmd == "run") return cmd_run(a);
     if (cmd == "verify") return cmd_verify(a);
     if (cmd == "parity") return cmd_parity(a);
+    if (cmd == "generate") return cmd_generate(a);
     if (cmd == "ops") return cmd_ops();
-    std::cerr << "torchir: unknown command '" << cmd << "'\n" << kUsage;
+    std::cerr << "torchir: unknown command '" << cmd << "'\n" << usage();
     return 2;
   } catch (const Error& e) {
     std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";

@@ -83,13 +83,18 @@ inline Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view_as({1}, {1},
 // Plan of the write-into-self ops (index_put, index_copy, scatter, index_fill, ...): in-place
 // forms alias self, the others get a fresh tensor of self's dtype and shape.
 inline void plan_target(OpCall& call, bool inplace) {
-  if (inplace) call.alias(0, call.in[0]);
-  else call.fresh(0, call.in[0].dtype, call.in[0].shape);
+  if (inplace) {
+    call.alias(0, call.in[0]);
+  } else {
+    call.fresh(0, call.in[0].dtype, call.in[0].shape);
+    call.rewrites_self = true;
+  }
 }
 
-// Run: the tensor to write into (for out-of-place forms, self copied into the output first).
+// Run: the tensor to write into (for out-of-place forms, self copied into the
+// output first, unless the runtime planned the output in self's memory).
 inline const Tensor& prepare_target(OpCall& call, bool inplace) {
-  if (!inplace) copy_into(call.out[0], call.in[0]);
+  if (!inplace && call.out[0].raw() != call.in[0].raw()) copy_into(call.out[0], call.in[0]);
   return call.out[0];
 }
 

@@ -68,6 +68,11 @@ class OpCall {
   std::vector<bool> const_in;
   PrepareContext* prepare_ctx = nullptr;  // during prepare() only
   FusedEpilogue epilogue;                 // set by the fusion pass (compile time)
+  // Set by plan(): out[0] is in[0] with a region rewritten (index_copy,
+  // index_put, scatter, slice_scatter, ... in their out-of-place forms). When
+  // nothing reads in[0] afterwards, the runtime may plan out[0] in in[0]'s
+  // memory (runtime/inplace.cpp); run() then skips copying self.
+  bool rewrites_self = false;
 
   bool is_constant(size_t i) const { return i < const_in.size() && const_in[i]; }
 

@@ -83,6 +83,7 @@ void Session::Impl::compile() {
   }
   mark_constant_inputs();
   fuse_epilogues();
+  update_in_place();
   plan_arena();
 }
 
@@ -240,6 +241,23 @@ const Tensor& Session::input_slot(size_t i) const {
 }
 
 const std::vector<Tensor>& Session::output_views() const { return impl_->outputs; }
+
+size_t Session::carry(size_t output, size_t input) {
+  const Impl& s = *impl_;
+  if (output >= s.outputs.size() || input >= s.inputs.size())
+    throw ExecutionError("carry(output " + std::to_string(output) + ", input " + std::to_string(input) +
+                         "): the model has " + std::to_string(s.outputs.size()) + " outputs and " +
+                         std::to_string(s.inputs.size()) + " inputs");
+  const Tensor& from = s.outputs[output];
+  const Tensor& to = s.inputs[input];
+  if (from.shape != to.shape || from.dtype != to.dtype)
+    throw ExecutionError("carry: output " + std::to_string(output) + " ('" + s.model.graph_outputs[output].name +
+                         "') is " + meta_text(from.shape, from.dtype) + " but input " + std::to_string(input) +
+                         " ('" + s.model.graph_inputs[input].name + "') is " + meta_text(to.shape, to.dtype));
+  if (from.raw() == to.raw() && from.strides == to.strides) return 0;
+  copy_into(to, from);
+  return to.nbytes();
+}
 
 void Session::run_slots() {
   Impl& s = *impl_;

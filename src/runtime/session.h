@@ -27,6 +27,13 @@ struct SessionOptions {
   // Fuse batch norm / residual add / relu / clamp into the conv or linear
   // before them (runtime/fusion.cpp). Off when keep_intermediates is on.
   bool fusion = true;
+  // Run the out-of-place "rewrite a region of self" ops (index_copy,
+  // index_put, scatter, slice_scatter, ...) in self's memory when nothing
+  // reads self afterwards (runtime/inplace.cpp). For a graph input, the input
+  // slot is then donated: after run() it holds the updated value, which is how
+  // a decode step updates its KV cache in O(one token). Off with
+  // keep_intermediates.
+  bool update_in_place = true;
 };
 
 class Session {
@@ -52,6 +59,12 @@ class Session {
   const Tensor& input_slot(size_t i) const;
   void run_slots();
   const std::vector<Tensor>& output_views() const;
+
+  // Makes input slot `input` hold output `output` of the last run (same shape
+  // and compute dtype), for graphs whose outputs feed their next run (decode
+  // caches). Free when the output was computed in the input's own memory
+  // (update_in_place donated the slot): returns the bytes copied (0 then).
+  size_t carry(size_t output, size_t input);
 
   // Per-node wall time of the last run(); empty unless profiling is on.
   void set_profiling(bool on);

@@ -58,6 +58,7 @@ struct Session::Impl {
   void mark_mutations(const Step& step);
   void mark_constant_inputs();
   void fuse_epilogues();
+  void update_in_place();
   void plan_arena();
   void bind(const TensorMap& weights, const TensorMap& constants);
   void prepare();
