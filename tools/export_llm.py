@@ -42,8 +42,12 @@ constants (c_model_layers_<i>_self_attn_lifted_tensor_<n>, shape [0], through li
 detach_) feeding `cat` nodes, which are the K/V graph outputs. Exported with grad mode on (like
 torch_ir.extract_ir), the rotary embedding is a wrap_with_set_grad_enabled node.
 
---onnx-dir DIR additionally writes prefill.onnx / decode.onnx (same ABI) with torch.onnx.export,
-for benchmarks against onnxruntime (not committed).
+--onnx-dir DIR additionally writes prefill.onnx / decode.onnx (same ABI; weights inside, 13 MB
+each) with the TorchScript exporter (torch.onnx.export(dynamo=False), opset 17; torch 2.14 needs
+the onnx package for it: apt-get install python3-onnx in the chroot; TIR_ONNX_DYNAMO=1 tries the
+torch.export-based exporter, which needs onnxscript, not packaged in Debian), for benchmarks
+against onnxruntime (not committed). With python3-onnxruntime installed it then runs the expected
+prompts' greedy generation through the ONNX pair and compares it with the eager wrappers.
 """
 
 import argparse
@@ -457,6 +461,53 @@ def export_onnx(lm, cfg, P, C, onnx_dir):
             torch.onnx.export(mod, tuple(inputs.values()), path, input_names=in_names,
                               output_names=["logits"] + out_kv, opset_version=17, dynamo=dynamo)
         print("onnx: %s -> %s (%.1f MB)" % (name, path, os.path.getsize(path) / 1e6))
+        try:
+            import onnx
+        except ImportError:
+            continue
+        ops = collections.Counter(n.op_type for n in onnx.load(path).graph.node)
+        print("  ops: %s" % ", ".join("%s %d" % kv for kv in sorted(ops.items())))
+    check_onnx(lm, cfg, P, C, onnx_dir)
+
+
+def check_onnx(lm, cfg, P, C, onnx_dir):
+    """With onnxruntime: greedy generation of the expected prompts through the ONNX pair."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("onnx: onnxruntime not installed, not checked")
+        return
+    L = cfg["num_hidden_layers"]
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = {k: ort.InferenceSession(os.path.join(onnx_dir, k + ".onnx"), so,
+                                    providers=["CPUExecutionProvider"])
+            for k in ("prefill", "decode")}
+    names = {k: [i.name for i in s.get_inputs()] for k, s in sess.items()}
+    for ids in prompts(cfg, P):
+        want, want_logits, _ = wrapper_generate(lm, cfg, ids, MAX_NEW_TOKENS, P, C)
+        n = len(ids)
+        pin = prefill_inputs(ids, P)
+        out = sess["prefill"].run(None, dict(zip(names["prefill"],
+                                                 [t.numpy() for t in pin.values()])))
+        logits = [torch.from_numpy(out[0][0, n - 1])]
+        kv = []
+        for t in out[1:]:
+            c = torch.zeros(kv_shape(cfg, C))
+            c[:, :, :P] = torch.from_numpy(t)
+            kv.append(c)
+        got = [int(torch.argmax(logits[-1]))]
+        for step in range(1, MAX_NEW_TOKENS):
+            din = decode_inputs(got[-1], n + step - 1, C, kv)
+            out = sess["decode"].run(None, dict(zip(names["decode"],
+                                                    [t.numpy() for t in din.values()])))
+            kv = [torch.from_numpy(t) for t in out[1:]]
+            assert len(kv) == 2 * L
+            logits.append(torch.from_numpy(out[0][0, 0]))
+            got.append(int(torch.argmax(logits[-1])))
+        diff = max(float((a - b).abs().max()) for a, b in zip(logits, want_logits))
+        print("onnxruntime %s: prompt of %d tokens: %s, max |logit - eager| %.3g"
+              % (ort.__version__, n, "tokens match" if got == want else "TOKENS DIFFER", diff))
 
 
 def main(argv=None):
