@@ -11,6 +11,10 @@
 # Output is deterministic (fixed seeds); a directory whose files are newer than its model.json
 # and than export_fixture.py / zoo.py is left as it is.
 #
+# Also writes OUTDIR/llm/<name>/weights.safetensors for every tests/fixtures/llm/<name>/config.json
+# (tools/llm_weights.py: pure Python, no torch; skipped when newer than config.json and
+# llm_weights.py).
+#
 # Environment: TIR_PYTHON (default /usr/bin/python3), TIR_FIXTURES (default
 # <repo>/tests/fixtures/models).
 set -euo pipefail
@@ -22,6 +26,21 @@ SRC=${TIR_FIXTURES:-$REPO/tests/fixtures/models}
 PY=${TIR_PYTHON:-/usr/bin/python3}
 EXPORTER=$REPO/tools/export_fixture.py
 ZOO=$REPO/tools/zoo.py
+LLM_WEIGHTS=$REPO/tools/llm_weights.py
+
+# LLM fixtures (tests/fixtures/llm/<name>): weights from a pure-Python generator, no torch needed.
+llm_made=0
+for cfg in "$REPO"/tests/fixtures/llm/*/config.json; do
+    [[ -f $cfg ]] || continue
+    name=$(basename "$(dirname "$cfg")")
+    dest=$OUT/llm/$name/weights.safetensors
+    if [[ -f $dest && $dest -nt $cfg && $dest -nt $LLM_WEIGHTS ]]; then
+        continue
+    fi
+    "$PY" "$LLM_WEIGHTS" --config "$cfg" --out "$dest"
+    llm_made=$((llm_made + 1))
+done
+echo "make_fixtures: generated $llm_made LLM weight file(s) under $OUT/llm"
 
 "$PY" -c 'import torch, torchvision' 2>/dev/null || {
     echo "make_fixtures: $PY cannot import torch and torchvision" \
