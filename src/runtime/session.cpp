@@ -199,6 +199,10 @@ void Session::Impl::plan_arena() {
     if (steps[size_t(s)]->call.epilogue.residual.defined()) touch(steps[size_t(s)]->call.epilogue.residual, s);
   }
   for (const auto& t : outputs) touch(t, end);
+  // Input slots keep their values across runs (callers may rewrite only part
+  // of them, e.g. one mask entry per decode step, and Session::carry writes
+  // into them after a run), so no value may reuse their memory.
+  for (const auto& t : inputs) touch(t, end);
   if (options.keep_intermediates)
     for (auto& r : ranges) r.last = end;
   const MemoryPlan plan = plan_memory(ranges);

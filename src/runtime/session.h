@@ -54,8 +54,10 @@ class Session {
 
   // Zero-copy I/O (what the WASM bindings use per execute): input_slot(i) is
   // the contiguous tensor the graph reads for input i (the IR's shape, compute
-  // dtype), written by the caller before run_slots(); output_views() are the
-  // graph outputs as views of the session's memory, valid until the next run.
+  // dtype), written by the caller before run_slots(); it keeps its value
+  // across runs (no other value shares its memory) unless an in-place update
+  // was planned into it (SessionOptions::update_in_place). output_views() are
+  // the graph outputs as views of the session's memory, valid until the next run.
   const Tensor& input_slot(size_t i) const;
   void run_slots();
   const std::vector<Tensor>& output_views() const;

@@ -101,3 +101,23 @@ TEST(InPlace, CarryChecksShapes) {
   EXPECT_THROW(s.carry(0, 1), ExecutionError);  // [1,2,5,3] float32 into pos [1] int64
   EXPECT_THROW(s.carry(5, 0), ExecutionError);
 }
+
+TEST(InPlace, InputSlotsKeepTheirValuesAcrossRuns) {
+  // x is dead after the first node, so before slots were pinned its memory
+  // was reused by z (same size); callers that rewrite only part of a slot
+  // (one mask entry per decode step) then read garbage.
+  const std::string ir = R"({"model_name": "t", "graph_inputs": [{"name": "x", "shape": [64], "dtype": "float32"}],
+    "graph_outputs": [{"name": "z", "shape": [64], "dtype": "float32"}], "weights": [], "weight_name_mapping": {},
+    "nodes": [{"name": "y", "op_type": "aten.mul.Tensor", "inputs": [{"name": "x", "shape": [64], "dtype": "float32", "producer_node": "x"}], "outputs": [{"name": "y", "shape": [64], "dtype": "float32"}], "attrs": {"other": 2.0}},
+              {"name": "w", "op_type": "aten.add.Tensor", "inputs": [{"name": "y", "shape": [64], "dtype": "float32", "producer_node": "y"}], "outputs": [{"name": "w", "shape": [64], "dtype": "float32"}], "attrs": {"other": 1.0}},
+              {"name": "z", "op_type": "aten.mul.Tensor", "inputs": [{"name": "w", "shape": [64], "dtype": "float32", "producer_node": "w"}], "outputs": [{"name": "z", "shape": [64], "dtype": "float32"}], "attrs": {"other": 3.0}}]})";
+  Session s(load_model_json(ir));
+  s.bind({});
+  const std::vector<float> x = iota(64, 1);
+  fill(s.input_slot(0), tensor_f32({64}, x));
+  for (int run = 0; run < 2; ++run) {
+    s.run_slots();
+    EXPECT_EQ(values_f32(s.input_slot(0)), x) << "run " << run;
+    EXPECT_EQ(s.output_views()[0].data<float>()[1], (2 * 2.0f + 1) * 3);
+  }
+}

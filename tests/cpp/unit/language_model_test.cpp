@@ -1,0 +1,170 @@
+// LanguageModel on the tiny LLaMA fixture (tests/fixtures/llm/tiny_llama:
+// transformers' LlamaForCausalLM exported as pytorch-ir's prefill/decode pair;
+// weights from tools/llm_weights.py under $TIR_GENERATED_FIXTURES): greedy
+// tokens equal Hugging Face generate()'s, the donated (in-place) cache path is
+// bit-identical to the copying one, sampling is reproducible, and files that
+// do not fit together fail with messages naming the tensor.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <cstring>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "ir/json_loader.h"
+#include "ir/kv_mapping.h"
+#include "runtime/language_model.h"
+#include "test_util.h"
+#include "weights/torch_save.h"
+
+using namespace tir;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::string text_of(const std::string& path) {
+  auto b = read_file_bytes(path);
+  return std::string(b->begin(), b->end());
+}
+
+struct Fixture {
+  std::string dir;
+  TensorMap weights;
+  KvMapping mapping;
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> prompts;  // prompt -> HF generate ids
+};
+
+const Fixture* fixture() {
+  static const Fixture* f = [] {
+    const std::string weights = test::generated_fixtures_dir() + "/llm/tiny_llama/weights.safetensors";
+    std::vector<uint8_t> probe;
+    std::string err;
+    if (!try_read_file(weights, &probe, &err)) return static_cast<Fixture*>(nullptr);
+    auto* fx = new Fixture;
+    fx->dir = test::fixtures_dir() + "/llm/tiny_llama/";
+    fx->weights = read_weights_file(weights);
+    fx->mapping = parse_kv_mapping(text_of(fx->dir + "kv_mapping.json"), "kv_mapping.json");
+    rapidjson::Document d;
+    d.Parse(text_of(fx->dir + "expected.json").c_str());
+    for (const auto& p : d["prompts"].GetArray()) {
+      std::vector<int64_t> in, out;
+      for (const auto& v : p["input_ids"].GetArray()) in.push_back(v.GetInt64());
+      for (const auto& v : p["generated_ids"].GetArray()) out.push_back(v.GetInt64());
+      fx->prompts.emplace_back(in, out);
+    }
+    return static_cast<Fixture*>(fx);
+  }();
+  return f;
+}
+
+std::unique_ptr<LanguageModel> open(const Fixture& f, bool in_place = true, std::string prefill = "",
+                                    std::string decode = "", const KvMapping* mapping = nullptr) {
+  SessionOptions o;
+  o.update_in_place = in_place;
+  return std::make_unique<LanguageModel>(
+      prefill.empty() ? load_model_file(f.dir + "prefill.json") : load_model_json(prefill, "prefill"),
+      decode.empty() ? load_model_file(f.dir + "decode.json") : load_model_json(decode, "decode"),
+      mapping ? *mapping : f.mapping, f.weights, TensorMap{}, o);
+}
+
+#define NEED_FIXTURE()                                                                       \
+  const Fixture* fx = fixture();                                                             \
+  if (!fx) GTEST_SKIP() << "no generated LLM weights (run tools/make_fixtures.sh build/fixtures)"
+
+}  // namespace
+
+TEST(LanguageModel, GreedyTokensMatchHuggingFaceGenerate) {
+  NEED_FIXTURE();
+  auto lm = open(*fx);
+  EXPECT_EQ(lm->prefill_len(), 32);
+  EXPECT_EQ(lm->max_cache_len(), 128);
+  EXPECT_EQ(lm->vocab_size(), 1024);
+  EXPECT_EQ(lm->num_layers(), 4);
+  ASSERT_EQ(fx->prompts.size(), 3u);
+  for (const auto& [prompt, expected] : fx->prompts) {
+    EXPECT_EQ(generate(*lm, prompt, 32, {}), expected) << "prompt of " << prompt.size() << " tokens";
+    EXPECT_EQ(lm->stats().cache_bytes_copied_per_step, 0u);  // donated: updated in place
+    EXPECT_EQ(lm->stats().decode_steps, 31);
+  }
+}
+
+TEST(LanguageModel, DonatedCachesAreBitIdenticalToCopiedOnes) {
+  NEED_FIXTURE();
+  auto donated = open(*fx, true), copied = open(*fx, false);
+  const auto& prompt = fx->prompts[1].first;
+  ASSERT_EQ(donated->start(prompt, {}, 40), copied->start(prompt, {}, 40));
+  for (int step = 0; step < 39; ++step) {
+    ASSERT_EQ(donated->step(), copied->step()) << "step " << step;
+    const Tensor &a = donated->decode_session().output_views()[0], &b = copied->decode_session().output_views()[0];
+    ASSERT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << "logits differ at step " << step;
+  }
+  EXPECT_EQ(donated->stats().cache_bytes_copied_per_step, 0u);
+  EXPECT_EQ(copied->stats().cache_bytes_copied_per_step, 2 * copied->stats().cache_bytes);
+}
+
+TEST(LanguageModel, SamplingIsReproducibleWithASeed) {
+  NEED_FIXTURE();
+  auto lm = open(*fx);
+  SamplingOptions s;
+  s.temperature = 0.8;
+  s.top_k = 50;
+  s.top_p = 0.95;
+  s.seed = 7;
+  const auto& prompt = fx->prompts[0].first;
+  const auto a = generate(*lm, prompt, 20, s), b = generate(*lm, prompt, 20, s);
+  EXPECT_EQ(a, b);
+  s.seed = 8;
+  EXPECT_NE(generate(*lm, prompt, 20, s), a);
+  // Stop tokens end generation (included), on_token can stop too.
+  const auto& greedy = fx->prompts[0].second;
+  EXPECT_EQ(generate(*lm, prompt, 32, {}, {greedy[3]}), std::vector<int64_t>(greedy.begin(), greedy.begin() + 4));
+  EXPECT_EQ(generate(*lm, prompt, 32, {}, {}, [](int64_t, int64_t i) { return i < 1; }).size(), 2u);
+}
+
+TEST(LanguageModel, PromptAndLengthErrors) {
+  NEED_FIXTURE();
+  auto lm = open(*fx);
+  auto fails = [&](std::vector<int64_t> prompt, int64_t n, const char* what) {
+    try {
+      lm->start(prompt, {}, n);
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const ExecutionError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(what));
+    }
+  };
+  fails({}, 4, "the prompt is empty");
+  fails(std::vector<int64_t>(33, 1), 4, "the prompt has 33 tokens but the prefill IR takes at most 32");
+  fails({1, 2, 1024}, 4, "prompt token 2 is 1024, outside the vocabulary [0, 1024)");
+  fails({1, 2, 3}, 127, "need 129 cache slots; the decode IR has 128 (max_cache_len), so at most 126 new tokens");
+  lm->start({1, 2, 3}, {}, 2);
+  lm->step();
+  EXPECT_THROW(lm->step(), ExecutionError);  // maxNewTokens reached
+}
+
+TEST(LanguageModel, FilesThatDoNotFitTogether) {
+  NEED_FIXTURE();
+  auto fails = [&](const std::function<void()>& f, const char* what) {
+    try {
+      f();
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const IRFormatError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(what));
+    }
+  };
+  KvMapping m = fx->mapping;
+  m.layers[2].decode_value_input = "nope";
+  fails([&] { open(*fx, true, "", "", &m); }, "KV mapping layer 2: decode value input 'nope' is not a graph input of the decode IR");
+  m = fx->mapping;
+  m.max_cache_len = 64;
+  fails([&] { open(*fx, true, "", "", &m); }, "KV mapping says max_cache_len 64 but the decode IR's attention_mask has 128 key slots");
+  m = fx->mapping;
+  std::swap(m.layers[0].prefill_key_output, m.layers[0].decode_key_output);
+  fails([&] { open(*fx, true, "", "", &m); }, "KV mapping layer 0: prefill key output");
+  // Prefill and decode swapped.
+  fails([&] { open(*fx, true, text_of(fx->dir + "decode.json"), text_of(fx->dir + "prefill.json")); },
+        "IR");
+  fails([&] { parse_kv_mapping(R"({"num_layers": 2, "layers": []})", "k.json"); },
+        "k.json: KV mapping: num_layers is 2 but \"layers\" has 0 entries");
+  fails([&] { parse_kv_mapping("{", "k.json"); }, "k.json: KV mapping: invalid JSON");
+}
