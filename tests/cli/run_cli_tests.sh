@@ -78,5 +78,30 @@ else
 fi
 expect_output "junk weights" 1 "junk.safetensors" "$torchir" run "$seed" --weights "$tmp/junk.safetensors" --inputs "$tmp/junk.safetensors"
 
+# generate: the tiny LLaMA pair; prefill/decode io files verify each graph, and
+# the greedy ids (last stdout line) equal Hugging Face generate()'s.
+llm=$fixtures/llm/tiny_llama
+llmw=$generated/llm/tiny_llama/weights.safetensors
+if [ -f "$llmw" ]; then
+  expect_output "verify llm prefill" 0 "Verification PASSED" "$torchir" verify "$llm/prefill.json" --weights "$llmw" --io "$llm/prefill_io.safetensors"
+  expect_output "verify llm decode" 0 "Verification PASSED" "$torchir" verify "$llm/decode.json" --weights "$llmw" --io "$llm/decode_io.safetensors"
+  read -r prompt want < <(/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["prompts"][1]
+print(",".join(map(str, p["input_ids"])), "_".join(map(str, p["generated_ids"])))' "$llm/expected.json")
+  for flag in "" --no-donate; do
+    got=$("$torchir" generate "$llm/prefill.json" "$llm/decode.json" --kv-mapping "$llm/kv_mapping.json" --weights "$llmw" \
+          --prompt-ids "$prompt" --max-new-tokens 32 $flag 2>/dev/null | tail -n1 | tr ' ' '_')
+    if [ "$got" = "$want" ]; then ok; else bad "generate $flag: got $got want $want"; fi
+  done
+  expect_output "generate prompt too long" 1 "takes at most 32" "$torchir" generate "$llm/prefill.json" "$llm/decode.json" \
+    --kv-mapping "$llm/kv_mapping.json" --weights "$llmw" --prompt-ids "$(seq -s, 1 33)"
+  expect_output "generate bad id" 1 "--prompt-ids: 'x' is not an integer token id" "$torchir" generate "$llm/prefill.json" \
+    "$llm/decode.json" --kv-mapping "$llm/kv_mapping.json" --weights "$llmw" --prompt-ids 1,x
+  expect_output "generate one IR" 1 "generate needs two IR files" "$torchir" generate "$llm/prefill.json" --kv-mapping x --weights x --prompt-ids 1
+else
+  bad "LLM weights missing: $llmw (tools/make_fixtures.sh)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
