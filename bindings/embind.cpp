@@ -286,6 +286,15 @@ class WasmModel : public TensorSources {
     });
   }
 
+  // Input slot `input` takes output `output` of the last run (Session::carry):
+  // returns the bytes copied, 0 when the graph updated that input in place.
+  double carry(int output, int input) {
+    return or_throw<double>([&] {
+      need_session();
+      return double(session_->carry(index(output, numOutputs(), "output"), index(input, numInputs(), "input")));
+    });
+  }
+
   val outputBytes(int i) const {
     return or_throw<val>([&] {
       if (outputs_.empty()) throw tir::ExecutionError("outputBytes(): no outputs, run() first");
@@ -541,6 +550,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("inputSlot", &WasmModel::inputSlot)
       .function("inputSlotInfo", &WasmModel::inputSlotInfo)
       .function("runSlots", &WasmModel::runSlots)
+      .function("carry", &WasmModel::carry)
       .function("outputBytes", &WasmModel::outputBytes)
       .function("setExpected", &WasmModel::setExpected)
       .function("verify", &WasmModel::verify)

@@ -75,6 +75,11 @@ export interface LoadOptions {
 /** Inputs in graph_inputs order, or keyed by input name. */
 export type Inputs = TensorLike[] | Record<string, TensorLike> | TypedArray;
 
+export interface ExecuteOptions {
+  carry?: Record<string, string> | Map<string, string>;
+  outputs?: readonly string[];
+}
+
 export interface VerifyOptions {
   /** Default 1e-5. */
   rtol?: number;
@@ -118,7 +123,14 @@ export declare class Model {
   /** Which build runs the model (proxy: true when it runs in the env.proxy worker). */
   readonly backend: { variant: 'simd-threaded' | 'simd'; threads: number; proxy?: boolean };
   readonly disposed: boolean;
-  execute(inputs: Inputs): Promise<Tensor[]>;
+  /**
+   * options.carry {inputName: outputName}: inputs left out of `inputs` take that output of the previous
+   * run inside the engine (free when the graph updates the input in place: the input is donated).
+   * options.outputs: names of the outputs to return (default all).
+   */
+  execute(inputs: Inputs | Record<string, TensorLike>, options?: ExecuteOptions): Promise<Tensor[]>;
+  /** Bytes the last execute() copied to carry outputs into inputs (0 when they were donated). */
+  readonly lastCarryBytes: number;
   verify(inputs: Inputs, expected: TensorLike[] | Record<string, TensorLike>, options?: VerifyOptions): Promise<VerifyReport>;
   /** pytorch-ir's info text, or its JSON text with {json: true}. */
   info(options?: { json?: boolean }): string;
@@ -143,7 +155,7 @@ export declare class Model {
 
 /** Loads an IR (JSON string, parsed object, bytes, path or URL) with its weights. */
 export declare function loadIR(ir: string | URL | Blob | ArrayBuffer | ArrayBufferView | object, options?: LoadOptions): Promise<Model>;
-export declare function execute(model: Model, inputs: Inputs): Promise<Tensor[]>;
+export declare function execute(model: Model, inputs: Inputs, options?: ExecuteOptions): Promise<Tensor[]>;
 export declare function verify(model: Model, inputs: Inputs, expected: TensorLike[] | Record<string, TensorLike>, options?: VerifyOptions): Promise<VerifyReport>;
 
 /** Where loadLM finds an IR or KV mapping: JSON text, a parsed object, bytes, a path or URL, or a Blob. */

@@ -168,7 +168,7 @@ export class Model {
   }
 
   // The inputs as a list in graph_inputs order (array, single typed array, or {name: value}).
-  _inputList(inputs) {
+  _inputList(inputs, carried) {
     const metas = this.inputs;
     let list;
     if (Array.isArray(inputs)) {
@@ -181,6 +181,7 @@ export class Model {
         if (!names.has(k)) throw new ExecutionError(`unknown input '${k}' (graph inputs: ${metas.map((m) => m.name).join(', ')})`);
       }
       list = metas.map((m, i) => {
+        if (carried?.has(i)) return null;
         if (!(m.name in inputs)) throw new ExecutionError(`input ${i} ('${m.name}') is missing`);
         return inputs[m.name];
       });
@@ -190,9 +191,9 @@ export class Model {
       throw new ExecutionError('inputs must be an array (graph_inputs order) or an object keyed by input name');
     }
     if (list.length !== metas.length) throw new ExecutionError(`expected ${metas.length} input(s), got ${list.length}`);
-    return list.map((v, i) => toTensor(v, metas[i], (msg) => {
+    return list.map((v, i) => (carried?.has(i) ? null : toTensor(v, metas[i], (msg) => {
       throw new ExecutionError(`input ${i} ('${metas[i].name}'): ${msg}`);
-    }));
+    })));
   }
 
   // Per input, the slot the graph reads ({dtype, shape}), fetched once per compile.
@@ -207,27 +208,60 @@ export class Model {
     return this._slotInfo;
   }
 
-  _run(inputs) {
+  _run(inputs, carry) {
     this._ensureCompiled();
     const h = this._h;
-    const tensors = this._inputList(inputs);
+    const carried = this._carryPlan(inputs, carry);
+    const tensors = this._inputList(inputs, carried);
     const slots = this._slots();
     // Fast path: every input already has its slot's dtype and shape, so its
     // bytes go straight into the engine's input memory. Anything else (other
     // shapes, float16 widening) takes setInput, which converts and explains.
-    const direct = tensors.every((t, i) => t.dtype === slots[i].dtype && sameShape(t.shape, slots[i].shape));
+    const direct = tensors.every((t, i) => carried?.has(i) || (t.dtype === slots[i].dtype && sameShape(t.shape, slots[i].shape)));
     if (direct) {
-      tensors.forEach((t, i) => h.inputSlot(i).set(t.bytes));
+      if (carried) {
+        for (const [i, o] of carried) this._lastCarryBytes += Number(h.carry(o, i));
+      }
+      tensors.forEach((t, i) => { if (!carried?.has(i)) h.inputSlot(i).set(t.bytes); });
       check(h.runSlots(), 'ExecutionError');
+      this._ran = true;
       return;
     }
+    if (carried) throw new ExecutionError('carry: the other inputs must have exactly their graph input dtype and shape (no conversion)');
     tensors.forEach((t, i) => check(h.setInput(i, t.dtype, t.shape, t.bytes), 'ExecutionError'));
     check(h.run(), 'ExecutionError');
+    this._ran = true;
   }
 
-  _readOutputs() {
+  // carry {inputName: outputName} -> Map(input index -> output index) of the
+  // inputs to take from the previous run (those not given in `inputs`).
+  _carryPlan(inputs, carry) {
+    this._lastCarryBytes = 0;
+    if (!carry) return null;
+    const names = new Map(this.inputs.map((m, i) => [m.name, i]));
+    const outs = new Map(this.outputs.map((m, i) => [m.name, i]));
+    const given = inputs && typeof inputs === 'object' && !Array.isArray(inputs) && !isTypedArray(inputs) ? inputs : null;
+    if (!given) throw new ExecutionError('carry needs inputs given as an object keyed by input name');
+    const plan = new Map();
+    for (const [inName, outName] of carry instanceof Map ? carry : Object.entries(carry)) {
+      if (!names.has(inName)) throw new ExecutionError(`carry: unknown input '${inName}'`);
+      if (!outs.has(outName)) throw new ExecutionError(`carry: unknown output '${outName}' (for input '${inName}')`);
+      if (inName in given) continue;  // given values win
+      if (!this._ran) throw new ExecutionError(`input '${inName}' is missing: carry takes it from the previous run, and there is none yet`);
+      plan.set(names.get(inName), outs.get(outName));
+    }
+    return plan.size ? plan : null;
+  }
+
+  _readOutputs(only) {
     const h = this._h;
     const n = Number(h.numOutputs());
+    const wanted = only ? new Set(only) : null;
+    if (wanted) {
+      for (const name of wanted) {
+        if (!this.outputs.some((o) => o.name === name)) throw new ExecutionError(`unknown output '${name}' (graph outputs: ${this.outputs.map((o) => o.name).join(', ')})`);
+      }
+    }
     // Output names/dtypes/shapes are fixed once compiled; read them after the
     // first run (the engine reports float16 outputs as float32) and reuse them.
     if (!this._outMeta) {
@@ -240,21 +274,34 @@ export class Model {
     const out = [];
     for (let i = 0; i < n; ++i) {
       const { name, shape, dtype } = this._outMeta[i];
+      if (wanted && !wanted.has(name)) continue;
       const bytes = h.outputBytes(i);
       const size = DTYPE_ARRAY[dtype]?.BYTES_PER_ELEMENT;
       if (!size || bytes.length !== numel(shape) * size) {  // not what was cached: ask again
         this._outMeta = null;
-        return this._readOutputs();
+        return this._readOutputs(only);
       }
       out.push({ name, shape: [...shape], dtype, data: fromBytes(copyBytes(bytes), dtype) });
     }
     return out;
   }
 
-  /** Runs the graph. inputs: array (graph_inputs order) or {name: value}. */
-  async execute(inputs) {
-    this._run(inputs);
-    return this._readOutputs();
+  /**
+   * Runs the graph. inputs: array (graph_inputs order) or {name: value}.
+   * options.carry {inputName: outputName}: inputs left out of `inputs` take
+   * that output of the previous run without leaving the engine; when the graph
+   * rewrites the input out of place (index_copy into a KV cache), the input's
+   * memory is donated to the output and carrying costs nothing.
+   * options.outputs: names of the outputs to return (default: all).
+   */
+  async execute(inputs, options = {}) {
+    this._run(inputs, options.carry);
+    return this._readOutputs(options.outputs);
+  }
+
+  /** Bytes the last execute() copied to carry outputs into inputs (0 when donated in place). */
+  get lastCarryBytes() {
+    return this._lastCarryBytes ?? 0;
   }
 
   /** Runs and compares with `expected` (graph_outputs order) like pytorch-ir's verify_ir. */
@@ -394,9 +441,9 @@ export async function loadIR(ir, options = {}) {
   return model;
 }
 
-/** execute(model, inputs) === model.execute(inputs). */
-export function execute(model, inputs) {
-  return model.execute(inputs);
+/** execute(model, inputs, options) === model.execute(inputs, options). */
+export function execute(model, inputs, options) {
+  return model.execute(inputs, options);
 }
 
 /** verify(model, inputs, expected, {rtol, atol}) === model.verify(...). */

@@ -103,3 +103,44 @@ test('npm CLI generate prints the ids like the native CLI', { skip }, () => {
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /generate needs two IR files/);
 });
+
+test('execute({carry}) feeds outputs to the next run inside the engine, free when donated', { skip }, async () => {
+  const { loadIR, parseSafetensors, splitIo } = await import('../index.js');
+  const io = splitIo(parseSafetensors(readFileSync(join(DIR, 'decode_io.safetensors'))));
+  const mapping = JSON.parse(readFileSync(files.kvMapping, 'utf8'));
+  const carry = {};
+  for (const l of mapping.layers) {
+    carry[l.decode_key_input] = l.decode_key_output;
+    carry[l.decode_value_input] = l.decode_value_output;
+  }
+  const open = () => loadIR(files.decode, { weights: WEIGHTS, threads: 1 });
+  const explicit = await open();
+  const carried = await open();
+  const logitsName = explicit.outputs[0].name;
+  // Step 1 from the recorded inputs, then step 2 at the next slot.
+  const first = await explicit.execute(io.inputs);
+  await assert.rejects(carried.execute({ input_ids: io.inputs.input_ids }, { carry }), /carry takes it from the previous run, and there is none yet/);
+  await carried.execute(io.inputs, { carry, outputs: [logitsName] });
+  const slot = Number(io.inputs.cache_position.data[0]) + 1;
+  const mask = Float32Array.from(io.inputs.attention_mask.data);
+  mask[slot] = 0;
+  const next = {
+    input_ids: { data: new BigInt64Array([7n]), shape: [1, 1], dtype: 'int64' },
+    attention_mask: { data: mask, shape: io.inputs.attention_mask.shape, dtype: 'float32' },
+    position_ids: { data: new BigInt64Array([BigInt(slot)]), shape: [1, 1], dtype: 'int64' },
+    cache_position: { data: new BigInt64Array([BigInt(slot)]), shape: [1], dtype: 'int64' },
+  };
+  const byName = new Map(first.map((o) => [o.name, o]));
+  const fed = { ...next };
+  for (const [i, o] of Object.entries(carry)) fed[i] = byName.get(o);
+  const a = await explicit.execute(fed);
+  const b = await carried.execute(next, { carry, outputs: [logitsName] });
+  assert.equal(b.length, 1);
+  assert.equal(b[0].name, logitsName);
+  assert.deepEqual(b[0].data, a[0].data);
+  assert.equal(carried.lastCarryBytes, 0, 'the caches were updated in place (donated)');
+  await assert.rejects(carried.execute(next, { carry: { nope: logitsName } }), /carry: unknown input 'nope'/);
+  await assert.rejects(carried.execute(next, { carry, outputs: ['nope'] }), /unknown output 'nope'/);
+  explicit.dispose();
+  carried.dispose();
+});
