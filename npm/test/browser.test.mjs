@@ -1,15 +1,16 @@
 // The same index.js in headless Chromium, from a static server: with COOP/COEP
 // headers the page runs the threaded build, without them the single-threaded
-// one; both verify the bundled model. Drives Debian's chromium through
+// one; both verify the bundled model, and the text generation demo
+// (examples/llm/) streams the tiny LLaMA's tokens. Drives Debian's chromium through
 // chromedriver's WebDriver HTTP API (no npm dependencies). Skipped when
 // chromium / chromedriver are not installed (apt-get install chromium chromium-driver).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { REPO, assertDist } from './helpers.mjs';
+import { join, relative, sep } from 'node:path';
+import { FIXTURES, GENERATED, REPO, assertDist } from './helpers.mjs';
 import { serve } from '../../examples/browser/serve.mjs';
 
 const which = (names) => names.find((p) => p && existsSync(p));
@@ -59,8 +60,8 @@ before(async () => {
 
 after(() => driver?.kill());
 
-// Opens the example page in a fresh headless browser and waits for its result.
-async function runPage(isolate, query = '') {
+// A fresh headless browser on a static server of the repository; fn(session id, base url).
+async function withBrowser(isolate, fn) {
   const { server, url } = await serve({ root: REPO, port: 0, isolate });
   const session = await wd('POST', '/session', {
     capabilities: {
@@ -75,21 +76,32 @@ async function runPage(isolate, query = '') {
   });
   const id = session.sessionId;
   try {
-    await wd('POST', `/session/${id}/url`, { url: `${url}examples/browser/?runs=3${query}` });
-    const deadline = Date.now() + 120000;
-    for (;;) {
-      const r = await wd('POST', `/session/${id}/execute/sync`, { script: 'return window.__result || null', args: [] });
-      if (r) return r;
-      if (Date.now() > deadline) {
-        const log = await wd('POST', `/session/${id}/execute/sync`, { script: 'return document.getElementById("log").textContent', args: [] });
-        throw new Error(`page did not finish: ${log}`);
-      }
-      await new Promise((res) => setTimeout(res, 250));
-    }
+    return await fn(id, url);
   } finally {
     await wd('DELETE', `/session/${id}`).catch(() => {});
     server.close();
   }
+}
+
+const js = (id, script, ...args) => wd('POST', `/session/${id}/execute/sync`, { script, args });
+
+// Polls a page expression until it is truthy; on timeout fails with what describe() returns.
+async function waitFor(id, expr, describe, ms = 120000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const r = await js(id, `return ${expr}`);
+    if (r) return r;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${expr}: ${await js(id, `return ${describe}`)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+// Opens the example page in a fresh headless browser and waits for its result.
+function runPage(isolate, query = '') {
+  return withBrowser(isolate, async (id, url) => {
+    await wd('POST', `/session/${id}/url`, { url: `${url}examples/browser/?runs=3${query}` });
+    return waitFor(id, 'window.__result || null', 'document.getElementById("log").textContent');
+  });
 }
 
 test('browser, cross-origin isolated (COOP/COEP): threaded build verifies the bundled model', { skip, timeout: 180000 }, async () => {
@@ -127,6 +139,89 @@ test('browser, proxy mode without isolation: single-threaded build in a Web Work
   assert.equal(r.isValid, true, `maxDiff ${r.maxDiff}`);
 });
 
-test('the example page and server exist', () => {
+test('the example pages and server exist', () => {
   assert.ok(existsSync(join(REPO, 'examples', 'browser', 'index.html')));
+  assert.ok(existsSync(join(REPO, 'examples', 'llm', 'index.html')));
 });
+
+// ---------------------------------------------------------------- text generation demo (examples/llm/)
+const LLM_DIR = join(FIXTURES, 'llm', 'tiny_llama');
+const LLM_WEIGHTS = join(GENERATED, 'llm', 'tiny_llama', 'weights.safetensors');
+const llmExpected = JSON.parse(readFileSync(join(LLM_DIR, 'expected.json'), 'utf8')).prompts;
+const weightsRel = relative(REPO, LLM_WEIGHTS);
+const llmSkip = skip || (!existsSync(LLM_WEIGHTS) ? `no ${LLM_WEIGHTS} (run tools/make_fixtures.sh build/fixtures)` : weightsRel.startsWith('..') ? `${LLM_WEIGHTS} is outside the served repository` : false);
+// The page loads the fixture by default; generated fixtures elsewhere in the repository go by ?weights=.
+const defaultWeights = weightsRel.split(sep).join('/') === 'build/fixtures/llm/tiny_llama/weights.safetensors';
+const llmQuery = defaultWeights ? '' : `?weights=/${weightsRel.split(sep).join('/')}&expected=/tests/fixtures/llm/tiny_llama/expected.json`;
+
+const el = async (id, css) => Object.values(await wd('POST', `/session/${id}/element`, { using: 'css selector', value: css }))[0];
+async function type(id, css, text) {
+  const e = await el(id, css);
+  await wd('POST', `/session/${id}/element/${e}/clear`, {});
+  await wd('POST', `/session/${id}/element/${e}/value`, { text });
+}
+const click = async (id, css) => wd('POST', `/session/${id}/element/${await el(id, css)}/click`, {});
+const text = (id, css) => js(id, 'return document.querySelector(arguments[0]).textContent', css);
+const demoState = 'JSON.stringify({ demo: window.__demo, status: document.getElementById("model-status").textContent, error: document.getElementById("error").textContent })';
+
+// Types the prompt, clicks Generate and waits for the run to end; returns window.__demo.last.
+// stopAt: click Stop once that many tokens are shown.
+async function generateIn(id, prompt, maxNew = 32, stopAt = -1) {
+  const runs = await js(id, 'return window.__demo.runs');
+  await type(id, '#prompt', prompt);
+  await type(id, '#max-new', String(maxNew));
+  // every token count the page shows on the way (tokens stream in one by one)
+  await js(id, `const ids = document.getElementById('ids'); window.__seen = new Set();
+    window.__obs?.disconnect();
+    (window.__obs = new MutationObserver(() => {
+      window.__seen.add(Number(ids.dataset.count));
+      if (Number(ids.dataset.count) === arguments[0]) document.getElementById('stop').click();
+    })).observe(ids, { attributes: true });`, stopAt);
+  await click(id, '#generate');
+  await waitFor(id, `window.__demo.runs > ${runs}`, demoState);
+  return { ...(await js(id, 'return window.__demo.last')), seen: await js(id, 'return [...window.__seen].sort((a, b) => a - b)') };
+}
+
+for (const isolate of [true, false]) {
+  const variant = isolate ? 'simd-threaded' : 'simd';
+  test(`LLM demo page (${isolate ? 'COOP/COEP' : 'not isolated'}, ${variant}): streamed greedy tokens equal Hugging Face generate(), tokens/s shown; a text prompt${isolate ? '' : '; Stop; a too-long prompt'}`, { skip: llmSkip, timeout: 180000 }, () => withBrowser(isolate, async (id, url) => {
+    await wd('POST', `/session/${id}/url`, { url: `${url}examples/llm/${llmQuery}` });
+    await waitFor(id, 'window.__demo && (window.__demo.ready || window.__demo.loadError)', demoState);
+    assert.equal(await js(id, 'return window.__demo.loadError'), null);
+    assert.match(await text(id, '#model-status'), new RegExp(`4 layers, vocabulary 1024, prompts up to 32 tokens, 128 cache slots \\u00b7 ${variant} build`));
+    const p = llmExpected.find((x) => x.input_ids.length === 7);
+    const r = await generateIn(id, p.input_ids.join(', '));
+    assert.equal(r.error, null);
+    assert.equal(r.kind, 'ids');
+    assert.deepEqual(r.ids, p.generated_ids);
+    assert.deepEqual(r.seen.filter((n) => n > 0), Array.from({ length: 32 }, (_, i) => i + 1), 'the page showed 1, 2, ..., 32 tokens');
+    assert.deepEqual((await text(id, '#ids')).split(' ').map(Number), p.generated_ids, 'the ids shown on the page');
+    assert.equal(r.backend.variant, variant);
+    if (!isolate) assert.equal(r.backend.threads, 1);
+    const stats = await text(id, '#stats');
+    assert.match(stats, /prefill[\d.]+ tokens\/s/);
+    assert.match(stats, /decode[\d.]+ tokens\/s · 31 steps/);
+    assert.match(stats, new RegExp(`build${variant} · \\d+ threads?`));
+    assert.match(stats, /KV cache256 KiB · 0 B copied per step \(updated in place\)/);
+    assert.match(await text(id, '#check'), /the same 32 tokens as Hugging Face generate/);
+    // text through the byte tokenizer: the prompt's bytes are shown, new tokens stream after them
+    const t = await generateIn(id, 'Hi there', 8);
+    assert.equal(t.error, null);
+    assert.equal(t.kind, 'text');
+    assert.deepEqual(t.prompt, [...Buffer.from('Hi there')]);
+    assert.equal(t.ids.length, 8);
+    assert.ok((await text(id, '#output')).startsWith('Hi there'));
+    if (!isolate) {
+      // Stop (an AbortSignal) ends the run after the token on screen
+      const s = await generateIn(id, p.input_ids.join(' '), 100, 3);
+      assert.equal(s.stopped, true);
+      assert.equal(s.error, null);
+      assert.deepEqual(s.ids, p.generated_ids.slice(0, 3));
+      assert.match(await text(id, '#run-status'), /3 new tokens in \d+ ms \(stopped\)/);
+      // a prompt longer than the prefill IR's 32 slots: the engine's message on the page
+      const e = await generateIn(id, Array.from({ length: 33 }, (_, i) => i + 1).join(' '));
+      assert.match(e.error, /33 tokens but the prefill IR takes at most 32/);
+      assert.match(await text(id, '#error'), /33 tokens but the prefill IR takes at most 32/);
+    }
+  }));
+}

@@ -11,6 +11,7 @@ import { inspectorHtml } from './inspector.js';
 import { nodeHeat, legendHtml, runSummaryHtml, timingHtml, outputsHtml } from './run-panel.js';
 import { esc, fmtMs } from './format.js';
 import { profiledRuns, randomInputs } from './run.js';
+import { GeneratePanel } from './generate-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -24,11 +25,10 @@ const S = {
 };
 
 const canvas = new GraphCanvas($('canvas'), {
-  onClick: (h, ev) => {
+  onClick: (h) => {
     if (!h) return select(null);
     if (h.type === 'box' && h.header) return toggle(h.item.path);
     select(h.item.id);
-    void ev;
   },
   onDoubleClick: (h) => {
     if (!h) return;
@@ -68,6 +68,7 @@ async function open(irSrc, { weights = null, io = null, name = null } = {}) {
     const ir = parseIRJson(text);
     if (!ir || !Array.isArray(ir.nodes)) throw new Error(`${baseName(irSrc)}: not a pytorch-ir file (no "nodes" list)`);
     disposeModels();
+    gen.onOpen(); // another model closes the Generate panel
     S.irText = text;
     S.name = name || ir.model_name || baseName(irSrc);
     S.graph = buildGraph(ir);
@@ -127,6 +128,7 @@ function updateRunButton() {
 }
 
 async function openFiles(files) {
+  if (await gen.openFiles(files)) return; // prefill + decode IR + KV mapping: the Generate panel
   let ir = null;
   let weights = null;
   let io = null;
@@ -448,9 +450,8 @@ $('panel').addEventListener('click', (ev) => {
   const a = ev.target.closest('[data-goto]');
   if (a) goTo(a.dataset.goto);
 });
-$('panel-close').onclick = () => {
-  $('panel').hidden = true;
-};
+$('panel-close').onclick = () => ($('panel').hidden = true);
+const gen = new GeneratePanel({ open, message, busy });
 
 // ---------------------------------------------------------------- export
 async function getInfoModel() {
@@ -585,13 +586,14 @@ async function init() {
     $('sample-cards').append(card);
   }
   $('sample-select').onchange = (ev) => ev.target.value && openSample(ev.target.value).catch(() => {});
-  if (params.get('ir')) await open(params.get('ir'), { weights: params.get('weights'), io: params.get('io') }).catch(() => {});
+  if (params.get('prefill')) await gen.openUrls(params).catch(() => {});
+  else if (params.get('ir')) await open(params.get('ir'), { weights: params.get('weights'), io: params.get('io') }).catch(() => {});
   else if (params.get('sample')) await openSample(params.get('sample')).catch(() => {});
 }
 
 // Test / bench hooks (also handy from the console).
 window.__viewer = {
-  S, canvas, open, openSample, expand, collapse, toggle, expandAll, collapseAll, select, goTo, runModel, exportText, currentViewSvg, relayout,
+  S, canvas, gen, open, openSample, expand, collapse, toggle, expandAll, collapseAll, select, goTo, runModel, exportText, currentViewSvg, relayout,
   stats: () => (S.graph ? { ...graphStats(S.graph), visibleNodes: S.scene.nodes.length, visibleEdges: S.scene.edges.length, boxes: S.scene.boxes.length, collapsed: S.collapsed.size, layoutMs: S.layoutMs, openMs: S.openMs } : null),
   screenPos: (id) => canvas.screenPos(id),
 };

@@ -1,0 +1,263 @@
+// The text generation demo page: loads a prefill/decode IR pair with its KV
+// mapping and weights (loadLM), then streams generate()'s tokens into the page.
+// In your own page import from 'torch-ir-wasm' (an import map or a bundler)
+// instead of the repository path.
+import { loadLM, parseIRJson } from '../../npm/index.js';
+import { decodeBytes, fmtBytes, parsePrompt, sortLMFiles, statsRows } from './lm-helpers.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+
+// Default: the tiny LLaMA test fixture (random weights; the weights file comes
+// from tools/make_fixtures.sh build/fixtures).
+const FIXTURE = '../../tests/fixtures/llm/tiny_llama/';
+const custom = ['prefill', 'decode', 'kv', 'weights'].some((k) => params.has(k));
+const urlSources = {
+  prefill: params.get('prefill') || FIXTURE + 'prefill.json',
+  decode: params.get('decode') || FIXTURE + 'decode.json',
+  kvMapping: params.get('kv') || FIXTURE + 'kv_mapping.json',
+  weights: params.get('weights') || '../../build/fixtures/llm/tiny_llama/weights.safetensors',
+};
+const expectedUrl = params.get('expected') || (custom ? null : FIXTURE + 'expected.json');
+const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
+const donate = params.get('donate') !== '0';
+// Where the engine's .wasm/.js files are served from (the package's dist/; by
+// default the package finds it next to its lib/, so this only shows the option).
+const wasmPaths = new URL('../../npm/dist/', import.meta.url).href;
+
+let lm = null;
+let running = null; // the AbortController of the generation in progress
+let expected = []; // [{input_ids, generated_ids}] from an expected.json
+const demo = { ready: false, loading: false, runs: 0, last: null, loadError: null };
+window.__demo = demo; // test hook
+
+const baseName = (s) => String(s).split(/[/\\]/).pop().split('?')[0];
+
+// ---------------------------------------------------------------- model
+async function loadModel(src, label) {
+  running?.abort();
+  lm?.dispose();
+  lm = null;
+  Object.assign(demo, { ready: false, loading: true, loadError: null });
+  $('generate').disabled = true;
+  const status = $('model-status');
+  status.className = 'muted';
+  status.textContent = `loading ${label}\u2026`;
+  const t0 = performance.now();
+  try {
+    lm = await loadLM({
+      ...src, threads, donate, wasmPaths,
+      onProgress: ({ loaded, total, source }) => {
+        status.textContent = `loading ${label}: ${baseName(source)} ${fmtBytes(loaded)}${total ? ' of ' + fmtBytes(total) : ''}`;
+      },
+    });
+    const { prefillLen, maxCacheLen, vocabSize, numLayers } = lm.info;
+    const { variant, threads: n } = lm.backend;
+    status.className = '';
+    status.textContent = `${label}: ${numLayers} layers, vocabulary ${vocabSize}, prompts up to ${prefillLen} tokens, ` +
+      `${maxCacheLen} cache slots \u00b7 ${variant} build, ${n} thread${n === 1 ? '' : 's'}` +
+      `${globalThis.crossOriginIsolated ? '' : ' (page not cross-origin isolated)'} \u00b7 loaded in ${(performance.now() - t0).toFixed(0)} ms`;
+    $('max-new').max = String(maxCacheLen);
+    $('generate').disabled = false;
+    demo.ready = true;
+  } catch (e) {
+    status.className = 'bad';
+    const hint = !custom && /weights\.safetensors/.test(e.message) ? ' (the fixture\'s weights come from: bash tools/make_fixtures.sh build/fixtures)' : '';
+    status.textContent = `could not load ${label}: ${e.name}: ${e.message}${hint}`;
+    demo.loadError = `${e.name}: ${e.message}`;
+  } finally {
+    demo.loading = false;
+    updatePromptInfo();
+  }
+}
+
+async function loadExpected(url) {
+  try {
+    const res = await fetch(url);
+    if (res.ok) expected = (await res.json()).prompts || [];
+  } catch {
+    expected = [];
+  }
+}
+
+function fillExamples() {
+  const sel = $('examples');
+  sel.length = 1;
+  expected.forEach((p, i) => sel.append(new Option(`fixture prompt ${i + 1} (${p.input_ids.length} token ids)`, p.input_ids.join(', '))));
+  sel.append(new Option('text: "Hello, world!"', 'Hello, world!'));
+  sel.append(new Option('text: "Grüße aus dem Browser 👋"', 'Grüße aus dem Browser 👋'));
+}
+
+// Other files: sorted by content (a KV mapping by its shape, the decode IR by its cache_position input).
+async function pickFiles(list) {
+  const files = [...list];
+  const jsons = [];
+  for (const f of files.filter((x) => /\.json$/i.test(x.name))) {
+    const text = await f.text();
+    let json = null;
+    try {
+      json = parseIRJson(text);
+    } catch {
+      // not JSON: reported as missing below
+    }
+    jsons.push({ name: f.name, text, json });
+  }
+  const set = sortLMFiles(jsons);
+  const st = files.filter((f) => /\.safetensors$/i.test(f.name));
+  const weights = st.find((f) => !/(^|[_.-])io([_.-]|$)/i.test(f.name)) || st[0];
+  if (set.problems.length) {
+    $('model-status').className = 'bad';
+    $('model-status').textContent = `those files are not a generation set: ${set.problems.join('; ')}`;
+    return;
+  }
+  expected = [];
+  fillExamples();
+  const label = [set.prefill, set.decode, set.kv].map((f) => f.name).join(' + ') + (weights ? ' + ' + weights.name : ' (no weights file)');
+  await loadModel({ prefill: set.prefill.text, decode: set.decode.text, kvMapping: set.kv.text, weights }, label);
+}
+
+// ---------------------------------------------------------------- prompt
+function readPrompt() {
+  return parsePrompt($('prompt').value, { mode: $('mode').value, vocabSize: lm ? lm.info.vocabSize : Infinity });
+}
+
+function updatePromptInfo() {
+  const el = $('prompt-info');
+  el.className = 'muted';
+  try {
+    const p = readPrompt();
+    el.textContent = p.kind === 'ids' ? `${p.ids.length} token id${p.ids.length === 1 ? '' : 's'}` : `text: ${p.ids.length} UTF-8 byte${p.ids.length === 1 ? '' : 's'} = ${p.ids.length} tokens`;
+    if (lm && p.ids.length > lm.info.prefillLen) {
+      el.className = 'bad';
+      el.textContent += ` (too long: this model takes at most ${lm.info.prefillLen})`;
+    }
+  } catch (e) {
+    el.textContent = $('prompt').value.trim() ? e.message : '';
+  }
+}
+
+function numberInput(id, { int = false } = {}) {
+  const v = Number($(id).value);
+  if ($(id).value.trim() === '' || !Number.isFinite(v) || (int && !Number.isInteger(v))) throw new Error(`${$(id).closest('label').textContent.trim()}: '${$(id).value}' is not ${int ? 'an integer' : 'a number'}`);
+  return v;
+}
+
+// ---------------------------------------------------------------- generate
+function render(prompt, ids) {
+  const out = $('output');
+  out.textContent = '';
+  const p = document.createElement('span');
+  p.className = 'prompt';
+  p.textContent = decodeBytes(prompt.ids);
+  out.append(p, decodeBytes(ids));
+  $('ids').textContent = ids.join(' ');
+  $('ids').dataset.count = String(ids.length);
+}
+
+function showStats() {
+  const t = $('stats');
+  t.textContent = '';
+  for (const [k, v, key] of statsRows(lm.stats, lm.backend, lm.info)) {
+    const tr = t.insertRow();
+    tr.dataset.key = key;
+    tr.insertCell().textContent = k;
+    tr.insertCell().textContent = v;
+  }
+}
+
+function checkExpected(prompt, ids, temperature) {
+  const ref = expected.find((p) => p.input_ids.length === prompt.ids.length && p.input_ids.every((x, i) => x === prompt.ids[i]));
+  if (!ref || temperature !== 0 || !ids.length) return;
+  const want = ref.generated_ids.slice(0, ids.length);
+  const at = want.findIndex((x, i) => x !== ids[i]);
+  const el = $('check');
+  if (at < 0) {
+    el.className = 'ok';
+    el.textContent = `\u2714 the same ${Math.min(ids.length, ref.generated_ids.length)} tokens as Hugging Face generate() (greedy, from expected.json)`;
+  } else {
+    el.className = 'bad';
+    el.textContent = `\u2718 differs from Hugging Face generate() at new token ${at}: ${ids[at]} instead of ${want[at]}`;
+  }
+}
+
+function setRunning(on) {
+  $('generate').disabled = on || !lm;
+  $('stop').disabled = !on;
+  $('files').disabled = on;
+}
+
+async function generate() {
+  if (!lm || running) return;
+  $('error').textContent = '';
+  $('check').textContent = '';
+  $('stats').textContent = '';
+  $('run-status').textContent = '';
+  let prompt;
+  let opts;
+  try {
+    prompt = readPrompt();
+    opts = {
+      maxNewTokens: numberInput('max-new', { int: true }), temperature: numberInput('temperature'),
+      topK: numberInput('top-k', { int: true }), topP: numberInput('top-p'), seed: numberInput('seed', { int: true }),
+    };
+  } catch (e) {
+    $('error').textContent = e.message;
+    demo.last = { error: e.message };
+    demo.runs++;
+    return;
+  }
+  const ids = [];
+  const ac = new AbortController();
+  running = ac;
+  setRunning(true);
+  render(prompt, ids);
+  $('run-status').textContent = 'generating\u2026';
+  let error = null;
+  const t0 = performance.now();
+  try {
+    await lm.generate(prompt.ids, {
+      ...opts, signal: ac.signal,
+      onToken: (id) => {
+        ids.push(id);
+        render(prompt, ids);
+      },
+    });
+  } catch (e) {
+    if (!ac.signal.aborted) {
+      error = `${e.name}: ${e.message}`;
+      $('error').textContent = error;
+    }
+  } finally {
+    running = null;
+    setRunning(false);
+  }
+  const ms = performance.now() - t0;
+  $('run-status').textContent = error ? '' : `${ids.length} new token${ids.length === 1 ? '' : 's'} in ${ms.toFixed(0)} ms${ac.signal.aborted ? ' (stopped)' : ''}`;
+  if (ids.length) {
+    showStats();
+    checkExpected(prompt, ids, opts.temperature);
+  }
+  demo.last = { ids, prompt: prompt.ids, kind: prompt.kind, stopped: ac.signal.aborted, error, stats: ids.length ? lm.stats : null, backend: lm.backend };
+  demo.runs++;
+}
+
+// ---------------------------------------------------------------- wiring
+$('generate').onclick = generate;
+$('stop').onclick = () => running?.abort(new DOMException('stopped', 'AbortError'));
+$('prompt').oninput = $('mode').onchange = updatePromptInfo;
+$('prompt').onkeydown = (ev) => {
+  if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) generate();
+};
+$('examples').onchange = (ev) => {
+  if (!ev.target.value) return;
+  $('prompt').value = ev.target.value;
+  $('mode').value = 'auto';
+  ev.target.value = '';
+  updatePromptInfo();
+};
+$('files').onchange = (ev) => pickFiles(ev.target.files);
+
+if (expectedUrl) await loadExpected(expectedUrl);
+fillExamples();
+$('prompt').value = expected[1] ? expected[1].input_ids.join(', ') : 'Hello, world!';
+await loadModel(urlSources, custom ? baseName(urlSources.prefill) + ' + ' + baseName(urlSources.decode) : 'tiny LLaMA test fixture (random weights)');
