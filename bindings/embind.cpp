@@ -2,183 +2,24 @@
 // No engine logic here: every method forwards to the engine. C++ exceptions
 // never reach JS: fallible methods return "" or an error JSON {kind, message};
 // methods returning data throw a JS Error when called in the wrong state.
-#include <emscripten/bind.h>
 #include <emscripten/em_asm.h>
 #include <emscripten/heap.h>
-#include <emscripten/val.h>
 
-#include <cmath>
-#include <cstdio>
-#include <memory>
-#include <new>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "core/dtype.h"
-#include "core/errors.h"
+#include "core/thread_pool.h"
+#include "glue.h"
 #include "ir/info.h"
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"
 #include "ir/validator.h"
-#include "ir/kv_mapping.h"
-#include "runtime/language_model.h"
 #include "runtime/session.h"
-#include "core/thread_pool.h"
 #include "kernels/gemm.h"
 #include "kernels/selfcheck.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 
-using emscripten::val;
+using namespace tir_glue;
 
 namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += char(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string error_json(const char* kind, const std::string& message) {
-  return "{\"kind\": " + json_string(kind) + ", \"message\": " + json_string(message) + "}";
-}
-
-struct Failure {
-  std::string kind, message;
-};
-
-// Runs f, turning every C++ exception into a Failure.
-template <class F>
-std::optional<Failure> attempt(F&& f) {
-  try {
-    f();
-    return std::nullopt;
-  } catch (const tir::Error& e) {
-    return Failure{e.kind(), e.what()};
-  } catch (const std::bad_alloc&) {
-    return Failure{"Error", "out of WASM memory (std::bad_alloc)"};
-  } catch (const std::exception& e) {
-    return Failure{"Error", e.what()};
-  }
-}
-
-// "" on success, else the error JSON of the API contract.
-template <class F>
-std::string guarded(F&& f) {
-  auto failure = attempt(std::forward<F>(f));
-  return failure ? error_json(failure->kind.c_str(), failure->message) : std::string();
-}
-
-// For methods that return data: a failure (misuse: called in the wrong state)
-// becomes a thrown JS Error whose name is the error kind. The C++ strings are
-// gone before the throw, which skips C++ destructors.
-template <class R, class F>
-R or_throw(F&& f) {
-  val error = val::undefined();
-  {
-    std::optional<R> result;
-    auto failure = attempt([&] { result = f(); });
-    if (!failure) return std::move(*result);
-    error = val::global("Error").new_(val(failure->message));
-    error.set("name", val(failure->kind));
-  }
-  error.throw_();
-}
-
-// An ArrayBuffer or any ArrayBufferView as a Uint8Array over the same bytes.
-val as_u8(const val& bytes) {
-  const val u8 = val::global("Uint8Array");
-  if (bytes.instanceof(u8)) return bytes;
-  if (bytes.instanceof(val::global("ArrayBuffer"))) return u8.new_(bytes);
-  return u8.new_(bytes["buffer"], bytes["byteOffset"], bytes["byteLength"]);
-}
-
-// Copies JS bytes into WASM memory at dst (the one copy per tensor).
-void copy_in(const val& u8, uint8_t* dst, size_t n) {
-  if (n) val(emscripten::typed_memory_view(n, dst)).call<void>("set", u8);
-}
-
-val shape_to_js(const tir::Shape& shape) {
-  val a = val::array();
-  for (int64_t d : shape) a.call<void>("push", double(d));
-  return a;
-}
-
-// A tensor owning a copy of JS bytes. Bad dtype/shape/size throw E.
-template <class E>
-tir::Tensor tensor_from_js(const std::string& what, const std::string& dtype, const val& shape, const val& bytes) {
-  tir::DType dt;
-  if (!tir::try_parse_dtype(dtype, &dt)) throw E(what + ": unknown dtype '" + dtype + "'");
-  tir::Shape s;
-  const unsigned rank = shape["length"].as<unsigned>();
-  for (unsigned i = 0; i < rank; ++i) {
-    const double d = shape[i].as<double>();
-    if (!(d >= 0) || d != std::floor(d) || d > 9.007199254740992e15)
-      throw E(what + ": invalid shape dimension " + std::to_string(d));
-    s.push_back(int64_t(d));
-  }
-  const val u8 = as_u8(bytes);
-  const size_t given = u8["length"].as<size_t>();
-  tir::Tensor t = tir::make_owned(dt, s);
-  if (given != t.nbytes())
-    throw E(what + ": " + std::to_string(given) + " bytes given for " + tir::dtype_name(dt) + " " +
-            tir::shape_to_string(s) + " (" + std::to_string(t.nbytes()) + " bytes expected)");
-  copy_in(u8, t.raw(), given);
-  return t;
-}
-
-std::shared_ptr<const std::vector<uint8_t>> bytes_from_js(const val& bytes) {
-  const val u8 = as_u8(bytes);
-  auto v = std::make_shared<std::vector<uint8_t>>(u8["length"].as<size_t>());
-  copy_in(u8, v->data(), v->size());
-  return v;
-}
-
-void merge(tir::TensorMap& into, tir::TensorMap from) {
-  for (auto& kv : from.items) into.set(kv.first, std::move(kv.second));
-}
-
-// Weights and constants gathered from JS before a compile (WasmModel and
-// WasmLM both bind from them).
-class TensorSources {
- public:
-  std::string addWeightsFile(const val& bytes, const std::string& origin) {
-    return guarded([&] { merge(weights_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
-  }
-  std::string addWeightTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
-    return guarded([&] {
-      weights_.set(name, tensor_from_js<tir::WeightLoadError>("weight '" + name + "'", dtype, shape, bytes));
-    });
-  }
-  std::string addConstantsFile(const val& bytes, const std::string& origin) {
-    return guarded([&] { merge(constants_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
-  }
-  std::string addConstantTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
-    return guarded([&] {
-      constants_.set(name, tensor_from_js<tir::WeightLoadError>("constant '" + name + "'", dtype, shape, bytes));
-    });
-  }
-
- protected:
-  tir::TensorMap weights_, constants_;
-};
 
 class WasmModel : public TensorSources {
  public:
@@ -404,93 +245,6 @@ class WasmModel : public TensorSources {
   tir::Tensor buffer_copy_;
 };
 
-// Text generation over a prefill/decode IR pair (runtime/language_model.h).
-// JS drives the loop (start, then step per token) so it can stream tokens and
-// yield to the event loop between steps.
-class WasmLM : public TensorSources {
- public:
-  std::string load(const std::string& prefill, const std::string& decode, const std::string& mapping) {
-    return guarded([&] {
-      lm_.reset();
-      prefill_ = tir::load_model_json(prefill, "prefill IR");
-      decode_ = tir::load_model_json(decode, "decode IR");
-      mapping_ = tir::parse_kv_mapping(mapping, "kvMapping");
-    });
-  }
-  std::string compile(bool donate) {
-    return guarded([&] {
-      if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
-      tir::SessionOptions options;
-      options.update_in_place = donate;
-      lm_.reset();
-      lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
-                                                 constants_, options);
-      prefill_.reset();
-      decode_.reset();
-      weights_ = {};
-      constants_ = {};
-    });
-  }
-  std::string info() const {
-    return or_throw<std::string>([&] {
-      const auto& lm = need();
-      return "{\"prefillLen\": " + std::to_string(lm.prefill_len()) + ", \"maxCacheLen\": " +
-             std::to_string(lm.max_cache_len()) + ", \"vocabSize\": " + std::to_string(lm.vocab_size()) +
-             ", \"numLayers\": " + std::to_string(lm.num_layers()) + "}";
-    });
-  }
-  // ids: a JS array of token ids. seed: an integer below 2^53.
-  std::string start(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed) {
-    return guarded([&] {
-      auto& lm = need();
-      std::vector<int64_t> prompt;
-      const unsigned n = ids["length"].as<unsigned>();
-      for (unsigned i = 0; i < n; ++i) {
-        const double v = ids[i].as<double>();
-        if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
-          throw tir::ExecutionError("generate: prompt token " + std::to_string(i) + " (" + std::to_string(v) +
-                                    ") is not a non-negative integer");
-        prompt.push_back(int64_t(v));
-      }
-      if (!(seed >= 0) || seed != std::floor(seed) || seed > 9.007199254740992e15)
-        throw tir::ExecutionError("generate: seed must be a non-negative integer below 2^53");
-      if (!(top_k >= 0) || top_k != std::floor(top_k)) throw tir::ExecutionError("generate: topK must be an integer >= 0");
-      tir::SamplingOptions s;
-      s.temperature = temperature;
-      s.top_k = int64_t(top_k);
-      s.top_p = top_p;
-      s.seed = uint64_t(seed);
-      last_ = lm.start(prompt, s, max_new_tokens);
-    });
-  }
-  std::string step() {
-    return guarded([&] { last_ = need().step(); });
-  }
-  double lastToken() const { return double(last_); }
-  std::string stats() const {
-    return or_throw<std::string>([&] {
-      const auto& st = need().stats();
-      char buf[320];
-      std::snprintf(buf, sizeof buf,
-                    "{\"promptTokens\": %lld, \"prefillMs\": %.6f, \"decodeSteps\": %lld, \"decodeMs\": %.6f, "
-                    "\"cacheBytes\": %zu, \"cacheBytesCopiedPerStep\": %zu}",
-                    (long long)st.prompt_tokens, st.prefill_ms, (long long)st.decode_steps, st.decode_ms,
-                    st.cache_bytes, st.cache_bytes_copied_per_step);
-      return std::string(buf);
-    });
-  }
-
- private:
-  tir::LanguageModel& need() const {
-    if (!lm_) throw tir::ExecutionError("the language model is not compiled");
-    return *lm_;
-  }
-  std::optional<tir::Model> prefill_, decode_;
-  tir::KvMapping mapping_;
-  std::unique_ptr<tir::LanguageModel> lm_;
-  int64_t last_ = 0;
-};
-
 // Threads beyond the pre-started Worker pool would only start once JS yields
 // to the event loop, and the pool's join on resize would deadlock: refuse them.
 void setNumThreads(int n) {
@@ -563,15 +317,6 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("bufferBytes", &WasmModel::bufferBytes)
       .function("resetBuffers", &WasmModel::resetBuffers)
       .function("arenaBytes", &WasmModel::arenaBytes);
-  emscripten::class_<WasmLM, emscripten::base<TensorSources>>("WasmLM")
-      .constructor<>()
-      .function("load", &WasmLM::load)
-      .function("compile", &WasmLM::compile)
-      .function("info", &WasmLM::info)
-      .function("start", &WasmLM::start)
-      .function("step", &WasmLM::step)
-      .function("lastToken", &WasmLM::lastToken)
-      .function("stats", &WasmLM::stats);
   emscripten::function("setNumThreads", &setNumThreads);
   emscripten::function("numThreads", &numThreads);
   emscripten::function("hasThreads", &hasThreads);

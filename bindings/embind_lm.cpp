@@ -1,0 +1,112 @@
+// Embind glue for text generation (runtime/language_model.h); contract in
+// bindings/API.md. JS drives the loop (start, then step per token) so it can
+// stream tokens and yield to the event loop between steps.
+#include <cmath>
+#include <cstdio>
+
+#include "glue.h"
+#include "ir/json_loader.h"
+#include "ir/kv_mapping.h"
+#include "runtime/language_model.h"
+
+using namespace tir_glue;
+
+namespace {
+
+class WasmLM : public TensorSources {
+ public:
+  std::string load(const std::string& prefill, const std::string& decode, const std::string& mapping) {
+    return guarded([&] {
+      lm_.reset();
+      prefill_ = tir::load_model_json(prefill, "prefill IR");
+      decode_ = tir::load_model_json(decode, "decode IR");
+      mapping_ = tir::parse_kv_mapping(mapping, "kvMapping");
+    });
+  }
+  std::string compile(bool donate) {
+    return guarded([&] {
+      if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
+      tir::SessionOptions options;
+      options.update_in_place = donate;
+      lm_.reset();
+      lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
+                                                 constants_, options);
+      prefill_.reset();
+      decode_.reset();
+      weights_ = {};
+      constants_ = {};
+    });
+  }
+  std::string info() const {
+    return or_throw<std::string>([&] {
+      const auto& lm = need();
+      return "{\"prefillLen\": " + std::to_string(lm.prefill_len()) + ", \"maxCacheLen\": " +
+             std::to_string(lm.max_cache_len()) + ", \"vocabSize\": " + std::to_string(lm.vocab_size()) +
+             ", \"numLayers\": " + std::to_string(lm.num_layers()) + "}";
+    });
+  }
+  // ids: a JS array of token ids. seed: an integer below 2^53.
+  std::string start(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed) {
+    return guarded([&] {
+      auto& lm = need();
+      std::vector<int64_t> prompt;
+      const unsigned n = ids["length"].as<unsigned>();
+      for (unsigned i = 0; i < n; ++i) {
+        const double v = ids[i].as<double>();
+        if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
+          throw tir::ExecutionError("generate: prompt token " + std::to_string(i) + " (" + std::to_string(v) +
+                                    ") is not a non-negative integer");
+        prompt.push_back(int64_t(v));
+      }
+      if (!(seed >= 0) || seed != std::floor(seed) || seed > 9.007199254740992e15)
+        throw tir::ExecutionError("generate: seed must be a non-negative integer below 2^53");
+      if (!(top_k >= 0) || top_k != std::floor(top_k)) throw tir::ExecutionError("generate: topK must be an integer >= 0");
+      tir::SamplingOptions s;
+      s.temperature = temperature;
+      s.top_k = int64_t(top_k);
+      s.top_p = top_p;
+      s.seed = uint64_t(seed);
+      last_ = lm.start(prompt, s, max_new_tokens);
+    });
+  }
+  std::string step() {
+    return guarded([&] { last_ = need().step(); });
+  }
+  double lastToken() const { return double(last_); }
+  std::string stats() const {
+    return or_throw<std::string>([&] {
+      const auto& st = need().stats();
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "{\"promptTokens\": %lld, \"prefillMs\": %.6f, \"decodeSteps\": %lld, \"decodeMs\": %.6f, "
+                    "\"cacheBytes\": %zu, \"cacheBytesCopiedPerStep\": %zu}",
+                    (long long)st.prompt_tokens, st.prefill_ms, (long long)st.decode_steps, st.decode_ms,
+                    st.cache_bytes, st.cache_bytes_copied_per_step);
+      return std::string(buf);
+    });
+  }
+
+ private:
+  tir::LanguageModel& need() const {
+    if (!lm_) throw tir::ExecutionError("the language model is not compiled");
+    return *lm_;
+  }
+  std::optional<tir::Model> prefill_, decode_;
+  tir::KvMapping mapping_;
+  std::unique_ptr<tir::LanguageModel> lm_;
+  int64_t last_ = 0;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
+  emscripten::class_<WasmLM, emscripten::base<TensorSources>>("WasmLM")
+      .constructor<>()
+      .function("load", &WasmLM::load)
+      .function("compile", &WasmLM::compile)
+      .function("info", &WasmLM::info)
+      .function("start", &WasmLM::start)
+      .function("step", &WasmLM::step)
+      .function("lastToken", &WasmLM::lastToken)
+      .function("stats", &WasmLM::stats);
+}

@@ -1,0 +1,172 @@
+// Shared pieces of the Embind glue (embind.cpp: WasmModel and the module
+// functions; embind_lm.cpp: WasmLM): error mapping, JS <-> tensor copies, and
+// the weights/constants both classes bind from.
+#pragma once
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/errors.h"
+#include "core/tensor.h"
+#include "weights/tensor_map.h"
+#include "weights/torch_save.h"
+
+namespace tir_glue {
+
+using emscripten::val;
+
+inline std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += char(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+inline std::string error_json(const char* kind, const std::string& message) {
+  return "{\"kind\": " + json_string(kind) + ", \"message\": " + json_string(message) + "}";
+}
+
+struct Failure {
+  std::string kind, message;
+};
+
+// Runs f, turning every C++ exception into a Failure.
+template <class F>
+std::optional<Failure> attempt(F&& f) {
+  try {
+    f();
+    return std::nullopt;
+  } catch (const tir::Error& e) {
+    return Failure{e.kind(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return Failure{"Error", "out of WASM memory (std::bad_alloc)"};
+  } catch (const std::exception& e) {
+    return Failure{"Error", e.what()};
+  }
+}
+
+// "" on success, else the error JSON of the API contract.
+template <class F>
+std::string guarded(F&& f) {
+  auto failure = attempt(std::forward<F>(f));
+  return failure ? error_json(failure->kind.c_str(), failure->message) : std::string();
+}
+
+// For methods that return data: a failure (misuse: called in the wrong state)
+// becomes a thrown JS Error whose name is the error kind. The C++ strings are
+// gone before the throw, which skips C++ destructors.
+template <class R, class F>
+R or_throw(F&& f) {
+  val error = val::undefined();
+  {
+    std::optional<R> result;
+    auto failure = attempt([&] { result = f(); });
+    if (!failure) return std::move(*result);
+    error = val::global("Error").new_(val(failure->message));
+    error.set("name", val(failure->kind));
+  }
+  error.throw_();
+}
+
+// An ArrayBuffer or any ArrayBufferView as a Uint8Array over the same bytes.
+inline val as_u8(const val& bytes) {
+  const val u8 = val::global("Uint8Array");
+  if (bytes.instanceof(u8)) return bytes;
+  if (bytes.instanceof(val::global("ArrayBuffer"))) return u8.new_(bytes);
+  return u8.new_(bytes["buffer"], bytes["byteOffset"], bytes["byteLength"]);
+}
+
+// Copies JS bytes into WASM memory at dst (the one copy per tensor).
+inline void copy_in(const val& u8, uint8_t* dst, size_t n) {
+  if (n) val(emscripten::typed_memory_view(n, dst)).call<void>("set", u8);
+}
+
+inline val shape_to_js(const tir::Shape& shape) {
+  val a = val::array();
+  for (int64_t d : shape) a.call<void>("push", double(d));
+  return a;
+}
+
+// A tensor owning a copy of JS bytes. Bad dtype/shape/size throw E.
+template <class E>
+tir::Tensor tensor_from_js(const std::string& what, const std::string& dtype, const val& shape, const val& bytes) {
+  tir::DType dt;
+  if (!tir::try_parse_dtype(dtype, &dt)) throw E(what + ": unknown dtype '" + dtype + "'");
+  tir::Shape s;
+  const unsigned rank = shape["length"].as<unsigned>();
+  for (unsigned i = 0; i < rank; ++i) {
+    const double d = shape[i].as<double>();
+    if (!(d >= 0) || d != std::floor(d) || d > 9.007199254740992e15)
+      throw E(what + ": invalid shape dimension " + std::to_string(d));
+    s.push_back(int64_t(d));
+  }
+  const val u8 = as_u8(bytes);
+  const size_t given = u8["length"].as<size_t>();
+  tir::Tensor t = tir::make_owned(dt, s);
+  if (given != t.nbytes())
+    throw E(what + ": " + std::to_string(given) + " bytes given for " + tir::dtype_name(dt) + " " +
+            tir::shape_to_string(s) + " (" + std::to_string(t.nbytes()) + " bytes expected)");
+  copy_in(u8, t.raw(), given);
+  return t;
+}
+
+inline std::shared_ptr<const std::vector<uint8_t>> bytes_from_js(const val& bytes) {
+  const val u8 = as_u8(bytes);
+  auto v = std::make_shared<std::vector<uint8_t>>(u8["length"].as<size_t>());
+  copy_in(u8, v->data(), v->size());
+  return v;
+}
+
+inline void merge(tir::TensorMap& into, tir::TensorMap from) {
+  for (auto& kv : from.items) into.set(kv.first, std::move(kv.second));
+}
+
+// Weights and constants gathered from JS before a compile (WasmModel and
+// WasmLM both bind from them).
+class TensorSources {
+ public:
+  std::string addWeightsFile(const val& bytes, const std::string& origin) {
+    return guarded([&] { merge(weights_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
+  }
+  std::string addWeightTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      weights_.set(name, tensor_from_js<tir::WeightLoadError>("weight '" + name + "'", dtype, shape, bytes));
+    });
+  }
+  std::string addConstantsFile(const val& bytes, const std::string& origin) {
+    return guarded([&] { merge(constants_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
+  }
+  std::string addConstantTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      constants_.set(name, tensor_from_js<tir::WeightLoadError>("constant '" + name + "'", dtype, shape, bytes));
+    });
+  }
+
+ protected:
+  tir::TensorMap weights_, constants_;
+};
+
+}  // namespace tir_glue
