@@ -27,6 +27,11 @@ struct SessionOptions {
   // Fuse batch norm / residual add / relu / clamp into the conv or linear
   // before them (runtime/fusion.cpp). Off when keep_intermediates is on.
   bool fusion = true;
+  // Storage of the constant f32 weights that linear / addmm / mm / matmul pack
+  // for their gemm: F32, or F16 / BF16 (rounded to nearest even, widened in
+  // the kernel, f32 accumulation; half the bytes per decode step). The bound
+  // f32 weights stay as given. Anything else: ExecutionError at construction.
+  DType weight_dtype = DType::F32;
 };
 
 class Session {
