@@ -235,6 +235,15 @@ void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   }
 }
 
+// One k-row of a panel into its two accumulators (the GEMV's inner step).
+template <class Load>
+HWY_INLINE void gemv_step(const V a, const typename Load::T* p, V& c0, V& c1) {
+  V w0, w1;
+  Load::load(p, w0, w1);
+  c0 = hn::MulAdd(a, w0, c0);
+  c1 = hn::MulAdd(a, w1, c1);
+}
+
 // One row of A times packed B (GEMV: linear layers at batch 1): four panels
 // at a time for eight independent accumulator chains; streams B once. `Load`
 // (gemm_half-inl.h) reads a k-row of a panel as f32 or widened halves.
@@ -247,34 +256,20 @@ void gemv_panels(const Job& job, const float* x, const typename Load::T* packed,
     V acc[8];
     for (auto& v : acc) v = hn::Zero(d);
     const typename Load::T* p0 = packed + q * K * kNR;
-    V w0, w1;
     if (nq == 4) {
       const typename Load::T *p1 = p0 + K * kNR, *p2 = p1 + K * kNR, *p3 = p2 + K * kNR;
       for (int64_t k = 0; k < K; ++k) {
         const V a = hn::Set(d, x[k]);
         const int64_t o = k * kNR;
-        Load::load(p0 + o, w0, w1);
-        acc[0] = hn::MulAdd(a, w0, acc[0]);
-        acc[1] = hn::MulAdd(a, w1, acc[1]);
-        Load::load(p1 + o, w0, w1);
-        acc[2] = hn::MulAdd(a, w0, acc[2]);
-        acc[3] = hn::MulAdd(a, w1, acc[3]);
-        Load::load(p2 + o, w0, w1);
-        acc[4] = hn::MulAdd(a, w0, acc[4]);
-        acc[5] = hn::MulAdd(a, w1, acc[5]);
-        Load::load(p3 + o, w0, w1);
-        acc[6] = hn::MulAdd(a, w0, acc[6]);
-        acc[7] = hn::MulAdd(a, w1, acc[7]);
+        gemv_step<Load>(a, p0 + o, acc[0], acc[1]);
+        gemv_step<Load>(a, p1 + o, acc[2], acc[3]);
+        gemv_step<Load>(a, p2 + o, acc[4], acc[5]);
+        gemv_step<Load>(a, p3 + o, acc[6], acc[7]);
       }
     } else {
       for (int64_t j = 0; j < nq; ++j) {
         const typename Load::T* p = p0 + j * K * kNR;
-        for (int64_t k = 0; k < K; ++k) {
-          const V a = hn::Set(d, x[k]);
-          Load::load(p + k * kNR, w0, w1);
-          acc[2 * j] = hn::MulAdd(a, w0, acc[2 * j]);
-          acc[2 * j + 1] = hn::MulAdd(a, w1, acc[2 * j + 1]);
-        }
+        for (int64_t k = 0; k < K; ++k) gemv_step<Load>(hn::Set(d, x[k]), p + k * kNR, acc[2 * j], acc[2 * j + 1]);
       }
     }
     for (int64_t j = 0; j < nq; ++j) {
