@@ -31,12 +31,15 @@ const char* kUsage =
     "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n"
     "  pie IR [--top N] [-o FILE]\n"
     "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n"
-    "      [--threads N]   (--repeat: N runs, median time and per-node median profile)\n"
+    "      [--threads N] [--weight-dtype D]   (--repeat: N runs, median time and per-node median profile)\n"
     "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
+    "      [--weight-dtype D]\n"
     "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
     "%GENERATE%"
     "  ops                       (lists the supported op types)\n"
-    "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n";
+    "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
+    "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
+    "pack (halves widened in the kernel, f32 accumulation; default float32).\n";
 
 // kUsage with the generate command's lines in place of %GENERATE%.
 std::string usage() {
@@ -83,9 +86,21 @@ int cmd_pie(const Args& a) {
   return 0;
 }
 
+SessionOptions session_options(const Args& a) {
+  SessionOptions o;
+  const std::string wd = a.get("--weight-dtype", "float32");
+  if (wd == "float16")
+    o.weight_dtype = DType::F16;
+  else if (wd == "bfloat16")
+    o.weight_dtype = DType::BF16;
+  else if (wd != "float32")
+    throw Error("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
+  return o;
+}
+
 // Loads IR + weights + constants into a bound native session.
 std::unique_ptr<Session> open_session(const Args& a, Model model) {
-  auto s = std::make_unique<Session>(std::move(model));
+  auto s = std::make_unique<Session>(std::move(model), session_options(a));
   s->bind(read_weights_file(required(a, "--weights")), load_optional_tensors(a.get("--constants")));
   return s;
 }

@@ -7,13 +7,19 @@
 // clamp) runs on the registers after the last K block, so the output is
 // written once. Each element accumulates k = 0..K-1 in order (one multiply-add
 // chain), whatever the blocking or thread split: results do not depend on the
-// thread count.
+// thread count. Packed half-precision B (gemm_half-inl.h): the GEMV widens
+// in registers, the blocked path widens each KC x NC block of B into thread
+// scratch before its micro-kernels, so both sum exactly what the f32 path sums
+// on the widened weights.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "hwy/highway.h"
+#include "core/half.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_half-inl.h"
 #include "kernels/parallel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -44,7 +50,7 @@ constexpr int64_t kNC = 256;  // columns: 32 panels in WASM, 16 with AVX2, 8 wit
 // parallel_for_chunks): a late worker still gets work.
 constexpr int kChunksPerThread = 4;
 
-thread_local std::vector<float> t_apack, t_bpack;
+thread_local std::vector<float> t_apack, t_bpack, t_xscaled;
 
 struct Job {
   int64_t M, N, K;
@@ -194,6 +200,17 @@ void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
       if (B.packed) {
         bblk = B.packed + (jc / kNR) * K * kNR + pc * kNR;
         bstride = K * kNR;
+      } else if (B.packed_half) {  // widen the block's panel slices, amortized over the rows
+        float* dst = scratch(t_bpack, ((nc + kNR - 1) / kNR) * kc * kNR);
+        for (int64_t q = 0; q * kNR < nc; ++q) {
+          const uint16_t* src = B.packed_half + (jc / kNR + q) * K * kNR + pc * kNR;
+          if (B.half == PackedHalf::BF16)
+            half_simd::widen_bf16(src, kc * kNR, dst + q * kc * kNR);
+          else
+            half_simd::widen_f16(src, kc * kNR, dst + q * kc * kNR);
+        }
+        bblk = dst;
+        bstride = kc * kNR;
       } else {
         float* dst = scratch(t_bpack, ((nc + kNR - 1) / kNR) * kc * kNR);
         if (B.pack_block)
@@ -218,46 +235,73 @@ void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   }
 }
 
+// One k-row of a panel into its two accumulators (the GEMV's inner step).
+template <class Load>
+HWY_INLINE void gemv_step(const V a, const typename Load::T* p, V& c0, V& c1) {
+  V w0, w1;
+  Load::load(p, w0, w1);
+  c0 = hn::MulAdd(a, w0, c0);
+  c1 = hn::MulAdd(a, w1, c1);
+}
+
 // One row of A times packed B (GEMV: linear layers at batch 1): four panels
-// at a time for eight independent accumulator chains; streams B once.
-void gemv_packed(const Job& job, const float* x, int64_t q0, int64_t q1) {
+// at a time for eight independent accumulator chains; streams B once. `Load`
+// (gemm_half-inl.h) reads a k-row of a panel as f32 or widened halves.
+template <class Load>
+void gemv_panels(const Job& job, const float* x, const typename Load::T* packed, int64_t q0, int64_t q1) {
   const D d;
   const int64_t K = job.K;
   for (int64_t q = q0; q < q1; q += 4) {
     const int64_t nq = std::min<int64_t>(4, q1 - q);
     V acc[8];
     for (auto& v : acc) v = hn::Zero(d);
-    const float* p0 = job.B->packed + q * K * kNR;
+    const typename Load::T* p0 = packed + q * K * kNR;
     if (nq == 4) {
-      const float *p1 = p0 + K * kNR, *p2 = p1 + K * kNR, *p3 = p2 + K * kNR;
+      const typename Load::T *p1 = p0 + K * kNR, *p2 = p1 + K * kNR, *p3 = p2 + K * kNR;
       for (int64_t k = 0; k < K; ++k) {
         const V a = hn::Set(d, x[k]);
         const int64_t o = k * kNR;
-        acc[0] = hn::MulAdd(a, hn::LoadU(d, p0 + o), acc[0]);
-        acc[1] = hn::MulAdd(a, hn::LoadU(d, p0 + o + kL), acc[1]);
-        acc[2] = hn::MulAdd(a, hn::LoadU(d, p1 + o), acc[2]);
-        acc[3] = hn::MulAdd(a, hn::LoadU(d, p1 + o + kL), acc[3]);
-        acc[4] = hn::MulAdd(a, hn::LoadU(d, p2 + o), acc[4]);
-        acc[5] = hn::MulAdd(a, hn::LoadU(d, p2 + o + kL), acc[5]);
-        acc[6] = hn::MulAdd(a, hn::LoadU(d, p3 + o), acc[6]);
-        acc[7] = hn::MulAdd(a, hn::LoadU(d, p3 + o + kL), acc[7]);
+        gemv_step<Load>(a, p0 + o, acc[0], acc[1]);
+        gemv_step<Load>(a, p1 + o, acc[2], acc[3]);
+        gemv_step<Load>(a, p2 + o, acc[4], acc[5]);
+        gemv_step<Load>(a, p3 + o, acc[6], acc[7]);
       }
     } else {
       for (int64_t j = 0; j < nq; ++j) {
-        const float* p = p0 + j * K * kNR;
-        for (int64_t k = 0; k < K; ++k) {
-          const V a = hn::Set(d, x[k]);
-          acc[2 * j] = hn::MulAdd(a, hn::LoadU(d, p + k * kNR), acc[2 * j]);
-          acc[2 * j + 1] = hn::MulAdd(a, hn::LoadU(d, p + k * kNR + kL), acc[2 * j + 1]);
-        }
+        const typename Load::T* p = p0 + j * K * kNR;
+        for (int64_t k = 0; k < K; ++k) gemv_step<Load>(hn::Set(d, x[k]), p + k * kNR, acc[2 * j], acc[2 * j + 1]);
       }
     }
     for (int64_t j = 0; j < nq; ++j) {
       V c0[1] = {acc[2 * j]}, c1[1] = {acc[2 * j + 1]};
+      if (Load::kSplit) half_simd::unsplit(c0[0], c1[0]);
       const int64_t col = (q + j) * kNR;
       store_tile<1>(job, c0, c1, 0, col, 1, std::min(kNR, job.N - col), true, true);
     }
   }
+}
+
+// x * 2^112 into scratch for LoadF16Scaled, or null when a finite |x| >= 2^16
+// would overflow (NaN and inf behave as in the f32 path).
+const float* f16_scaled_row(const float* x, int64_t K) {
+  float* t = scratch(t_xscaled, K);
+  for (int64_t k = 0; k < K; ++k) {
+    if (std::fabs(x[k]) >= half_simd::kF16ScaledMaxX && std::isfinite(x[k])) return nullptr;
+    t[k] = x[k] * half_simd::kF16Scale;
+  }
+  return t;
+}
+
+// GEMV over panels [q0, q1) of whichever packed B the job has; xs: x scaled
+// by f16_scaled_row (null: not usable).
+void gemv_packed(const Job& job, const float* x, const float* xs, int64_t q0, int64_t q1) {
+  const GemmOperandB& B = *job.B;
+  if (B.packed) return gemv_panels<half_simd::LoadF32>(job, x, B.packed, q0, q1);
+  if (B.half == PackedHalf::BF16) return gemv_panels<half_simd::LoadBF16>(job, x, B.packed_half, q0, q1);
+#if !TIR_GEMM_F16C
+  if (xs) return gemv_panels<half_simd::LoadF16Scaled>(job, xs, B.packed_half, q0, q1);
+#endif
+  gemv_panels<half_simd::LoadF16>(job, x, B.packed_half, q0, q1);
 }
 
 void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,
@@ -265,21 +309,23 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
   Job job{M, N, K, nullptr, &B, C, ldc, alpha, beta, &epi};
   const int64_t npanels = (N + kNR - 1) / kNR, mpanels = (M + kMR - 1) / kMR;
   const bool parallel = num_threads() > 1 && M * N * K >= 2 * kMinTaskWork;
-  if (M == 1 && B.packed) {
+  if (M == 1 && (B.packed || B.packed_half)) {
     // The row of A, unit stride (a packed row has stride MR; A^T's row stride lda).
     const float* x = A.data;
-    const int64_t xs = A.packed ? kMR : A.trans ? A.ld : 1;
-    if (xs != 1) {
+    const int64_t stride = A.packed ? kMR : A.trans ? A.ld : 1;
+    if (stride != 1) {
       float* t = scratch(t_apack, K);
-      for (int64_t k = 0; k < K; ++k) t[k] = (A.packed ? A.packed : A.data)[k * xs];
+      for (int64_t k = 0; k < K; ++k) t[k] = (A.packed ? A.packed : A.data)[k * stride];
       x = t;
     }
+    const float* xs = nullptr;
+    if (!TIR_GEMM_F16C && !B.packed && B.half == PackedHalf::F16 && B.half_finite) xs = f16_scaled_row(x, K);
     if (parallel)
       parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(), [&](int64_t g0, int64_t g1) {
-        gemv_packed(job, x, g0 * 4, std::min(npanels, g1 * 4));
+        gemv_packed(job, x, xs, g0 * 4, std::min(npanels, g1 * 4));
       });
     else
-      gemv_packed(job, x, 0, npanels);
+      gemv_packed(job, x, xs, 0, npanels);
     return;
   }
   if (A.packed) {
@@ -329,6 +375,17 @@ void pack_a_f32(int64_t M, int64_t K, const float* A, int64_t lda, bool transA, 
 
 void pack_b_f32(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, float* dst) {
   simd::pack_b_block(B, ldb, transB, 0, K, 0, N, dst);
+}
+
+void pack_b_half(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, PackedHalf kind, uint16_t* dst) {
+  constexpr int64_t NR = simd::kNR;
+  std::vector<float> panel(size_t(K * NR));  // one f32 panel at a time, then rounded
+  for (int64_t j0 = 0; j0 < N; j0 += NR) {
+    simd::pack_b_block(B, ldb, transB, 0, K, j0, std::min(NR, N - j0), panel.data());
+    uint16_t* p = dst + (j0 / NR) * K * NR;
+    for (int64_t i = 0; i < K * NR; ++i)
+      p[i] = kind == PackedHalf::BF16 ? float_to_bf16(panel[size_t(i)]) : float_to_half(panel[size_t(i)]);
+  }
 }
 
 void gemm_f32_ex(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,

@@ -12,6 +12,12 @@
 // Every element sums its K products in the same order whatever the thread
 // count or blocking, so results do not depend on the number of threads.
 // gemm_ref is the scalar reference the SIMD path is tested against.
+//
+// Half-precision weights (LLM decode): a packed B may hold IEEE binary16 or
+// bfloat16 halves instead of floats (pack_b_half, same panel layout). The
+// kernel widens them in registers (M == 1) or per KC x NC block into thread
+// scratch (M > 1) and accumulates in f32: the result is bit-identical to the
+// f32 gemm on the widened weights, for every thread count.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -54,13 +60,24 @@ int64_t packed_b_size(int64_t K, int64_t N);
 void pack_a_f32(int64_t M, int64_t K, const float* A, int64_t lda, bool transA, float* dst);
 void pack_b_f32(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, float* dst);
 
+// Half-precision packed B: the layout of pack_b_f32 ([ceil(N/NR)][K][NR],
+// zero-padded, packed_b_size(K, N) elements) holding uint16 halves, rounded
+// from f32 to nearest even (core/half.h: overflow gives inf, NaN stays NaN).
+enum class PackedHalf : uint8_t { None, F16, BF16 };
+void pack_b_half(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, PackedHalf kind, uint16_t* dst);
+// True when none of the n halves is inf or NaN (GemmOperandB::half_finite).
+bool halves_finite(int64_t n, const uint16_t* halves, PackedHalf kind);
+// The K x N matrix (row stride ldd) of a packed half B, widened to f32 with
+// the scalar conversions: the reference the tests run gemm_ref_f32 on.
+void unpack_b_half(int64_t K, int64_t N, const uint16_t* packed, PackedHalf kind, float* dst, int64_t ldd);
+
 // B given block by block: fills dst with op(B)[k0:k0+kc, j0:j0+nc] in the
 // packed-B layout of that block ([ceil(nc/NR)][kc][NR], zero-padded).
 // Convolutions pass an im2col that writes packed blocks directly.
 using PackBBlock = std::function<void(int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst)>;
 
 // The operands of one f32 gemm: A and B each packed (whole-matrix layout
-// above), or as a strided matrix, or (B only) a block packer.
+// above), or as a strided matrix, or (B only) a block packer or packed halves.
 struct GemmOperandA {
   const float* packed = nullptr;
   const float* data = nullptr;
@@ -73,6 +90,13 @@ struct GemmOperandB {
   int64_t ld = 0;
   bool trans = false;
   const PackBBlock* pack_block = nullptr;
+  // Packed halves (pack_b_half) of kind `half`, used when `packed` is null.
+  const uint16_t* packed_half = nullptr;
+  PackedHalf half = PackedHalf::None;
+  // F16 only, a promise that no half is inf or NaN (halves_finite): targets
+  // without a hardware f16 conversion (WASM, SSE4) then widen with 3 integer
+  // ops instead of ~12. Results are the same either way.
+  bool half_finite = false;
 };
 
 void gemm_f32_ex(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,

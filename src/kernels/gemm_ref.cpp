@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/half.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 
@@ -108,6 +109,22 @@ void gemm_ref_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
   gemm_parallel<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
   // The residual may alias C (element-for-element), which the epilogue reads before writing.
   if (M > 0 && N > 0) apply_gemm_epilogue_ref(M, N, C, ldc, epi);
+}
+
+bool halves_finite(int64_t n, const uint16_t* halves, PackedHalf kind) {
+  const uint16_t exp = kind == PackedHalf::BF16 ? 0x7F80 : 0x7C00;
+  for (int64_t i = 0; i < n; ++i)
+    if ((halves[i] & exp) == exp) return false;
+  return true;
+}
+
+void unpack_b_half(int64_t K, int64_t N, const uint16_t* packed, PackedHalf kind, float* dst, int64_t ldd) {
+  const int64_t nr = gemm_nr();
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t j = 0; j < N; ++j) {
+      const uint16_t h = packed[(j / nr) * K * nr + k * nr + j % nr];
+      dst[k * ldd + j] = kind == PackedHalf::BF16 ? bf16_to_float(h) : half_to_float(h);
+    }
 }
 
 void gemm_f64(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, bool transA, const double* B,

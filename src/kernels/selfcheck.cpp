@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "kernels/conv_winograd.h"
 #include "kernels/gemm.h"
 #include "kernels/pool.h"
+#include "core/half.h"
 
 namespace tir {
 
@@ -45,13 +47,38 @@ struct GemmCase {
   bool ta, tb, packed_a, packed_b;
   int64_t pad;
   int form;  // 0 plain, 1 row bias + relu, 2 column bias + residual + clamp, 3 alpha/beta
+  // B packed as halves (pack_b_half) instead: checked bit for bit against the
+  // f32 packed path on the widened weights, which the checks below then use.
+  PackedHalf half = PackedHalf::None;
 };
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Rounds op(B) (K x N, stride ldb) to halves packed in `h` and writes the
+// widened values back into B, so every later check sees the weights the
+// kernel multiplies by.
+void round_b_to_half(const GemmCase& c, std::vector<float>& B, int64_t ldb, std::vector<uint16_t>& h) {
+  h.resize(size_t(packed_b_size(c.K, c.N)));
+  pack_b_half(c.K, c.N, B.data(), ldb, c.tb, c.half, h.data());
+  std::vector<float> w(size_t(c.K * c.N));
+  unpack_b_half(c.K, c.N, h.data(), c.half, w.data(), c.N);
+  for (int64_t k = 0; k < c.K; ++k)
+    for (int64_t j = 0; j < c.N; ++j) B[size_t(c.tb ? j * ldb + k : k * ldb + j)] = w[size_t(k * c.N + j)];
+}
 
 void check_gemm(SelfcheckResult& r, const GemmCase& c, uint32_t seed) {
   ++r.cases;
   const int64_t lda = (c.ta ? c.M : c.K) + c.pad, ldb = (c.tb ? c.K : c.N) + c.pad, ldc = c.N + c.pad;
   const auto A = random_values(size_t((c.ta ? c.K : c.M) * lda + 1), seed);
-  const auto B = random_values(size_t((c.tb ? c.N : c.K) * ldb + 1), seed + 1);
+  auto B = random_values(size_t((c.tb ? c.N : c.K) * ldb + 1), seed + 1);
+  std::vector<uint16_t> h;
+  if (c.half != PackedHalf::None) {
+    for (size_t i = 0; i < B.size(); i += 13) B[i] *= 1e-5f;  // f16 subnormals
+    for (size_t i = 5; i < B.size(); i += 17) B[i] = 0.0f;
+    round_b_to_half(c, B, ldb, h);
+  }
   const auto bias = random_values(size_t(std::max(c.M, c.N) + 1), seed + 2);
   const auto res = random_values(size_t(c.M * ldc + 1), seed + 3);
   const auto C0 = random_values(size_t(c.M * ldc + 1), seed + 4);
@@ -84,7 +111,7 @@ void check_gemm(SelfcheckResult& r, const GemmCase& c, uint32_t seed) {
     ga.ld = lda;
     ga.trans = c.ta;
   }
-  if (c.packed_b) {
+  if (c.packed_b || c.half != PackedHalf::None) {
     pb.resize(size_t(packed_b_size(c.K, c.N)));
     pack_b_f32(c.K, c.N, B.data(), ldb, c.tb, pb.data());
     gb.packed = pb.data();
@@ -95,6 +122,20 @@ void check_gemm(SelfcheckResult& r, const GemmCase& c, uint32_t seed) {
   }
   std::vector<float> C = C0, R = C0;
   gemm_f32_ex(c.M, c.N, c.K, ga, gb, C.data(), ldc, alpha, beta, e);
+  if (c.half != PackedHalf::None) {
+    GemmOperandB gh;
+    gh.packed_half = h.data();
+    gh.half = c.half;
+    gh.half_finite = halves_finite(int64_t(h.size()), h.data(), c.half);
+    std::vector<float> H = C0;
+    gemm_f32_ex(c.M, c.N, c.K, ga, gh, H.data(), ldc, alpha, beta, e);
+    if (!same_bits(H, C)) {
+      fail(r, std::string(c.half == PackedHalf::F16 ? "f16" : "bf16") + " gemm M=" + std::to_string(c.M) +
+                  " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) + " form=" + std::to_string(c.form) +
+                  ": differs from the f32 gemm on the widened weights");
+      return;
+    }
+  }
   gemm_ref_f32(c.M, c.N, c.K, A.data(), lda, c.ta, B.data(), ldb, c.tb, R.data(), ldc, alpha, beta, e);
   int bad = 0;
   for (int64_t i = 0; i < c.M && !bad; ++i)
@@ -130,6 +171,42 @@ void check_gemm(SelfcheckResult& r, const GemmCase& c, uint32_t seed) {
         }
 }
 
+// Every half bit pattern as a 1 x N row of B (K = 1: the packed panels hold
+// the halves in order) times an M x 1 column of `a`, through the GEMV (M = 1)
+// or the blocked path, bit for bit against the f32 gemm on the scalar
+// conversions. finite_only: only the finite patterns, promised to the kernel
+// (f16: the scaled widening, unless |a| >= 2^16 or a is not finite).
+void check_half_patterns(SelfcheckResult& r, PackedHalf kind, bool finite_only, int64_t M, float a) {
+  ++r.cases;
+  const uint16_t exp = kind == PackedHalf::BF16 ? 0x7F80 : 0x7C00;
+  std::vector<uint16_t> h;
+  for (uint32_t v = 0; v < 65536; ++v)
+    if (!finite_only || (v & exp) != exp) h.push_back(uint16_t(v));
+  const int64_t N = int64_t(h.size());
+  h.resize(size_t(packed_b_size(1, N)), 0);
+  std::vector<float> w(h.size());
+  for (size_t i = 0; i < h.size(); ++i) w[i] = kind == PackedHalf::BF16 ? bf16_to_float(h[i]) : half_to_float(h[i]);
+  const std::vector<float> A(size_t(M), a);
+  GemmOperandA ga;
+  ga.data = A.data();
+  ga.ld = 1;
+  GemmOperandB gh, gf;
+  gh.packed_half = h.data();
+  gh.half = kind;
+  gh.half_finite = finite_only;
+  gf.packed = w.data();
+  std::vector<float> H(size_t(M * N)), F(size_t(M * N));
+  gemm_f32_ex(M, N, 1, ga, gh, H.data(), N);
+  gemm_f32_ex(M, N, 1, ga, gf, F.data(), N);
+  for (size_t i = 0; i < H.size(); ++i)
+    if (std::memcmp(&H[i], &F[i], sizeof(float)) != 0) {
+      fail(r, std::string(kind == PackedHalf::F16 ? "f16" : "bf16") + " pattern " +
+                  std::to_string(h[i % size_t(N)]) + " times " + std::to_string(a) + " (M=" + std::to_string(M) +
+                  "): " + std::to_string(H[i]) + ", f32 path " + std::to_string(F[i]));
+      return;
+    }
+}
+
 }  // namespace
 
 SelfcheckResult selfcheck_gemm() {
@@ -151,6 +228,25 @@ SelfcheckResult selfcheck_gemm() {
   for (int form = 0; form < 4; ++form) {
     check_gemm(r, {1, 1000, 1024, false, false, false, true, 0, form}, seed += 7);  // GEMV
     check_gemm(r, {150, 530, 300, false, false, false, form % 2 == 1, 0, form}, seed += 7);  // MC/NC blocks
+  }
+  // Half-precision packed B: bit-identical to the f32 path on the widened weights.
+  for (PackedHalf kind : {PackedHalf::F16, PackedHalf::BF16}) {
+    for (int64_t m : {int64_t(1), int64_t(2), mr - 1, mr + 1})
+      for (int64_t n : {int64_t(1), nr - 1, nr + 1, 2 * nr + 3, 4 * nr + 1})
+        for (int64_t k : {1, 7, 255, 256, 257}) {
+          const int v = variant++;
+          check_gemm(r, {m, n, k, (v & 1) != 0, (v & 2) != 0, (v % 3) == 0, true, v % 7 == 0 ? 3 : 0, v % 4, kind},
+                     seed += 7);
+        }
+    check_gemm(r, {1, 1000, 1024, false, false, false, true, 0, 0, kind}, seed += 7);  // GEMV
+    check_gemm(r, {1, 1000, 1024, false, true, false, true, 0, 2, kind}, seed += 7);
+    check_gemm(r, {150, 530, 300, false, false, false, true, 0, 1, kind}, seed += 7);  // MC/NC blocks
+    for (int64_t m : {1, 2}) {
+      check_half_patterns(r, kind, false, m, 0.75f);
+      check_half_patterns(r, kind, true, m, -1.5f);
+      check_half_patterns(r, kind, true, m, 1e5f);  // |a| >= 2^16
+      check_half_patterns(r, kind, true, m, INFINITY);
+    }
   }
   return r;
 }

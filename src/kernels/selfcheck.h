@@ -14,7 +14,9 @@ struct SelfcheckResult {
 };
 
 // gemm: M/N/K around MR, NR and KC; transposed, padded and prepacked operands;
-// every epilogue. Compared with gemm_ref_f32 and a float64 truth.
+// every epilogue. Compared with gemm_ref_f32 and a float64 truth. Packed f16
+// and bf16 B (same sweep, GEMV 1 x 1000 x 1024, every half bit pattern):
+// bit-identical to the f32 gemm on the widened weights.
 SelfcheckResult selfcheck_gemm();
 // conv_nd_f32 (packed im2col gemm, 1x1, depthwise SIMD, Winograd 3x3) and
 // the Winograd kernel called directly, against a direct float64 loop:

@@ -404,8 +404,12 @@ void run_linear_reference(OpCall& call) {
 // --- f32 products with a constant right operand packed once at prepare ---
 // linear(x, W, b): B = W^T, bias per column. addmm(b, x, B) with beta = alpha
 // = 1: B as given. The run gemm applies bias, residual and activation.
+// SessionOptions::weight_dtype F16 / BF16 packs B as halves instead.
 struct PackedGemmState {
   std::shared_ptr<const std::vector<float>> packed_b;
+  std::shared_ptr<const std::vector<uint16_t>> packed_half;  // instead of packed_b
+  PackedHalf half = PackedHalf::None;
+  bool half_finite = false;
   int64_t K = 0, N = 0;
   bool bias_per_column = false;  // input `bias_input` is a contiguous [N] (or [1, N]) vector
   size_t a_input = 0, bias_input = 0;
@@ -429,27 +433,59 @@ void prepare_packed_gemm(OpCall& call, PackedGemmState& st, const Tensor& b_view
   st.a_input = a_input;
   st.bias_input = bias_input;
   st.bias_per_column = has_bias && is_row_vector(call.in[bias_input], st.N);
-  st.packed_b = call.prepare_ctx->derived(b_view, "gemm-B", [&](std::vector<float>& dst) {
-    dst.resize(size_t(packed_b_size(st.K, st.N)));
-    pack_b_f32(st.K, st.N, src.data<float>(), m.ld, m.trans, dst.data());
-  });
+  if (has_bias && !st.bias_per_column) return;  // run_packed_gemm cannot take it: the general path
+  const size_t size = size_t(packed_b_size(st.K, st.N));
+  const DType wd = call.prepare_ctx->packed_weight_dtype();
+  if (wd == DType::F32) {
+    st.packed_b = call.prepare_ctx->derived(b_view, "gemm-B", [&](std::vector<float>& dst) {
+      dst.resize(size);
+      pack_b_f32(st.K, st.N, src.data<float>(), m.ld, m.trans, dst.data());
+    });
+    return;
+  }
+  st.half = wd == DType::F16 ? PackedHalf::F16 : PackedHalf::BF16;
+  st.packed_half = call.prepare_ctx->derived_half(
+      b_view, wd == DType::F16 ? "gemm-B-f16" : "gemm-B-bf16", [&](std::vector<uint16_t>& dst) {
+        dst.resize(size);
+        pack_b_half(st.K, st.N, src.data<float>(), m.ld, m.trans, st.half, dst.data());
+      });
+  st.half_finite = halves_finite(int64_t(size), st.packed_half->data(), st.half);
 }
 
-// Runs the packed gemm when the A operand's rows stack with unit column stride;
-// false: the caller takes its general path.
-bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a, bool has_bias) {
-  if (!st.packed_b || (has_bias && !st.bias_per_column)) return false;
-  const Tensor& out = call.out[0];
+// True when the rows of A (K columns) stack into one matrix with unit column
+// stride and row stride *ld.
+bool rows_stack(const Tensor& a, int64_t K, int64_t* ld) {
   const int64_t nd = a.dim();
-  if (nd < 1 || a.shape[nd - 1] != st.K || (a.strides[nd - 1] != 1 && st.K > 1)) return false;
-  const int64_t ld = nd >= 2 ? a.strides[nd - 2] : st.K;
-  if (nd >= 2 && !rows_collapse(a, ld)) return false;
-  if (nd >= 2 && ld < st.K && a.numel() / st.K > 1) return false;
+  if (nd < 1 || a.shape[nd - 1] != K || (a.strides[nd - 1] != 1 && K > 1)) return false;
+  *ld = nd >= 2 ? a.strides[nd - 2] : K;
+  if (nd >= 2 && !rows_collapse(a, *ld)) return false;
+  return nd < 2 || *ld >= K || a.numel() / K <= 1;
+}
+
+// Runs the packed gemm when the A operand's rows stack with unit column stride
+// (f32; packed halves copy any other A, as they are the weights to use);
+// false: the caller takes its general path.
+bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a_in, bool has_bias) {
+  if ((!st.packed_b && !st.packed_half) || (has_bias && !st.bias_per_column)) return false;
+  const Tensor& out = call.out[0];
+  Tensor a = a_in;
+  int64_t ld = 0;
+  if (!rows_stack(a, st.K, &ld)) {
+    if (!st.packed_half) return false;
+    a = contiguous_or_self(a_in);
+    ld = st.K;
+  }
   GemmOperandA A;
   A.data = a.data<float>();
   A.ld = std::max<int64_t>(ld, st.K);
   GemmOperandB B;
-  B.packed = st.packed_b->data();
+  if (st.packed_b) {
+    B.packed = st.packed_b->data();
+  } else {
+    B.packed_half = st.packed_half->data();
+    B.half = st.half;
+    B.half_finite = st.half_finite;
+  }
   GemmEpilogue epi = gemm_epilogue(call.epilogue, 0, st.N);
   if (has_bias) {
     const Tensor& bias = call.in[st.bias_input];

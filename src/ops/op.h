@@ -13,6 +13,7 @@
 // Ops register themselves with TIR_REGISTER_OPS in their own file, so adding an
 // op touches one op file and a test.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -53,6 +54,12 @@ class PrepareContext {
   // weights share it. `make` fills the vector the first time.
   virtual std::shared_ptr<const std::vector<float>> derived(
       const Tensor& source, const std::string& layout, const std::function<void(std::vector<float>&)>& make) = 0;
+  // The same for copies held as uint16 halves (f16/bf16 packed weights).
+  virtual std::shared_ptr<const std::vector<uint16_t>> derived_half(
+      const Tensor& source, const std::string& layout, const std::function<void(std::vector<uint16_t>&)>& make) = 0;
+  // How gemm ops store a constant f32 weight they pack (SessionOptions::
+  // weight_dtype): F32, or F16 / BF16 halves widened in the kernel.
+  virtual DType packed_weight_dtype() const { return DType::F32; }
 };
 
 class OpCall {

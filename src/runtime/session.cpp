@@ -50,6 +50,10 @@ void check_supported(const Model& model) {
 
 Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->model = std::move(model);
+  if (options.weight_dtype != DType::F32 && options.weight_dtype != DType::F16 &&
+      options.weight_dtype != DType::BF16)
+    throw ExecutionError(std::string("SessionOptions::weight_dtype must be float32, float16 or bfloat16, got ") +
+                         dtype_name(options.weight_dtype));
   impl_->options = options;
   impl_->compile();
 }

@@ -34,6 +34,11 @@ struct SessionOptions {
   // a decode step updates its KV cache in O(one token). Off with
   // keep_intermediates.
   bool update_in_place = true;
+  // Storage of the constant f32 weights that linear / addmm / mm / matmul pack
+  // for their gemm: F32, or F16 / BF16 (rounded to nearest even, widened in
+  // the kernel, f32 accumulation; half the bytes per decode step). The bound
+  // f32 weights stay as given. Anything else: ExecutionError at construction.
+  DType weight_dtype = DType::F32;
 };
 
 class Session {

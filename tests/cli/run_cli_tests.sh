@@ -76,6 +76,16 @@ if [ -f "$cnn/weights.safetensors" ]; then
 else
   bad "small_cnn fixture missing"
 fi
+# --weight-dtype: half-precision packed weights (outside 1e-5 of PyTorch, within 1e-2), bad names
+mlp=$fixtures/models/SimpleMLP/torch2.14-training
+for wd in float16 bfloat16; do
+  expect_output "verify --weight-dtype $wd" 0 "Verification PASSED" "$torchir" verify "$mlp/model.json" \
+    --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --weight-dtype $wd --rtol 1e-2 --atol 1e-2
+done
+expect_output "run --weight-dtype" 0 "run time:" "$torchir" run "$mlp/model.json" --weights "$mlp/weights.safetensors" \
+  --inputs "$mlp/io.safetensors" --weight-dtype bfloat16
+expect_output "bad --weight-dtype" 1 "--weight-dtype must be float32, float16 or bfloat16, got 'int8'" "$torchir" run \
+  "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --weight-dtype int8
 expect_output "junk weights" 1 "junk.safetensors" "$torchir" run "$seed" --weights "$tmp/junk.safetensors" --inputs "$tmp/junk.safetensors"
 
 # generate: the tiny LLaMA pair; prefill/decode io files verify each graph, and

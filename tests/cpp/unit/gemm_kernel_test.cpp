@@ -2,6 +2,8 @@
 // XNNPACK style: sizes swept around every tile and cache-block edge (the
 // shared selfcheck sweeps), prepacked operands with every epilogue, NaN,
 // empty and K = 0 cases, and the thread-count independence of the result.
+// Packed f16/bf16 B: rounding, and bit-identity with the f32 path on the
+// widened weights at 1 and 2 threads.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/half.h"
 #include "core/thread_pool.h"
 #include "test_util.h"
 #include "kernels/gemm.h"
@@ -46,6 +49,19 @@ struct Problem {
     bias_row = random_vec(size_t(c.M + 1), seed + 2);
     bias_col = random_vec(size_t(c.N + 1), seed + 3);
     residual = random_vec(size_t(c.M * ldc + 1), seed + 4);
+    compute_truth();
+  }
+  // Rounds op(B) to halves (packed into h) and keeps the widened values in B.
+  void round_b(PackedHalf kind, std::vector<uint16_t>& h) {
+    h.assign(size_t(packed_b_size(c.K, c.N)), 0xFFFF);
+    pack_b_half(c.K, c.N, B.data(), ldb, c.tb, kind, h.data());
+    std::vector<float> w(size_t(c.K * c.N));
+    unpack_b_half(c.K, c.N, h.data(), kind, w.data(), c.N);
+    for (int64_t k = 0; k < c.K; ++k)
+      for (int64_t j = 0; j < c.N; ++j) B[size_t(c.tb ? j * ldb + k : k * ldb + j)] = w[size_t(k * c.N + j)];
+    compute_truth();
+  }
+  void compute_truth() {
     truth.assign(size_t(c.M * c.N), 0.0);
     bound.assign(size_t(c.M * c.N), 0.0);
     for (int64_t i = 0; i < c.M; ++i)
@@ -209,6 +225,89 @@ TEST(GemmKernel, ResultDoesNotDependOnThreadCount) {
     EXPECT_EQ(outs[0], outs[1]) << name(c);
     EXPECT_EQ(outs[0], outs[2]) << name(c);
   }
+}
+
+TEST(GemmKernel, PackBHalfRoundsToNearestEvenInPanelLayout) {
+  const int64_t nr = gemm_nr();
+  for (bool tb : {false, true}) {
+    const Case c{1, 2 * nr + 3, 5, false, tb, 2};
+    Problem p(c, 11);
+    for (PackedHalf kind : {PackedHalf::F16, PackedHalf::BF16}) {
+      std::vector<uint16_t> h(size_t(packed_b_size(c.K, c.N)), 0xFFFF);
+      pack_b_half(c.K, c.N, p.B.data(), p.ldb, tb, kind, h.data());
+      for (int64_t q = 0; q * nr < c.N; ++q)
+        for (int64_t k = 0; k < c.K; ++k)
+          for (int64_t j = 0; j < nr; ++j) {
+            const int64_t col = q * nr + j;
+            const uint16_t want = col >= c.N ? 0
+                                  : kind == PackedHalf::F16 ? float_to_half(p.bb(k, col))
+                                                            : float_to_bf16(p.bb(k, col));
+            ASSERT_EQ(h[size_t((q * c.K + k) * nr + j)], want) << "k " << k << " col " << col;
+          }
+    }
+  }
+  const float big[3] = {65520.0f, -1e6f, 1e-9f};  // f16: inf, -inf, 0
+  uint16_t h[64] = {};
+  pack_b_half(1, 3, big, 3, false, PackedHalf::F16, h);
+  EXPECT_EQ(h[0], 0x7C00);
+  EXPECT_EQ(h[1], 0xFC00);
+  EXPECT_EQ(h[2], 0);
+  EXPECT_FALSE(halves_finite(3, h, PackedHalf::F16));
+  EXPECT_TRUE(halves_finite(1, h + 2, PackedHalf::F16));
+}
+
+// GEMV and blocked gemm over packed halves: bit-identical to the f32 gemm on
+// the widened weights (packed), whatever the thread count, with every
+// epilogue; and within f32 accumulation error of the float64 truth on the
+// widened weights, as the scalar reference (gemm_ref_f32 on them).
+TEST(GemmKernel, HalfPackedBBitIdenticalToF32OnWidenedWeights) {
+  const int64_t mr = gemm_mr(), nr = gemm_nr();
+  for (PackedHalf kind : {PackedHalf::F16, PackedHalf::BF16})
+    for (const Case& c : {Case{1, 2 * nr + 5, 300}, Case{1, 1000, 1024, false, true}, Case{1, 7, 1, true},
+                          Case{2, nr + 1, 19}, Case{mr + 1, 3 * nr + 1, 257, true, true, 3},
+                          Case{37, 5 * nr + 3, 300, false, true}}) {
+      Problem p(c, 5);
+      std::vector<uint16_t> h;
+      p.round_b(kind, h);
+      std::vector<float> pw(size_t(packed_b_size(c.K, c.N)));
+      pack_b_f32(c.K, c.N, p.B.data(), p.ldb, c.tb, pw.data());
+      GemmOperandA A;
+      A.data = p.A.data();
+      A.ld = p.lda;
+      A.trans = c.ta;
+      GemmOperandB H, F;
+      H.packed_half = h.data();
+      H.half = kind;
+      F.packed = pw.data();
+      const std::string what = std::string(kind == PackedHalf::F16 ? "f16 " : "bf16 ") + name(c);
+      for (int form = 0; form < 2; ++form) {
+        GemmEpilogue e;
+        if (form == 1) {
+          e.bias = p.bias_col.data();
+          e.residual = p.residual.data();
+          e.ldr = p.ldc;
+          e.act = GemmAct::Relu;
+        }
+        std::vector<float> want(size_t(c.M * p.ldc));
+        gemm_f32_ex(c.M, c.N, c.K, A, F, want.data(), p.ldc, 1.0f, 0.0f, e);
+        for (int threads : {1, 2})
+          for (bool finite : {false, true}) {
+            set_num_threads(threads);
+            H.half_finite = finite;
+            std::vector<float> got(want.size());
+            gemm_f32_ex(c.M, c.N, c.K, A, H, got.data(), p.ldc, 1.0f, 0.0f, e);
+            EXPECT_EQ(got, want) << what << " form " << form << " threads " << threads << " finite " << finite;
+          }
+        set_num_threads(1);
+      }
+      std::vector<double> bound(p.bound);
+      for (auto& b : bound) b += 4.0;
+      std::vector<float> C(size_t(c.M * p.ldc)), R(C.size());
+      gemm_f32_ex(c.M, c.N, c.K, A, H, C.data(), p.ldc);
+      expect_close(p, C, p.truth, bound, what + " simd");
+      gemm_ref_f32(c.M, c.N, c.K, p.A.data(), p.lda, c.ta, p.B.data(), p.ldb, c.tb, R.data(), p.ldc, 1.0f, 0.0f);
+      expect_close(p, R, p.truth, bound, what + " reference");
+    }
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 // Session: compile, memory planning, aliasing, in-place writes through views,
-// mutated buffers, and the run-time error messages.
+// mutated buffers, the run-time error messages, and half-precision packed
+// weights (SessionOptions::weight_dtype).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/errors.h"
+#include "core/half.h"
+#include "core/thread_pool.h"
 #include "ir/json_loader.h"
 #include "runtime/memory_plan.h"
 #include "runtime/session.h"
@@ -188,4 +193,120 @@ TEST(SessionErrors, OutputShapeDisagreeingWithIR) {
   EXPECT_THAT([&] { Session s(load_model_json(ir_json("[2, 3]", nodes, "[" + out("v", "[3, 3]") + "]"))); },
               ::testing::ThrowsMessage<ExecutionError>(
                   HasSubstr("node 'v' (aten.view.default): output 0 is [3, 2] (float32) but the IR says [3, 3]")));
+}
+
+namespace {
+
+// x [M, K] (x_t: given as [K, M], transposed in the graph) -> lin = linear(x,
+// W [N, K], b [N]); mm = matmul(lin, W2 [N, P]); am = addmm(b2 [P], lin, W2):
+// W2 tied between the two.
+std::string half_weights_ir(int64_t M, int64_t K, int64_t N, int64_t P, bool x_t) {
+  auto sh = [](int64_t a, int64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; };
+  auto w = [](const std::string& name, const std::string& shape) {
+    return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": "float32"})";
+  };
+  std::string nodes = "[";
+  std::string x = in("x", sh(M, K), "x");
+  if (x_t) {
+    nodes += node("t", "aten.transpose.int", in("x", sh(K, M), "x"), out("t", sh(M, K)),
+                  R"({"dim0": 0, "dim1": 1})") + ",";
+    x = in("t", sh(M, K), "t");
+  }
+  const std::string lin = in("lin", sh(M, N), "lin");
+  nodes += node("lin", "aten.linear.default",
+                x + "," + w("p_w", sh(N, K)) + "," + w("p_b", "[" + std::to_string(N) + "]"), out("lin", sh(M, N))) +
+           "," + node("mm", "aten.matmul.default", lin + "," + w("p_w2", sh(N, P)), out("mm", sh(M, P))) + "," +
+           node("am", "aten.addmm.default",
+                w("p_b2", "[" + std::to_string(P) + "]") + "," + lin + "," + w("p_w2", sh(N, P)),
+                out("am", sh(M, P))) + "]";
+  const std::string weights = "[" + w("w", sh(N, K)) + "," + w("b", "[" + std::to_string(N) + "]") + "," +
+                              w("w2", sh(N, P)) + "," + w("b2", "[" + std::to_string(P) + "]") + "]";
+  return ir_json(x_t ? sh(K, M) : sh(M, K), nodes,
+                 "[" + out("lin", sh(M, N)) + "," + out("mm", sh(M, P)) + "," + out("am", sh(M, P)) + "]", weights,
+                 R"({"p_w": "w", "p_b": "b", "p_w2": "w2", "p_b2": "b2"})");
+}
+
+std::vector<std::vector<float>> run_values(const std::string& ir, const TensorMap& weights, const Tensor& x,
+                                           DType weight_dtype) {
+  SessionOptions o;
+  o.weight_dtype = weight_dtype;
+  Session s(load_model_json(ir), o);
+  s.bind(weights);
+  std::vector<std::vector<float>> out;
+  for (const Tensor& t : s.run({x})) out.push_back(values_f32(t));
+  return out;
+}
+
+}  // namespace
+
+// SessionOptions::weight_dtype: linear / matmul / addmm pack their constant
+// weights as halves. The result equals an f32 session on the weights rounded
+// to halves beforehand, bit for bit (the kernel is bit-identical to the f32
+// gemm on the widened weights), at 1 and 2 threads, for the GEMV (M = 1) and
+// the blocked path, whatever A's layout (a transposed x is copied). Against
+// the f32 session, |lin_h - lin_f| <= sum_k |x_k| |w_k - round(w_k)| + the two
+// f32 accumulation errors <= (u + 2 (K + 2) 2^-24) sum_k |x_k w_k| +
+// 2^-25 sum_k |x_k| (f16 subnormals), u = 2^-11 (f16) or 2^-8 (bf16), the
+// unit roundoff of rounding to nearest.
+TEST(Session, HalfWeightsEqualF32OnPreRoundedWeights) {
+  const int64_t K = 300, N = 37, P = 19;
+  TensorMap weights, rounded[2];
+  const auto w = random_vec(size_t(N * K), 1), b = random_vec(size_t(N), 2), w2 = random_vec(size_t(N * P), 3),
+             b2 = random_vec(size_t(P), 4);
+  weights.set("w", tensor_f32({N, K}, w));
+  weights.set("b", tensor_f32({N}, b));
+  weights.set("w2", tensor_f32({N, P}, w2));
+  weights.set("b2", tensor_f32({P}, b2));
+  for (int f = 0; f < 2; ++f) {
+    auto round = [&](std::vector<float> v) {
+      for (auto& x : v) x = f == 0 ? half_to_float(float_to_half(x)) : bf16_to_float(float_to_bf16(x));
+      return v;
+    };
+    rounded[f].set("w", tensor_f32({N, K}, round(w)));
+    rounded[f].set("b", tensor_f32({N}, b));
+    rounded[f].set("w2", tensor_f32({N, P}, round(w2)));
+    rounded[f].set("b2", tensor_f32({P}, b2));
+  }
+  for (int64_t M : {1, 5}) {
+    const std::string ir = half_weights_ir(M, K, N, P, false);
+    const auto xv = random_vec(size_t(M * K), 5);
+    const Tensor x = tensor_f32({M, K}, xv);
+    const auto ref = run_values(ir, weights, x, DType::F32);
+    for (int f = 0; f < 2; ++f) {
+      const DType dt = f == 0 ? DType::F16 : DType::BF16;
+      const auto want = run_values(ir, rounded[f], x, DType::F32);
+      const auto got = run_values(ir, weights, x, dt);
+      EXPECT_EQ(got, want) << dtype_name(dt) << " M=" << M;
+      EXPECT_NE(got[0], ref[0]) << dtype_name(dt) << " M=" << M << ": the f32 weights were used";
+      set_num_threads(2);
+      EXPECT_EQ(run_values(ir, weights, x, dt), want) << dtype_name(dt) << " M=" << M << " 2 threads";
+      set_num_threads(1);
+      std::vector<float> xt(xv.size());  // x given transposed: the gemm reads a copy
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k) xt[size_t(k * M + i)] = xv[size_t(i * K + k)];
+      EXPECT_EQ(run_values(half_weights_ir(M, K, N, P, true), weights, tensor_f32({K, M}, xt), dt), want)
+          << dtype_name(dt) << " M=" << M << " transposed x";
+      const double u = f == 0 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double mag = 0, xs = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            mag += std::fabs(double(xv[size_t(i * K + k)]) * w[size_t(j * K + k)]);
+            xs += std::fabs(xv[size_t(i * K + k)]);
+          }
+          const double tol = (u + 2.0 * double(K + 2) * std::ldexp(1.0, -24)) * mag + std::ldexp(xs, -25);
+          EXPECT_NEAR(got[0][size_t(i * N + j)], ref[0][size_t(i * N + j)], tol)
+              << dtype_name(dt) << " (" << i << "," << j << ")";
+        }
+    }
+  }
+}
+
+TEST(SessionErrors, WeightDtypeMustBeFloat32Float16OrBFloat16) {
+  const std::string nodes = "[" + node("r", "aten.relu.default", in("x", "[2]", "x"), out("r", "[2]")) + "]";
+  SessionOptions o;
+  o.weight_dtype = DType::F64;
+  EXPECT_THAT([&] { Session s(load_model_json(ir_json("[2]", nodes, "[" + out("r", "[2]") + "]")), o); },
+              ::testing::ThrowsMessage<ExecutionError>(
+                  HasSubstr("SessionOptions::weight_dtype must be float32, float16 or bfloat16, got float64")));
 }
