@@ -37,10 +37,10 @@ class WasmModel : public TensorSources {
   }
 
   // The session keeps what it needs of the weights, so ours are released.
-  std::string compile() {
+  std::string compile(const std::string& weight_dtype) {
     return guarded([&] {
       session_.reset();
-      auto s = std::make_unique<tir::Session>(model());
+      auto s = std::make_unique<tir::Session>(model(), session_options(weight_dtype));
       s->set_profiling(profiling_);
       s->bind(weights_, constants_);
       session_ = std::move(s);

@@ -23,10 +23,10 @@ class WasmLM : public TensorSources {
       mapping_ = tir::parse_kv_mapping(mapping, "kvMapping");
     });
   }
-  std::string compile(bool donate) {
+  std::string compile(bool donate, const std::string& weight_dtype) {
     return guarded([&] {
       if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
-      tir::SessionOptions options;
+      tir::SessionOptions options = session_options(weight_dtype);
       options.update_in_place = donate;
       lm_.reset();
       lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,

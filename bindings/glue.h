@@ -16,6 +16,7 @@
 #include "core/dtype.h"
 #include "core/errors.h"
 #include "core/tensor.h"
+#include "runtime/session.h"
 #include "weights/tensor_map.h"
 #include "weights/torch_save.h"
 
@@ -168,5 +169,14 @@ class TensorSources {
  protected:
   tir::TensorMap weights_, constants_;
 };
+
+// Session options from JS: weightDtype "float32" | "float16" | "bfloat16"
+// (the Session constructor refuses the others with a clear message).
+inline tir::SessionOptions session_options(const std::string& weight_dtype) {
+  tir::SessionOptions o;
+  if (!tir::try_parse_dtype(weight_dtype, &o.weight_dtype))
+    throw tir::ExecutionError("weightDtype must be 'float32', 'float16' or 'bfloat16', got '" + weight_dtype + "'");
+  return o;
+}
 
 }  // namespace tir_glue

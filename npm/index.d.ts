@@ -55,6 +55,8 @@ export interface Progress {
   source: string;
 }
 
+export type WeightDtype = 'float32' | 'float16' | 'bfloat16';
+
 export interface LoadOptions {
   /** state_dict keyed by original names: .safetensors / torch.save bytes, a path/URL, or {key: {data, shape, dtype}}. */
   weights?: TensorSource;
@@ -70,6 +72,8 @@ export interface LoadOptions {
   profile?: boolean;
   /** Compile (bind weights, plan memory) in loadIR. Default: true when weights or constants are given, else at the first execute. */
   compile?: boolean;
+  /** How linear/matmul/addmm/mm store their constant weights: 'float32' (default), or 'float16' / 'bfloat16' (half the bytes, widened in the kernel, float32 accumulation). */
+  weightDtype?: WeightDtype;
 }
 
 /** Inputs in graph_inputs order, or keyed by input name. */
@@ -176,6 +180,8 @@ export interface LoadLMOptions {
   onProgress?: (p: Progress) => void;
   /** Update the decode caches in place (donated input slots; default true). false copies them every step: same tokens, O(max_cache_len) per step. */
   donate?: boolean;
+  /** As LoadOptions.weightDtype: 'float16' / 'bfloat16' halve the weight bytes each decode step reads. */
+  weightDtype?: WeightDtype;
 }
 
 export interface GenerateOptions {

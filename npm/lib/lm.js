@@ -134,12 +134,13 @@ async function readMapping(src, onProgress) {
 /**
  * Loads an LLM exported as pytorch-ir's prefill/decode pair.
  * options: {prefill, decode, kvMapping, weights, constants, threads,
- * wasmPaths, donate (default true: caches updated in place), onProgress}.
+ * wasmPaths, donate (default true: caches updated in place), weightDtype
+ * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress}.
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
 export async function loadLM(options = {}) {
-  const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true } = options;
+  const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
   const prefillText = await readIrText(prefill, onProgress);
   const decodeText = await readIrText(decode, onProgress);
@@ -159,7 +160,7 @@ export async function loadLM(options = {}) {
       if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
       else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
     }
-    check(handle.compile(Boolean(donate)), 'ExecutionError');
+    check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
     return new LanguageModel(backend, handle);
   } catch (e) {
     handle.delete();

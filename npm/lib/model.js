@@ -140,7 +140,8 @@ function camelReport(r) {
 /** A loaded model: one engine session inside the WASM module. */
 export class Model {
   /** @internal use loadIR */
-  constructor(backend, handle, irText, compiled) {
+  constructor(backend, handle, irText, compiled, weightDtype = 'float32') {
+    this._weightDtype = String(weightDtype);
     this._backend = backend;
     this._handle = handle;
     this._irMeta = irMetaFrom(irText);
@@ -162,7 +163,7 @@ export class Model {
 
   _ensureCompiled() {
     if (!this._compiled) {
-      check(this._h.compile(), 'ExecutionError');
+      check(this._h.compile(this._weightDtype), 'ExecutionError');
       this._compiled = true;
     }
   }
@@ -406,11 +407,11 @@ if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.
 
 /**
  * Loads an IR and its weights into a new Model.
- * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile}
+ * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype}
  */
 export async function loadIR(ir, options = {}) {
   if (env.proxy && canProxy()) return loadIRProxy(ir, options, env);
-  const { weights, constants, onProgress, profile = false } = options;
+  const { weights, constants, onProgress, profile = false, weightDtype = 'float32' } = options;
   const irText = await readIrText(ir, onProgress);
   const irMeta = irMetaFrom(irText);
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress);
@@ -431,9 +432,9 @@ export async function loadIR(ir, options = {}) {
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
     const compileNow = options.compile ?? (weights !== undefined || constants !== undefined);
-    if (compileNow) check(handle.compile(), 'ExecutionError');
+    if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     if (profile) handle.setProfiling(true);
-    model = new Model(backend, handle, irText, compileNow);
+    model = new Model(backend, handle, irText, compileNow, weightDtype);
   } catch (e) {
     handle.delete();
     throw e;

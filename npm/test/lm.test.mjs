@@ -144,3 +144,14 @@ test('execute({carry}) feeds outputs to the next run inside the engine, free whe
   explicit.dispose();
   carried.dispose();
 });
+
+test('weightDtype float16: same greedy tokens as Hugging Face; bfloat16 loads and generates', { skip }, async () => {
+  const f16 = await loadLM({ ...files, threads: 1, weightDtype: 'float16' });
+  for (const p of expected) assert.deepEqual(await f16.generate(p.input_ids), p.generated_ids);
+  f16.dispose();
+  const bf16 = await loadLM({ ...files, threads: 1, weightDtype: 'bfloat16' });
+  const ids = await bf16.generate(expected[1].input_ids);
+  assert.deepEqual(ids.slice(0, 14), expected[1].generated_ids.slice(0, 14));  // diverges later: 8-bit mantissa
+  bf16.dispose();
+  await assert.rejects(loadLM({ ...files, threads: 1, weightDtype: 'int8' }), /weight_dtype must be float32, float16 or bfloat16/);
+});

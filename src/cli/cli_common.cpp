@@ -62,4 +62,13 @@ TensorMap load_optional_tensors(const std::string& path) {
   return path.empty() ? TensorMap{} : read_weights_file(path);
 }
 
+SessionOptions session_options(const Args& a) {
+  SessionOptions o;
+  const std::string wd = a.get("--weight-dtype", "float32");
+  if (!try_parse_dtype(wd, &o.weight_dtype) ||
+      (o.weight_dtype != DType::F32 && o.weight_dtype != DType::F16 && o.weight_dtype != DType::BF16))
+    throw Error("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
+  return o;
+}
+
 }  // namespace tir::cli

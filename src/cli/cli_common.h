@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/model.h"
+#include "runtime/session.h"
 #include "core/tensor.h"
 #include "weights/tensor_map.h"
 
@@ -28,5 +29,8 @@ Args parse_args(int argc, char** argv, int first, const std::vector<std::string>
 std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std::string& origin);
 std::vector<Tensor> io_outputs(const Model& model, const TensorMap& io, const std::string& origin);
 TensorMap load_optional_tensors(const std::string& path);
+
+// Session options from the flags run/verify/generate share (--weight-dtype).
+SessionOptions session_options(const Args& a);
 
 }  // namespace tir::cli

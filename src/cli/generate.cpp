@@ -20,7 +20,7 @@ namespace tir::cli {
 const char* kGenerateUsage =
     "  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n"
     "      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n"
-    "      [--threads N] [--no-donate]   (new ids on the last stdout line; timing on stderr)\n";
+    "      [--threads N] [--weight-dtype D] [--no-donate]   (new ids on the last stdout line; timing on stderr)\n";
 
 namespace {
 
@@ -59,7 +59,7 @@ int cmd_generate(const Args& a) {
   if (threads < 0) throw Error("--threads must be positive");
   if (threads > 0) set_num_threads(int(threads));
   const std::string mapping_path = a.get("--kv-mapping");
-  SessionOptions options;
+  SessionOptions options = session_options(a);
   options.update_in_place = !a.has("--no-donate");
   LanguageModel lm(load_model_file(a.positional[0]), load_model_file(a.positional[1]),
                    parse_kv_mapping(read_text(mapping_path), mapping_path), read_weights_file(a.get("--weights")),

@@ -86,18 +86,6 @@ int cmd_pie(const Args& a) {
   return 0;
 }
 
-SessionOptions session_options(const Args& a) {
-  SessionOptions o;
-  const std::string wd = a.get("--weight-dtype", "float32");
-  if (wd == "float16")
-    o.weight_dtype = DType::F16;
-  else if (wd == "bfloat16")
-    o.weight_dtype = DType::BF16;
-  else if (wd != "float32")
-    throw Error("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
-  return o;
-}
-
 // Loads IR + weights + constants into a bound native session.
 std::unique_ptr<Session> open_session(const Args& a, Model model) {
   auto s = std::make_unique<Session>(std::move(model), session_options(a));
