@@ -60,6 +60,8 @@ class PrepareContext {
   // How gemm ops store a constant f32 weight they pack (SessionOptions::
   // weight_dtype): F32, or F16 / BF16 halves widened in the kernel.
   virtual DType packed_weight_dtype() const { return DType::F32; }
+  // Bytes of all derived copies held.
+  virtual size_t derived_bytes() const { return 0; }
 };
 
 class OpCall {

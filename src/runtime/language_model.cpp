@@ -154,6 +154,8 @@ LanguageModel::LanguageModel(Model prefill, Model decode, const KvMapping& mappi
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.check_models(prefill, decode, mapping);
+  // Both graphs read the same weights: pack them once.
+  if (!options.shared_prepare) options.shared_prepare = make_shared_prepare_cache(options.weight_dtype);
   s.prefill = std::make_unique<Session>(std::move(prefill), options);
   s.decode = std::make_unique<Session>(std::move(decode), options);
   s.prefill->bind(weights, constants);

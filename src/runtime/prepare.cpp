@@ -1,6 +1,8 @@
 // Session::prepare: runs every op's prepare() once the weights are bound.
 // Derived copies of constants (packed or folded weights) are cached per
-// (tensor view, layout), so tied weights are packed once.
+// (memory, view, layout), so tied weights are packed once, and sessions that
+// share a cache (SessionOptions::shared_prepare: a LanguageModel's prefill and
+// decode, bound to the same weight bytes) share one packed copy.
 #include <map>
 #include <tuple>
 
@@ -16,18 +18,27 @@ class TypedCache {
  public:
   std::shared_ptr<const std::vector<T>> get(const Tensor& source, const std::string& layout,
                                             const std::function<void(std::vector<T>&)>& make) {
-    Key key{source.buffer.get(), source.offset, source.shape, source.strides, layout};
+    // By address: two sessions' weight slots over the same bytes meet here.
+    // The entry pins the source buffer, so the address is never reused.
+    Key key{source.raw(), source.dtype, source.shape, source.strides, layout};
     auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    if (it != cache_.end()) return it->second.value;
     auto v = std::make_shared<std::vector<T>>();
     make(*v);
-    cache_.emplace(std::move(key), v);
+    bytes_ += v->size() * sizeof(T);
+    cache_.emplace(std::move(key), Entry{v, source.buffer});
     return v;
   }
+  size_t bytes() const { return bytes_; }
 
  private:
-  using Key = std::tuple<const Buffer*, int64_t, Shape, Strides, std::string>;
-  std::map<Key, std::shared_ptr<const std::vector<T>>> cache_;
+  using Key = std::tuple<const uint8_t*, DType, Shape, Strides, std::string>;
+  struct Entry {
+    std::shared_ptr<const std::vector<T>> value;
+    std::shared_ptr<Buffer> pin;
+  };
+  std::map<Key, Entry> cache_;
+  size_t bytes_ = 0;
 };
 
 class DerivedCache : public PrepareContext {
@@ -43,6 +54,7 @@ class DerivedCache : public PrepareContext {
     return halves_.get(source, layout, make);
   }
   DType packed_weight_dtype() const override { return weight_dtype_; }
+  size_t derived_bytes() const override { return floats_.bytes() + halves_.bytes(); }
 
  private:
   DType weight_dtype_;
@@ -52,8 +64,12 @@ class DerivedCache : public PrepareContext {
 
 }  // namespace
 
+std::shared_ptr<PrepareContext> make_shared_prepare_cache(DType weight_dtype) {
+  return std::make_shared<DerivedCache>(weight_dtype);
+}
+
 void Session::Impl::prepare() {
-  derived_cache = std::make_unique<DerivedCache>(options.weight_dtype);
+  derived_cache = options.shared_prepare ? options.shared_prepare : make_shared_prepare_cache(options.weight_dtype);
   for (auto& step : steps) {
     if (!step->def->prepare || step->covered) continue;
     step->call.prepare_ctx = derived_cache.get();

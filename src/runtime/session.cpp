@@ -316,5 +316,8 @@ const Tensor* Session::value(const std::string& name) const {
 
 const Model& Session::model() const { return impl_->model; }
 size_t Session::arena_bytes() const { return impl_->arena_size; }
+size_t Session::prepared_bytes() const {
+  return impl_->derived_cache ? impl_->derived_cache->derived_bytes() : 0;
+}
 
 }  // namespace tir

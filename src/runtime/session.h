@@ -13,6 +13,8 @@
 
 namespace tir {
 
+class PrepareContext;  // ops/op.h
+
 struct NodeTiming {
   std::string node;
   std::string op_type;
@@ -39,7 +41,14 @@ struct SessionOptions {
   // the kernel, f32 accumulation; half the bytes per decode step). The bound
   // f32 weights stay as given. Anything else: ExecutionError at construction.
   DType weight_dtype = DType::F32;
+  // Packed/folded weights shared with other sessions bound to the same weight
+  // memory (a LanguageModel's prefill and decode): one packed copy for both.
+  // From make_shared_prepare_cache(weight_dtype) (which then decides the
+  // packed dtype); null: a cache of this session's own.
+  std::shared_ptr<PrepareContext> shared_prepare;
 };
+
+std::shared_ptr<PrepareContext> make_shared_prepare_cache(DType weight_dtype = DType::F32);
 
 class Session {
  public:
@@ -89,6 +98,8 @@ class Session {
 
   const Model& model() const;
   size_t arena_bytes() const;
+  // Bytes of packed/folded weight copies made at prepare (shared ones included).
+  size_t prepared_bytes() const;
 
  private:
   struct Impl;

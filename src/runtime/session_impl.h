@@ -48,7 +48,7 @@ struct Session::Impl {
   std::vector<NodeTiming> profile;
   // Fusion: (buffer, buffer it shares memory with) pairs for the memory plan.
   std::vector<std::pair<Buffer*, Buffer*>> merged_buffers;
-  std::unique_ptr<PrepareContext> derived_cache;  // packed/folded weights, rebuilt at bind
+  std::shared_ptr<PrepareContext> derived_cache;  // packed/folded weights, rebuilt at bind unless shared
 
   void compile();
   Tensor resolve_input(const OpNode& node, size_t index);

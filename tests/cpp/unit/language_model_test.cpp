@@ -106,6 +106,21 @@ TEST(LanguageModel, DonatedCachesAreBitIdenticalToCopiedOnes) {
   EXPECT_EQ(copied->stats().cache_bytes_copied_per_step, 2 * copied->stats().cache_bytes);
 }
 
+TEST(LanguageModel, PrefillAndDecodeShareOnePackedCopyOfTheWeights) {
+  NEED_FIXTURE();
+  for (DType wd : {DType::F32, DType::F16}) {
+    auto lm = open(*fx, true, "", "", nullptr, wd);
+    SessionOptions alone;
+    alone.weight_dtype = wd;
+    Session decode(load_model_file(fx->dir + "decode.json"), alone);
+    decode.bind(fx->weights);
+    // Every linear of the decode graph is packed once, and prefill adds nothing.
+    EXPECT_GT(decode.prepared_bytes(), 0u);
+    EXPECT_EQ(lm->decode_session().prepared_bytes(), decode.prepared_bytes()) << dtype_name(wd);
+    EXPECT_EQ(lm->prefill_session().prepared_bytes(), decode.prepared_bytes()) << dtype_name(wd);
+  }
+}
+
 TEST(LanguageModel, SamplingIsReproducibleWithASeed) {
   NEED_FIXTURE();
   auto lm = open(*fx);
