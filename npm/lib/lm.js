@@ -5,7 +5,7 @@
 import { getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { collectTensors, irMetaFrom, readIrText } from './model.js';
+import { addTensors, collectTensors, irMetaFrom, readIrText } from './model.js';
 
 // Lets timers, rendering and I/O run between tokens (a macrotask, without
 // setTimeout's clamping).
@@ -152,14 +152,7 @@ export async function loadLM(options = {}) {
   const handle = new backend.module.WasmLM();
   try {
     check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
-    for (const op of weightOps) {
-      if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
-      else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
-    }
-    for (const op of constantOps) {
-      if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
-      else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
-    }
+    addTensors(handle, weightOps, constantOps);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
     return new LanguageModel(backend, handle);
   } catch (e) {

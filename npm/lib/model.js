@@ -66,6 +66,19 @@ export async function collectTensors(src, kind, irMeta, onProgress) {
   throw new WeightLoadError(`${kind} must be bytes, a path/URL, or an object of tensors`);
 }
 
+// Hands collected weights/constants to a WasmModel or WasmLM (their shared
+// TensorSources base).
+export function addTensors(handle, weightOps, constantOps) {
+  for (const op of weightOps) {
+    if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
+    else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+  }
+  for (const op of constantOps) {
+    if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
+    else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+  }
+}
+
 // Lazily parsed facts from the IR text that the glue doesn't expose: the
 // shape/dtype of weights, buffers and constants by original name.
 export function irMetaFrom(text) {
@@ -421,14 +434,7 @@ export async function loadIR(ir, options = {}) {
   let model;
   try {
     check(handle.loadIR(irText), 'IRFormatError');
-    for (const op of weightOps) {
-      if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
-      else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
-    }
-    for (const op of constantOps) {
-      if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
-      else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
-    }
+    addTensors(handle, weightOps, constantOps);
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
     const compileNow = options.compile ?? (weights !== undefined || constants !== undefined);
