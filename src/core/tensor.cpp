@@ -93,13 +93,39 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     if (dst.raw() != src.raw()) std::memmove(dst.raw(), src.raw(), dst.nbytes());
     return;
   }
+  // Merge dims that are contiguous in both tensors (and drop size-1 dims), so
+  // rows are as long as possible: copying an expanded KV cache ([2,1->4,128,32]
+  // into [8,128,32], GQA's repeat_kv) then moves 16 KiB rows, not 32-element ones.
+  Shape shape;
+  Strides ds, ss;
+  for (size_t i = 0; i < dst.shape.size(); ++i) {
+    if (dst.shape[i] == 1) continue;
+    if (!shape.empty() && ds.back() == dst.strides[i] * dst.shape[i] && ss.back() == src.strides[i] * dst.shape[i]) {
+      shape.back() *= dst.shape[i];
+      ds.back() = dst.strides[i];
+      ss.back() = src.strides[i];
+      continue;
+    }
+    shape.push_back(dst.shape[i]);
+    ds.push_back(dst.strides[i]);
+    ss.push_back(src.strides[i]);
+  }
+  if (dst.dtype == src.dtype && !shape.empty() && ds.back() == 1 && ss.back() == 1) {
+    const size_t item = dtype_size(dst.dtype);
+    uint8_t* d = dst.raw();
+    const uint8_t* s = src.raw();
+    for_each_row<2>(shape, {ds.data(), ss.data()}, {0, 0}, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2>) {
+      std::memmove(d + off[0] * int64_t(item), s + off[1] * int64_t(item), size_t(n) * item);
+    });
+    return;
+  }
   dispatch_storage(dst.dtype, [&](auto dtag) {
     using D = decltype(dtag);
     dispatch_storage(src.dtype, [&](auto stag) {
       using S = decltype(stag);
       D* d = dst.data<D>();
       const S* s = src.data<S>();
-      for_each_row<2>(dst.shape, {dst.strides.data(), src.strides.data()}, {0, 0},
+      for_each_row<2>(shape, {ds.data(), ss.data()}, {0, 0},
                       [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
                         for (int64_t k = 0; k < n; ++k) {
                           if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>)
