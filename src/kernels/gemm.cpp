@@ -49,6 +49,8 @@ constexpr int64_t kNC = 256;  // columns: 32 panels in WASM, 16 with AVX2, 8 wit
 // Thread splits use a few chunks per thread, claimed dynamically (see
 // parallel_for_chunks): a late worker still gets work.
 constexpr int kChunksPerThread = 4;
+// Most floats an unpacked B may have for the M == 1 path to pack it whole.
+constexpr int64_t kGemvPackLimit = int64_t(1) << 20;
 
 thread_local std::vector<float> t_apack, t_bpack, t_xscaled;
 
@@ -309,7 +311,16 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
   Job job{M, N, K, nullptr, &B, C, ldc, alpha, beta, &epi};
   const int64_t npanels = (N + kNR - 1) / kNR, mpanels = (M + kMR - 1) / kMR;
   const bool parallel = num_threads() > 1 && M * N * K >= 2 * kMinTaskWork;
-  if (M == 1 && (B.packed || B.packed_half)) {
+  // One row times a B that is not packed (attention's q k^T and p v at decode):
+  // pack B whole (it is read once either way) and take the GEMV below, instead
+  // of the blocked path whose MR-row tile would be mostly padding.
+  GemmOperandB packed_now;
+  if (M == 1 && !B.packed && !B.packed_half && !B.pack_block && packed_b_size(K, N) <= kGemvPackLimit) {
+    packed_now.packed = scratch(t_bpack, packed_b_size(K, N));
+    pack_b_block(B.data, B.ld, B.trans, 0, K, 0, N, const_cast<float*>(packed_now.packed));
+    job.B = &packed_now;
+  }
+  if (M == 1 && (job.B->packed || job.B->packed_half)) {
     // The row of A, unit stride (a packed row has stride MR; A^T's row stride lda).
     const float* x = A.data;
     const int64_t stride = A.packed ? kMR : A.trans ? A.ld : 1;
@@ -319,7 +330,7 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
       x = t;
     }
     const float* xs = nullptr;
-    if (!TIR_GEMM_F16C && !B.packed && B.half == PackedHalf::F16 && B.half_finite) xs = f16_scaled_row(x, K);
+    if (!TIR_GEMM_F16C && !job.B->packed && B.half == PackedHalf::F16 && B.half_finite) xs = f16_scaled_row(x, K);
     if (parallel)
       parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(), [&](int64_t g0, int64_t g1) {
         gemv_packed(job, x, xs, g0 * 4, std::min(npanels, g1 * 4));
