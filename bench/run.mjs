@@ -5,11 +5,11 @@
 // drifting on the machine hits every engine alike. The final number of each
 // (engine, threads, model) is the median across passes of each process's
 // median. bench/run.sh (npm ci first) is the usual entry point.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, REPO, list, median, parseArgs } from './lib/common.mjs';
+import { BENCH_DIR, REPO, list, median, parseArgs, runProcess } from './lib/common.mjs';
 
 const ALL_MODELS = ['resnet18', 'mobilenet_v2', 'transformer_encoder', 'mlp', 'gemm', 'gemv'];
 const ALL_ENGINES = ['ort-web', 'ours', 'tfjs', 'ort-node', 'ours-native', 'xnnpack'];
@@ -121,36 +121,6 @@ function command(o, job, tirBench) {
     '--threads', String(job.threads), '--dir', o.dir, '--warmup-ms', String(o.warmupMs), ...common];
   if (o.flavor) args.push('--flavor', o.flavor);
   return [process.execPath, args];
-}
-
-// Runs one process; resolves to its JSON lines (an error record when it failed).
-function runProcess(cmd, args, timeoutS) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const rs = [];
-      for (const line of out.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        try {
-          rs.push(JSON.parse(line));
-        } catch {
-          // not one of ours
-        }
-      }
-      if (!rs.length || code !== 0) {
-        const why = signal ? `killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutS} s` : ''})` : `exit ${code}`;
-        const r = rs.pop() ?? {};
-        rs.push({ ...r, error: r.error ?? `${why}: ${err.trim().split('\n').slice(-3).join(' | ')}` });
-      }
-      resolve(rs);
-    });
-  });
 }
 
 const fmtMs = (v) => (v == null || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));

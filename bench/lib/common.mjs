@@ -1,6 +1,7 @@
 // Shared by run.mjs and runner.mjs: argument parsing, safetensors reading,
 // statistics and the comparison against PyTorch's outputs. Kept free of any
 // engine so that every runner reads the reference the same way.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,4 +140,34 @@ export async function timeRuns(step, { warmup = 3, warmupMs = 3000, runs = 0, mi
   const cpu = process.cpuUsage(cpu0);
   const cpuUtil = (cpu.user + cpu.system) / 1000 / (performance.now() - wall0);
   return { first, last, times, cpuUtil };
+}
+
+// Runs one process; resolves to its JSON lines (an error record when it failed).
+export function runProcess(cmd, args, timeoutS) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const rs = [];
+      for (const line of out.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          rs.push(JSON.parse(line));
+        } catch {
+          // not one of ours
+        }
+      }
+      if (!rs.length || code !== 0) {
+        const why = signal ? `killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutS} s` : ''})` : `exit ${code}`;
+        const r = rs.pop() ?? {};
+        rs.push({ ...r, error: r.error ?? `${why}: ${err.trim().split('\n').slice(-3).join(' | ')}` });
+      }
+      resolve(rs);
+    });
+  });
 }
