@@ -81,6 +81,7 @@ test('bad prompts, lengths and files fail with clear errors', { skip }, async ()
   await assert.rejects(loadLM({ ...files, kvMapping: mapping, threads: 1 }),
     (e) => e instanceof IRFormatError && /KV mapping layer 1: decode key input 'nope' is not a graph input of the decode IR/.test(e.message));
   await assert.rejects(loadLM({ ...files, kvMapping: undefined }), /kvMapping is required/);
+  await assert.rejects(loadLM({ ...files, weightdtype: 'float16' }), /loadLM: unknown option 'weightdtype'/);
   await assert.rejects(loadLM({ ...files, prefill: files.decode, decode: files.prefill, threads: 1 }), IRFormatError);
 });
 
