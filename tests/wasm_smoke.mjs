@@ -52,7 +52,7 @@ function runFixture(M, threads) {
     check(r === '', `loadIR ${r}`);
     r = m.addWeightsFile(new Uint8Array(readFileSync(path.join(fixture, 'weights.safetensors'))), 'weights.safetensors');
     check(r === '', `addWeightsFile ${r}`);
-    r = m.compile();
+    r = m.compile('float32');
     check(r === '', `compile ${r} (arena ${m.arenaBytes()} bytes)`);
     check(m.numInputs() === 1 && m.numOutputs() === 1, 'numInputs/numOutputs');
     const inInfo = m.inputInfo(0);
