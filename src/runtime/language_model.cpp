@@ -160,9 +160,9 @@ LanguageModel::LanguageModel(Model prefill, Model decode, const KvMapping& mappi
   s.decode = std::make_unique<Session>(std::move(decode), options);
   s.prefill->bind(weights, constants);
   s.decode->bind(weights, constants);
-  for (size_t slot : {s.p_mask, s.d_mask})
-    if ((slot == s.p_mask ? s.prefill : s.decode)->input_slot(slot).dtype != DType::F32)
-      throw IRFormatError("attention_mask must be a float32 (or float16/bfloat16) input");
+  // The masks are written as float32 (float16/bfloat16 inputs compute in float32).
+  if (s.prefill->input_slot(s.p_mask).dtype != DType::F32 || s.decode->input_slot(s.d_mask).dtype != DType::F32)
+    throw IRFormatError("attention_mask must be a float32 (or float16/bfloat16) input in both IRs");
   for (const auto& c : s.caches) s.stats.cache_bytes += s.decode->input_slot(c.decode_in).nbytes();
 }
 
@@ -195,7 +195,9 @@ int64_t LanguageModel::start(const std::vector<int64_t>& prompt, const SamplingO
                          std::to_string(s.C) + " (max_cache_len), so at most " + std::to_string(s.C - L + 1) +
                          " new tokens");
   s.sampler = std::make_unique<Sampler>(sampling);
-  s.stats = GenerationStats{0, 0, 0, 0, 0, s.stats.cache_bytes};
+  const size_t cache_bytes = s.stats.cache_bytes;
+  s.stats = GenerationStats{};
+  s.stats.cache_bytes = cache_bytes;
   s.stats.prompt_tokens = L;
   const auto t0 = Clock::now();
   Session& pre = *s.prefill;
