@@ -316,8 +316,9 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
   // of the blocked path whose MR-row tile would be mostly padding.
   GemmOperandB packed_now;
   if (M == 1 && !B.packed && !B.packed_half && !B.pack_block && packed_b_size(K, N) <= kGemvPackLimit) {
-    packed_now.packed = scratch(t_bpack, packed_b_size(K, N));
-    pack_b_block(B.data, B.ld, B.trans, 0, K, 0, N, const_cast<float*>(packed_now.packed));
+    float* dst = scratch(t_bpack, packed_b_size(K, N));
+    pack_b_block(B.data, B.ld, B.trans, 0, K, 0, N, dst);
+    packed_now.packed = dst;
     job.B = &packed_now;
   }
   if (M == 1 && (job.B->packed || job.B->packed_half)) {
