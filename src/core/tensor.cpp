@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/checked.h"
 #include "core/errors.h"
 #include "core/dispatch.h"
 #include "core/strided.h"
@@ -18,11 +19,44 @@ Strides contiguous_strides(const Shape& shape) {
   return st;
 }
 
-int64_t shape_numel(const Shape& shape) {
+int64_t checked_mul(int64_t a, int64_t b, const std::string& what) {
+  int64_t r;
+  if (!mul_ok(a, b, &r))
+    throw ExecutionError(what + ": " + std::to_string(a) + " * " + std::to_string(b) + " overflows int64");
+  return r;
+}
+
+int64_t checked_add(int64_t a, int64_t b, const std::string& what) {
+  int64_t r;
+  if (!add_ok(a, b, &r))
+    throw ExecutionError(what + ": " + std::to_string(a) + " + " + std::to_string(b) + " overflows int64");
+  return r;
+}
+
+int64_t checked_numel(const Shape& shape, const std::string& what) {
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  bool overflow = false;
+  for (auto d : shape) {
+    if (d < 0) throw ExecutionError(what + ": negative dim in shape " + shape_to_string(shape));
+    // Keep scanning after an overflow: a later 0 makes the product 0.
+    if (!overflow && !mul_ok(n, d, &n)) overflow = true;
+    if (d == 0) return 0;
+  }
+  if (overflow)
+    throw ExecutionError(what + ": shape " + shape_to_string(shape) + " has more elements than int64 holds");
   return n;
 }
+
+size_t checked_nbytes(int64_t numel, size_t itemsize, const std::string& what) {
+  if (numel < 0) throw ExecutionError(what + ": negative element count " + std::to_string(numel));
+  const uint64_t max = std::numeric_limits<size_t>::max();
+  if (itemsize != 0 && uint64_t(numel) > max / itemsize)
+    throw ExecutionError(what + ": " + std::to_string(numel) + " elements of " + std::to_string(itemsize) +
+                         " bytes exceed the " + std::to_string(sizeof(size_t) * 8) + "-bit address space");
+  return size_t(numel) * itemsize;
+}
+
+int64_t shape_numel(const Shape& shape) { return checked_numel(shape, "tensor"); }
 
 std::string shape_to_string(const Shape& s) {
   std::string out = "[";
