@@ -22,7 +22,17 @@ struct NodeTiming {
   std::vector<std::string> covers;  // IR nodes fused into this one (their time is included)
 };
 
+// Resource caps checked at compile (Session construction), before any
+// allocation or loop: a hostile IR fails there with the node's name instead of
+// aborting at run time. 0 means the build's default (see runtime/limits.cpp).
+struct Limits {
+  size_t max_tensor_bytes = 0;  // one value's bytes (views: their logical size)
+  size_t max_arena_bytes = 0;   // the planned arena plus prepared weight copies
+  int64_t max_run_work = 0;     // sum over nodes of their largest tensor's element count
+};
+
 struct SessionOptions {
+  Limits limits;
   // Keep every intermediate value readable after run() (parity tooling): each
   // value gets its own memory instead of sharing the arena.
   bool keep_intermediates = false;
