@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the compiler, and the header-only libraries the build reuses
 # from /usr/include (exposed to Emscripten through build/wasm-*/wasm-include).
-bash scripts/setup.sh emscripten cmake ninja-build rapidjson-dev libhwy-dev
+bash scripts/setup.sh emscripten cmake ninja-build libhwy-dev
 
 # Emscripten's JS optimizer needs Debian's acorn. Do not set EM_CACHE: the
 # packaged cache is frozen and prebuilt (including the -mt libraries).

@@ -2,7 +2,7 @@
 # Installs the Debian packages the native build and tests need (idempotent; run as root).
 # With arguments, installs just those packages (scripts/build_wasm.sh uses this).
 set -euo pipefail
-default_packages=(cmake g++ make ccache rapidjson-dev libhwy-dev libgtest-dev libgmock-dev googletest
+default_packages=(cmake g++ make ccache libhwy-dev libgtest-dev libgmock-dev googletest
           libtorch-dev python3-torch python3-torchvision python3-numpy
           chromium chromium-driver)
 if [ $# -gt 0 ]; then packages=("$@"); else packages=("${default_packages[@]}"); fi

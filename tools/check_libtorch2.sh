@@ -17,7 +17,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=build/torch2
 FILTER=${TIR_GTEST_FILTER:-Reference.*:ReferenceRunner.*:ParityHarness.*}
 JOBS=${TIR_JOBS:-2}
-PKGS=(libtorch-dev g++ cmake make rapidjson-dev libhwy-dev libgtest-dev libgmock-dev)
+PKGS=(libtorch-dev g++ cmake make libhwy-dev libgtest-dev libgmock-dev)
 
 die() { echo "check_libtorch2: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "must run as root"

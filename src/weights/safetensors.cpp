@@ -3,15 +3,12 @@
 //          "__metadata__": {...}}, offsets relative to the data section.
 #include "weights/safetensors.h"
 
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include <algorithm>
 #include <cstring>
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "core/json.h"
 #include "core/file_io.h"
 #include "weights/byte_util.h"
 
@@ -41,6 +38,17 @@ std::string supported_list() {
 
 // Headers beyond this are not safetensors files (the reference reader's limit).
 constexpr uint64_t kMaxHeader = 100u << 20;
+// No real tensor has more dims; keeps a hostile shape list from reaching the kernels.
+constexpr int kMaxRank = 64;
+
+// A header is {name: {dtype, shape: [..], data_offsets: [b, e]}, __metadata__: {str: str}}:
+// three levels deep. The rest bounds what a hostile header can make us allocate.
+json::Limits header_limits() {
+  json::Limits l;
+  l.max_text_bytes = kMaxHeader;
+  l.max_depth = 8;
+  return l;
+}
 
 class Reader {
  public:
@@ -55,9 +63,10 @@ class Reader {
            " bytes, but a safetensors file starts with an 8-byte header length");
     const uint64_t n = load_le64(bytes_->data());
     const uint64_t avail = size - 8;
+    if (n > kMaxHeader)
+      fail("not a safetensors file: header length " + std::to_string(n) + " is over the " +
+           std::to_string(kMaxHeader) + "-byte limit");
     if (n > avail) {
-      if (n > kMaxHeader)
-        fail("not a safetensors file: header length " + std::to_string(n) + " is implausible");
       fail("truncated: header says " + std::to_string(n) + " bytes but file has " +
            std::to_string(avail) + " after the 8-byte length");
     }
@@ -67,24 +76,35 @@ class Reader {
     data_ = bytes_->data() + 8 + n;
     data_size_ = avail - n;
 
-    rapidjson::Document doc;
-    doc.Parse(header, size_t(n));
-    if (doc.HasParseError())
-      fail("invalid JSON header: " + std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
-           " at offset " + std::to_string(doc.GetErrorOffset()));
-    if (!doc.IsObject()) fail("invalid header: expected a JSON object");
+    json::Document parsed;
+    try {
+      parsed = json::Document::parse(std::string_view(header, size_t(n)), header_limits());
+    } catch (const json::ParseError& e) {
+      fail("invalid JSON header: " + e.message());
+    }
+    const json::Value doc = parsed.root();
+    if (!doc.is_object()) fail("invalid header: expected a JSON object");
 
     TensorMap out;
-    std::unordered_set<std::string> seen;
-    for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
-      const std::string name(it->name.GetString(), it->name.GetStringLength());
-      if (!seen.insert(name).second) fail("duplicate tensor " + quote(name) + " in header");
+    out.items.reserve(doc.size());
+    std::unordered_set<std::string_view> seen;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // (begin, end) of non-empty tensors
+    std::vector<size_t> range_item;                     // their index in out.items
+    for (json::Value entry : doc) {
+      const std::string_view name = entry.key();
+      if (!seen.insert(name).second) fail("duplicate tensor " + quote(std::string(name)) + " in header");
       if (name == "__metadata__") {
-        if (!it->value.IsObject()) fail("invalid header: __metadata__ must be an object");
+        check_metadata(entry);
         continue;
       }
-      out.items.emplace_back(name, read_tensor(name, it->value));
+      uint64_t begin = 0, end = 0;
+      out.items.emplace_back(std::string(name), read_tensor(std::string(name), entry, &begin, &end));
+      if (end > begin) {
+        ranges.emplace_back(begin, end);
+        range_item.push_back(out.items.size() - 1);
+      }
     }
+    check_overlaps(out, ranges, range_item);
     return out;
   }
 
@@ -94,18 +114,41 @@ class Reader {
     fail("tensor " + quote(name) + ": " + msg);
   }
 
-  Tensor read_tensor(const std::string& name, const rapidjson::Value& v) const {
-    if (!v.IsObject()) fail_tensor(name, "header entry must be an object");
-    auto dt = v.FindMember("dtype");
-    auto sh = v.FindMember("shape");
-    auto off = v.FindMember("data_offsets");
-    if (dt == v.MemberEnd() || !dt->value.IsString()) fail_tensor(name, "missing string 'dtype'");
-    if (sh == v.MemberEnd() || !sh->value.IsArray()) fail_tensor(name, "missing array 'shape'");
-    if (off == v.MemberEnd() || !off->value.IsArray() || off->value.Size() != 2 ||
-        !off->value[0].IsUint64() || !off->value[1].IsUint64())
+  // The reference reader wants a str -> str map; anything else is refused
+  // rather than silently ignored.
+  void check_metadata(json::Value meta) const {
+    if (!meta.is_object()) fail("invalid header: __metadata__ must be an object");
+    for (json::Value v : meta)
+      if (!v.is_string())
+        fail("invalid header: __metadata__[" + quote(std::string(v.key())) + "] must be a string");
+  }
+
+  // Tensors may not share bytes: overlapping ranges mean a forged or corrupt header.
+  void check_overlaps(const TensorMap& out, const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+                      const std::vector<size_t>& item) const {
+    std::vector<size_t> order(ranges.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranges[a] < ranges[b]; });
+    for (size_t k = 1; k < order.size(); ++k) {
+      const auto& prev = ranges[order[k - 1]];
+      const auto& cur = ranges[order[k]];
+      if (cur.first < prev.second)
+        fail("tensors " + quote(out.items[item[order[k - 1]]].first) + " (bytes [" + std::to_string(prev.first) +
+             ", " + std::to_string(prev.second) + ")) and " + quote(out.items[item[order[k]]].first) +
+             " (bytes [" + std::to_string(cur.first) + ", " + std::to_string(cur.second) + ")) overlap");
+    }
+  }
+
+  Tensor read_tensor(const std::string& name, json::Value v, uint64_t* begin, uint64_t* end) const {
+    if (!v.is_object()) fail_tensor(name, "header entry must be an object");
+    json::Value dt, sh, off;
+    if (!v.find("dtype", &dt) || !dt.is_string()) fail_tensor(name, "missing string 'dtype'");
+    if (!v.find("shape", &sh) || !sh.is_array()) fail_tensor(name, "missing array 'shape'");
+    if (!v.find("data_offsets", &off) || !off.is_array() || off.size() != 2 || !off.at(0).is_uint64() ||
+        !off.at(1).is_uint64())
       fail_tensor(name, "'data_offsets' must be two non-negative integers");
 
-    const std::string dname = dt->value.GetString();
+    const std::string dname = dt.string();
     DType dtype = DType::F32;
     bool known = false;
     for (const auto& e : kStDTypes)
@@ -114,17 +157,20 @@ class Reader {
       fail_tensor(name, "dtype " + dname + " is not supported (supported: " + supported_list() + ")");
 
     Shape shape;
-    for (const auto& d : sh->value.GetArray()) {
-      if (d.IsInt64() && d.GetInt64() < 0)
-        fail_tensor(name, "negative dimension " + std::to_string(d.GetInt64()) + " in shape");
-      if (!d.IsInt64()) fail_tensor(name, "shape entries must be integers (int64)");
-      shape.push_back(d.GetInt64());
+    if (sh.size() > size_t(kMaxRank)) fail_tensor(name, "shape has " + std::to_string(sh.size()) + " dimensions");
+    for (json::Value d : sh) {
+      if (d.is_int64() && d.as_int64() < 0)
+        fail_tensor(name, "negative dimension " + std::to_string(d.as_int64()) + " in shape");
+      if (!d.is_int64()) fail_tensor(name, "shape entries must be integers (int64)");
+      shape.push_back(d.as_int64());
     }
     uint64_t expect = 0;
     if (!checked_nbytes(shape, dtype_size(dtype), &expect))
       fail_tensor(name, "shape " + shape_to_string(shape) + " is too large");
 
-    const uint64_t b = off->value[0].GetUint64(), e = off->value[1].GetUint64();
+    const uint64_t b = off.at(0).as_uint64(), e = off.at(1).as_uint64();
+    *begin = b;
+    *end = e;
     const std::string offs = "data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "]";
     if (b > e) fail_tensor(name, offs + ": begin is after end");
     if (e > data_size_)
@@ -160,12 +206,10 @@ TensorMap read_safetensors_file(const std::string& path) {
 }
 
 std::vector<uint8_t> write_safetensors(const TensorMap& tensors) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  std::string header = "{";
   std::unordered_set<std::string> seen;
   std::vector<Tensor> contiguous;
   uint64_t offset = 0;
-  w.StartObject();
   for (const auto& kv : tensors.items) {
     const std::string& name = kv.first;
     const Tensor& t = kv.second;
@@ -179,25 +223,16 @@ std::vector<uint8_t> write_safetensors(const TensorMap& tensors) {
     if (!dname) fail(std::string("dtype ") + dtype_name(t.dtype) + " has no safetensors name");
     contiguous.push_back(t.numel() > 0 ? contiguous_or_self(t) : t);
     const uint64_t n = t.nbytes();
-    w.Key(name.data(), rapidjson::SizeType(name.size()));
-    w.StartObject();
-    w.Key("dtype");
-    w.String(dname);
-    w.Key("shape");
-    w.StartArray();
-    for (int64_t d : t.shape) w.Int64(d);
-    w.EndArray();
-    w.Key("data_offsets");
-    w.StartArray();
-    w.Uint64(offset);
-    w.Uint64(offset + n);
-    w.EndArray();
-    w.EndObject();
+    if (header.size() > 1) header += ',';
+    json::append_string(&header, name);
+    header += ":{\"dtype\":\"";
+    header += dname;
+    header += "\",\"shape\":[";
+    for (size_t k = 0; k < t.shape.size(); ++k) header += (k ? "," : "") + std::to_string(t.shape[k]);
+    header += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + n) + "]}";
     offset += n;
   }
-  w.EndObject();
-
-  std::string header(sb.GetString(), sb.GetSize());
+  header += '}';
   header.append((8 - header.size() % 8) % 8, ' ');  // data section 8-byte aligned
   std::vector<uint8_t> out(8 + header.size() + offset);
   const uint64_t hn = header.size();

@@ -6,11 +6,11 @@
 // do not fit together fail with messages naming the tensor.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "core/json.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "ir/json_loader.h"
@@ -46,12 +46,11 @@ const Fixture* fixture() {
     fx->dir = test::fixtures_dir() + "/llm/tiny_llama/";
     fx->weights = read_weights_file(weights);
     fx->mapping = parse_kv_mapping(text_of(fx->dir + "kv_mapping.json"), "kv_mapping.json");
-    rapidjson::Document d;
-    d.Parse(text_of(fx->dir + "expected.json").c_str());
-    for (const auto& p : d["prompts"].GetArray()) {
+    const json::Document d = json::Document::parse(text_of(fx->dir + "expected.json"));
+    for (json::Value p : d.root()["prompts"]) {
       std::vector<int64_t> in, out;
-      for (const auto& v : p["input_ids"].GetArray()) in.push_back(v.GetInt64());
-      for (const auto& v : p["generated_ids"].GetArray()) out.push_back(v.GetInt64());
+      for (json::Value v : p["input_ids"]) in.push_back(v.as_int64());
+      for (json::Value v : p["generated_ids"]) out.push_back(v.as_int64());
       fx->prompts.emplace_back(in, out);
     }
     return static_cast<Fixture*>(fx);

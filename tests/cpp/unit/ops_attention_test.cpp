@@ -5,7 +5,6 @@
 // tools/make_attention_fixtures.py).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <cmath>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json.h"
 #include "kernels/attention.h"
 #include "ops/op.h"
 #include "op_test_util.h"
@@ -279,22 +279,22 @@ TEST(AttentionErrors, FlashForm) {
 }
 
 // ============================ torch 2.x fixtures ============================
-Tensor from_json(const rapidjson::Value& j) {
-  DType dtype = parse_dtype(j["dtype"].GetString());
+Tensor from_json(json::Value j) {
+  DType dtype = parse_dtype(j["dtype"].string());
   Shape shape;
-  for (const auto& d : j["shape"].GetArray()) shape.push_back(d.GetInt64());
+  for (json::Value d : j["shape"]) shape.push_back(d.as_int64());
   std::vector<double> vals;
-  for (const auto& x : j["values"].GetArray()) vals.push_back(x.GetDouble());
+  for (json::Value x : j["values"]) vals.push_back(x.as_double());
   return make(dtype, shape, vals);
 }
 
-AttrMap attrs_from_json(const rapidjson::Value& j) {
+AttrMap attrs_from_json(json::Value j) {
   AttrMap a;
-  for (const auto& m : j.GetObject()) {
-    const std::string key = m.name.GetString();
-    if (m.value.IsBool()) a[key] = Attr::of_bool(m.value.GetBool());
-    else if (m.value.IsInt64()) a[key] = Attr::of_int(m.value.GetInt64());
-    else a[key] = Attr::of_float(m.value.GetDouble());
+  for (json::Value m : j) {
+    const std::string key(m.key());
+    if (m.is_bool()) a[key] = Attr::of_bool(m.as_bool());
+    else if (m.is_int64()) a[key] = Attr::of_int(m.as_int64());
+    else a[key] = Attr::of_float(m.as_double());
   }
   return a;
 }
@@ -311,29 +311,27 @@ TEST(AttentionFixtures, MatchTorch2) {
   const std::string path = test::fixtures_dir() + "/attention/sdpa_cases.json";
   ASSERT_TRUE(test::file_exists(path)) << path;
   const std::string text = test::read_text(path);
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseNanAndInfFlag>(text.c_str());
-  ASSERT_FALSE(doc.HasParseError()) << path;
+  const json::Document doc = json::Document::parse(text);
   int n = 0;
-  for (const auto& c : doc["cases"].GetArray()) {
-    const std::string name = c["name"].GetString(), op = c["op"].GetString();
+  for (json::Value c : doc.root()["cases"]) {
+    const std::string name = c["name"].string(), op = c["op"].string();
     std::vector<Tensor> in;
-    for (const auto& t : c["inputs"].GetArray()) in.push_back(from_json(t));
+    for (json::Value t : c["inputs"]) in.push_back(from_json(t));
     const AttrMap attrs = attrs_from_json(c["attrs"]);
-    const auto& outs = c["outputs"].GetArray();
-    auto r = run_op(op, in, attrs, outs.Size());
-    ASSERT_EQ(r.out.size(), outs.Size()) << name;
-    for (rapidjson::SizeType i = 0; i < outs.Size(); ++i)
-      expect_close(r.out[i], from_json(outs[i]), name + " output " + std::to_string(i));
+    const json::Value outs = c["outputs"];
+    auto r = run_op(op, in, attrs, outs.size());
+    ASSERT_EQ(r.out.size(), outs.size()) << name;
+    for (size_t i = 0; i < outs.size(); ++i)
+      expect_close(r.out[i], from_json(outs.at(i)), name + " output " + std::to_string(i));
     // Again through strided views: q and v with dims -3/-2 swapped in memory, k transposed.
     if (in[0].dim() >= 3 && in[2].dim() >= 3) {
       std::vector<Tensor> sv = in;
       sv[0] = swapped_layout(in[0], in[0].dim() - 3, in[0].dim() - 2);
       sv[1] = swapped_layout(in[1], in[1].dim() - 2, in[1].dim() - 1);
       sv[2] = swapped_layout(in[2], in[2].dim() - 3, in[2].dim() - 2);
-      auto rs = run_op(op, sv, attrs, outs.Size());
-      for (rapidjson::SizeType i = 0; i < outs.Size(); ++i)
-        expect_close(rs.out[i], from_json(outs[i]), name + " (strided) output " + std::to_string(i));
+      auto rs = run_op(op, sv, attrs, outs.size());
+      for (size_t i = 0; i < outs.size(); ++i)
+        expect_close(rs.out[i], from_json(outs.at(i)), name + " (strided) output " + std::to_string(i));
     }
     ++n;
   }
