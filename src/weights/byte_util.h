@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/checked.h"
 #include "core/tensor.h"
 
 namespace tir {
@@ -23,14 +24,16 @@ inline bool mul_u64(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_m
 inline bool add_u64(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
 
 // Byte size of a contiguous tensor of `shape` (dims >= 0); false when it
-// overflows or exceeds what a size_t can address on this platform.
+// overflows int64 (core/checked.h's mul_ok) or exceeds what a size_t can
+// address on this platform. The weight readers turn false into a
+// WeightLoadError naming the tensor.
 inline bool checked_nbytes(const Shape& shape, size_t itemsize, uint64_t* out) {
-  uint64_t n = itemsize;
+  int64_t n = int64_t(itemsize);
   for (int64_t d : shape) {
-    if (d < 0 || !mul_u64(n, uint64_t(d), &n)) return false;
+    if (d < 0 || !mul_ok(n, d, &n)) return false;
   }
-  if (n > uint64_t(SIZE_MAX) || n > uint64_t(INT64_MAX)) return false;
-  *out = n;
+  if (uint64_t(n) > uint64_t(SIZE_MAX)) return false;
+  *out = uint64_t(n);
   return true;
 }
 

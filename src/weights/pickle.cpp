@@ -84,21 +84,31 @@ void dict_set(PyObj* dict, PyObj* key, PyObj* value) {
     auto it = dict->str_keys.find(key->s);
     if (it != dict->str_keys.end()) { dict->dict[it->second].second = value; return; }
     dict->str_keys.emplace(key->s, dict->dict.size());
-  } else if (key->kind == Kind::Int || key->kind == Kind::Bool || key->kind == Kind::None) {
-    for (auto& kv : dict->dict) {
-      if (kv.first->kind == key->kind && kv.first->i == key->i && kv.first->b == key->b) {
-        kv.second = value;
-        return;
-      }
-    }
+  } else if (key->kind == Kind::Int || key->kind == Kind::Bool) {
+    // A hash lookup: a linear scan made a 300k-key dict take minutes.
+    auto slot = dict->int_keys.emplace(key->i, dict->dict.size());
+    if (!slot.second) { dict->dict[slot.first->second].second = value; return; }
+  } else if (key->kind == Kind::None) {
+    if (dict->none_key != SIZE_MAX) { dict->dict[dict->none_key].second = value; return; }
+    dict->none_key = dict->dict.size();
   }
   dict->dict.emplace_back(key, value);
 }
 
 PyObj* Unpickler::make(Kind kind) {
+  if (arena_.size() >= limits_.max_objects)
+    throw PickleFailure("pickle creates more than " + std::to_string(limits_.max_objects) +
+                        " objects (limit max_objects)");
   arena_.push_back(std::make_unique<PyObj>());
   arena_.back()->kind = kind;
   return arena_.back().get();
+}
+
+void Unpickler::charge(uint64_t n) {
+  work_ += n;
+  if (work_ > limits_.max_work)
+    throw PickleFailure("pickle needs more than " + std::to_string(limits_.max_work) +
+                        " container items (limit max_work)");
 }
 
 PyObj* Unpickler::make_str(std::string s) {
@@ -138,6 +148,12 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
     pos += n + 1;
     return s;
   };
+  // Every push goes through here so a hostile pickle cannot grow the stack without bound.
+  auto push = [&](PyObj* o) {
+    if (stack.size() + marks.size() >= limits_.max_stack)
+      fail("pickle stack deeper than " + std::to_string(limits_.max_stack) + " entries (limit max_stack)");
+    stack.push_back(o);
+  };
   auto pop = [&]() {
     if (stack.empty() || (!marks.empty() && stack.size() <= marks.back())) fail("pickle stack underflow");
     PyObj* o = stack.back();
@@ -158,23 +174,27 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
   auto push_int = [&](int64_t v) {
     PyObj* o = make(Kind::Int);
     o->i = v;
-    stack.push_back(o);
+    push(o);
   };
   auto push_str = [&](std::string s, Kind k) {
     PyObj* o = make(k);
     o->s = std::move(s);
-    stack.push_back(o);
+    push(o);
   };
   auto push_tuple = [&](std::vector<PyObj*> items) {
     PyObj* o = make(Kind::Tuple);
     o->items = std::move(items);
-    stack.push_back(o);
+    push(o);
   };
-  auto put = [&](uint64_t idx) { memo[idx] = top(); };
+  auto put = [&](uint64_t idx) {
+    if (memo.size() >= limits_.max_memo && !memo.count(idx))
+      fail("pickle memo holds more than " + std::to_string(limits_.max_memo) + " entries (limit max_memo)");
+    memo[idx] = top();
+  };
   auto get = [&](uint64_t idx) {
     auto it = memo.find(idx);
     if (it == memo.end()) fail("pickle memo key " + std::to_string(idx) + " is undefined");
-    stack.push_back(it->second);
+    push(it->second);
   };
   auto set_items = [&](PyObj* dict, const std::vector<PyObj*>& kv) {
     if (dict->kind != Kind::Dict) fail("SETITEM on " + describe(dict) + ", not a dict");
@@ -196,10 +216,14 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
         case '.':                                      // STOP
           if (stack.empty()) fail("pickle ended with an empty stack");
           return stack.back();
-        case '}': stack.push_back(make(Kind::Dict)); break;  // EMPTY_DICT
-        case ']': stack.push_back(make(Kind::List)); break;  // EMPTY_LIST
+        case '}': push(make(Kind::Dict)); break;  // EMPTY_DICT
+        case ']': push(make(Kind::List)); break;  // EMPTY_LIST
         case ')': push_tuple({}); break;                     // EMPTY_TUPLE
-        case '(': marks.push_back(stack.size()); break;      // MARK
+        case '(':                                            // MARK
+          if (stack.size() + marks.size() >= limits_.max_stack)
+            fail("pickle stack deeper than " + std::to_string(limits_.max_stack) + " entries (limit max_stack)");
+          marks.push_back(stack.size());
+          break;
         case 't': push_tuple(pop_mark()); break;             // TUPLE
         case 0x85: { PyObj* a = pop(); push_tuple({a}); break; }  // TUPLE1
         case 0x86: { PyObj* b = pop(); PyObj* a = pop(); push_tuple({a, b}); break; }
@@ -211,13 +235,13 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
         case 'l': {                                          // LIST
           PyObj* o = make(Kind::List);
           o->items = pop_mark();
-          stack.push_back(o);
+          push(o);
           break;
         }
         case 'd': {                                          // DICT
           PyObj* o = make(Kind::Dict);
           set_items(o, pop_mark());
-          stack.push_back(o);
+          push(o);
           break;
         }
         case 'q': put(u8()); break;                          // BINPUT
@@ -227,7 +251,7 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
         case 'j': get(u32()); break;                         // LONG_BINGET
         case '0': pop(); break;                              // POP
         case '1': pop_mark(); break;                         // POP_MARK
-        case '2': stack.push_back(top()); break;             // DUP
+        case '2': push(top()); break;             // DUP
         case 'J': push_int(int32_t(u32())); break;           // BININT
         case 'K': push_int(u8()); break;                     // BININT1
         case 'M': push_int(u16()); break;                    // BININT2
@@ -247,17 +271,17 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
           pos += 8;
           PyObj* o = make(Kind::Float);
           std::memcpy(&o->f, &bits, 8);
-          stack.push_back(o);
+          push(o);
           break;
         }
         case 0x88: case 0x89: {                              // NEWTRUE, NEWFALSE
           PyObj* o = make(Kind::Bool);
           o->b = op == 0x88;
           o->i = o->b;
-          stack.push_back(o);
+          push(o);
           break;
         }
-        case 'N': stack.push_back(make(Kind::None)); break;  // NONE
+        case 'N': push(make(Kind::None)); break;  // NONE
         case 'X': push_str(bytes(u32()), Kind::Str); break;  // BINUNICODE
         case 0x8c: push_str(bytes(u8()), Kind::Str); break;  // SHORT_BINUNICODE
         case 0x8d: push_str(bytes(u64()), Kind::Str); break; // BINUNICODE8
@@ -282,23 +306,23 @@ PyObj* Unpickler::load(const uint8_t* data, size_t size, const std::string& wher
         case 'c': {                                          // GLOBAL
           std::string module = line();
           std::string name = line();
-          stack.push_back(find_class(module, name));
+          push(find_class(module, name));
           break;
         }
         case 0x93: {                                         // STACK_GLOBAL
           PyObj* name = pop(); PyObj* module = pop();
           if (name->kind != Kind::Str || module->kind != Kind::Str) fail("STACK_GLOBAL needs two strs");
-          stack.push_back(find_class(module->s, name->s));
+          push(find_class(module->s, name->s));
           break;
         }
         case 'R': {                                          // REDUCE
           PyObj* args = pop(); PyObj* callable = pop();
           if (callable->kind != Kind::Global) fail("REDUCE of " + describe(callable) + ", not a callable");
           if (args->kind != Kind::Tuple) fail("REDUCE arguments for " + describe(callable) + " are not a tuple");
-          stack.push_back(reduce(callable, args));
+          push(reduce(callable, args));
           break;
         }
-        case 'Q': { PyObj* pid = pop(); stack.push_back(persistent_load(pid)); break; }  // BINPERSID
+        case 'Q': { PyObj* pid = pop(); push(persistent_load(pid)); break; }  // BINPERSID
         case 'b': { PyObj* state = pop(); build(top(), state); break; }  // BUILD
         default: {
           const char* name = refused_opcode_name(op);

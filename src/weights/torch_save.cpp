@@ -45,9 +45,15 @@ const char* const kCallables[] = {
 
 bool is_int(const PyObj* o) { return o->kind == Kind::Int; }
 
+// No real tensor has more dims; bounds the per-tensor copies of size/stride tuples.
+constexpr size_t kMaxRank = 64;
+
 std::vector<int64_t> int_tuple(const PyObj* o, const char* what) {
   if (o->kind != Kind::Tuple && o->kind != Kind::List)
     refuse(std::string("tensor ") + what + " is " + describe(o) + ", not a tuple of ints");
+  if (o->items.size() > kMaxRank)
+    refuse(std::string("tensor ") + what + " has " + std::to_string(o->items.size()) + " dimensions (at most " +
+           std::to_string(kMaxRank) + ")");
   std::vector<int64_t> v;
   for (const PyObj* x : o->items) {
     if (!is_int(x)) refuse(std::string("tensor ") + what + " holds " + describe(x) + ", not an int");
@@ -96,6 +102,7 @@ class TorchUnpickler : public Unpickler {
       arity(0, 1);
       if (a.size() == 1) {  // OrderedDict([(k, v), ...])
         if (a[0]->kind != Kind::List && a[0]->kind != Kind::Tuple) refuse("OrderedDict of " + describe(a[0]));
+        charge(a[0]->items.size());  // the same memoized list may be passed many times
         for (PyObj* kv : a[0]->items) {
           if ((kv->kind != Kind::Tuple && kv->kind != Kind::List) || kv->items.size() != 2)
             refuse("OrderedDict item is not a (key, value) pair");
@@ -202,6 +209,11 @@ std::string check_view(const PyObj* t) {
     if (last > storage_numel) return desc + " starts past the end of its storage";
     return "";
   }
+  // A stride-0 view can be far larger than its storage; the binder and the
+  // inputs copy it to contiguous memory, so its logical bytes must be addressable.
+  uint64_t logical_bytes = 0;
+  if (numel > uint64_t(INT64_MAX) || !checked_nbytes({int64_t(numel)}, dtype_size(v.dtype), &logical_bytes))
+    return desc + " has " + std::to_string(numel) + " elements, more bytes than this build can address";
   for (size_t d = 0; d < v.shape.size(); ++d) {
     uint64_t span = 0;
     if (!mul_u64(uint64_t(v.shape[d] - 1), uint64_t(v.strides[d]), &span) || !add_u64(last, span, &last))

@@ -1,6 +1,7 @@
 #include "weights/zip_reader.h"
 
 #include <array>
+#include <cstring>
 
 #include "core/errors.h"
 #include "weights/byte_util.h"
@@ -86,6 +87,9 @@ void ZipArchive::parse() {
     fail("corrupt zip archive: " + std::to_string(count) + " entries cannot fit in a " +
          std::to_string(cd_size) + "-byte central directory");
 
+  if (count > kMaxZipEntries)
+    fail("zip archive has " + std::to_string(count) + " entries, more than the limit of " +
+         std::to_string(kMaxZipEntries));
   entries_.reserve(size_t(count));
   const uint8_t* p = data_ + cd_off;
   const uint8_t* end = p + cd_size;
@@ -126,11 +130,17 @@ void ZipArchive::parse() {
     entries_.push_back(std::move(e));
     p += kCentralSize + nlen + xlen + clen;
   }
+  // Indexed once parsing is done (entries_ no longer moves); a repeated name
+  // would make which entry is read depend on the reader, so it is refused.
+  by_name_.reserve(entries_.size());
+  for (size_t k = 0; k < entries_.size(); ++k)
+    if (!by_name_.emplace(std::string_view(entries_[k].name), k).second)
+      fail("corrupt zip archive: entry name " + quote(entries_[k].name) + " appears twice");
 }
 
 const ZipEntry* ZipArchive::find(const std::string& name) const {
-  for (const auto& e : entries_) if (e.name == name) return &e;
-  return nullptr;
+  auto it = by_name_.find(std::string_view(name));
+  return it == by_name_.end() ? nullptr : &entries_[it->second];
 }
 
 const uint8_t* ZipArchive::stored_data(const ZipEntry& e) const {
@@ -146,7 +156,12 @@ const uint8_t* ZipArchive::stored_data(const ZipEntry& e) const {
   const uint64_t lo = e.local_header_offset;
   if (lo > size_ || size_ - lo < kLocalSize || load_le32(data_ + lo) != kLocalSig)
     fail(who + ": local header at offset " + std::to_string(lo) + " is missing (truncated?)");
-  const uint64_t start = lo + kLocalSize + load_le16(data_ + lo + 26) + load_le16(data_ + lo + 28);
+  const size_t local_nlen = load_le16(data_ + lo + 26);
+  if (local_nlen != e.name.size() || size_ - lo - kLocalSize < local_nlen ||
+      std::memcmp(data_ + lo + kLocalSize, e.name.data(), local_nlen) != 0)
+    fail(who + ": the local header at offset " + std::to_string(lo) +
+         " names a different entry than the central directory");
+  const uint64_t start = lo + kLocalSize + local_nlen + load_le16(data_ + lo + 28);
   if (start > size_ || e.size > size_ - start)
     fail(who + ": its " + std::to_string(e.size) + " bytes at offset " + std::to_string(start) +
          " extend past the end of the " + std::to_string(size_) + "-byte file (truncated?)");

@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tir {
@@ -25,9 +27,11 @@ class ZipArchive {
   // Parses the central directory of `data` (which must outlive this object).
   // Throws WeightLoadError prefixed with `origin`.
   ZipArchive(const uint8_t* data, size_t size, std::string origin);
+  ZipArchive(const ZipArchive&) = delete;  // by_name_ points into entries_
+  ZipArchive& operator=(const ZipArchive&) = delete;
 
   const std::vector<ZipEntry>& entries() const { return entries_; }
-  const ZipEntry* find(const std::string& name) const;
+  const ZipEntry* find(const std::string& name) const;  // O(1)
   // Pointer to the entry's bytes (entry.size of them). Refuses compressed or
   // encrypted entries and ranges outside the buffer.
   const uint8_t* stored_data(const ZipEntry& e) const;
@@ -42,7 +46,11 @@ class ZipArchive {
   size_t size_;
   std::string origin_;
   std::vector<ZipEntry> entries_;
+  std::unordered_map<std::string_view, size_t> by_name_;  // views into entries_[k].name
 };
+
+// More entries than any torch.save archive has (one per tensor storage).
+constexpr uint64_t kMaxZipEntries = uint64_t(1) << 20;
 
 uint32_t crc32(const uint8_t* p, size_t n);
 
