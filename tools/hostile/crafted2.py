@@ -121,6 +121,17 @@ def pt_views():
                     yield f'view_w_{k}_{off}.pt', data, _run('@w_ir_4', weights='SELF', inputs='@io_x4')
                 else:
                     yield f'view_in_{k}_{off}.pt', data, _run('@relu4_ir', weights='@empty', inputs='SELF')
+                # An IR that declares exactly the view's shape and only selects from it (no big output),
+                # so the binder / input copy is what meets the view.
+                src = meta('x', size, producer='x') if target == 'input' else meta('p_w', size)
+                sel = node('s', 'aten.select.int', [src], attrs={'dim': 0, 'index': 0}, out_shape=size[1:])
+                d = ir([sel], [meta('x', size)] if target == 'input' else [],
+                       weights=[] if target == 'input' else [meta('w', size)],
+                       mapping={} if target == 'input' else {'p_w': 'w'})
+                stem = f'view_{target}_{k}_{off}_exact'
+                yield f'{stem}.json', dumps(d), _run('SELF', weights='@empty' if target == 'input' else stem + '.pt',
+                                                      inputs=stem + '.pt' if target == 'input' else '@io_none')
+                yield f'{stem}.pt', data, None
     # Storage numel lies (bigger than the data entry), storage key missing, dtype/storage class mismatch.
     for k, (numel, key, cls) in enumerate(((2**62, '0', 'FloatStorage'), (2**31, '0', 'FloatStorage'),
                                            (4, 'missing', 'FloatStorage'), (4, '0', 'os.system'),

@@ -269,6 +269,8 @@ def main():
             v = spec.get(key)
             if v == 'SELF':
                 v = rel(path)
+            elif isinstance(v, str) and v.endswith('.pt') and '/' not in v:
+                v = rel(os.path.join(d, v))  # a sibling file of the same family
             elif isinstance(v, str) and v.startswith('@'):
                 v = rel(os.path.join(base, next(f for f in os.listdir(base) if f.rsplit('.', 1)[0] == v[1:])))
             entry[key] = v
@@ -285,7 +287,11 @@ def main():
             continue
         for family, fname, data, spec in gen(random.Random(fam), args.scale):
             emit(family, fname, data, spec)
-    with open(os.path.join(out, 'manifest.jsonl'), 'w') as f:
+    man = os.path.join(out, 'manifest.jsonl')
+    if only and os.path.exists(man):  # keep the other families' entries
+        done = {e['family'] for e in lines}
+        lines = [e for e in map(json.loads, open(man)) if e['family'] not in done] + lines
+    with open(man, 'w') as f:
         for e in lines:
             f.write(json.dumps(e) + '\n')
     for fam in sorted(counts):

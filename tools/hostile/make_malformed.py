@@ -218,6 +218,11 @@ def pt_cases():
         p = state_dict_pickle([('w', 'float32', '0', numel, offset, size, stride)])
         bind(name, what, torch_save(p, {'0': data if data is not None else struct.pack('<4f', 1, 2, 3, 4)}))
     view('view_stride0_huge', 'size [2^62] stride [0]', [2**62], [0])
+    # The same stride-0 view against an IR that declares exactly [2^62] and only selects from it.
+    sel = ir([node('s', 'aten.select.int', [meta('p_w', [2**62])], attrs={'dim': 0, 'index': 0}, out_shape=[])],
+             weights=[meta('w', [2**62])], mapping={'p_w': 'w'}, name='select_w')
+    add('pt_view_stride0_huge_declared', 'size [2^62] stride [0] bound where the IR declares w [2^62]', 'bind',
+        f('ir/select_w_huge.json', dumps(sel)), 'torchsave/view_stride0_huge.pt')
     view('view_out_of_range', 'size [4] at offset 2 of a 4-element storage', [4], [1], offset=2)
     view('view_negative_stride', 'stride [-1]', [4], [-1])
     view('view_extent_overflow', 'size [4] stride [2^62]', [4], [2**62])

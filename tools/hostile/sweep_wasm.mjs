@@ -111,6 +111,12 @@ function rssMb(pid) {
   } catch { return 0; }
 }
 
+// The line of a dead child's stderr that says why (not the stack frames after it).
+function deathCause(stderr) {
+  const lines = stderr.trim().split('\n');
+  return (lines.find((l) => /Error|abort|Abort|signal|Assertion|RuntimeError/.test(l)) || lines.slice(-1)[0] || '').trim().slice(0, 300);
+}
+
 function runBatch(args, entries, record) {
   // Resolves when every entry of `entries` has a result (restarting children after failures).
   return new Promise((done) => {
@@ -152,7 +158,7 @@ function runBatch(args, entries, record) {
         clearInterval(mem);
         if (current) {
           const why = killedFor || 'death';
-          record(current, why, why === 'death' ? `exit ${code} ${signal || ''}: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : '');
+          record(current, why, why === 'death' ? `exit ${code} ${signal || ''}: ${deathCause(stderr)}` : '');
           next++;
         } else if (code !== 0 && code !== 3 && next < entries.length && !killedFor) {
           // Died between files (e.g. an async worker abort after the previous file finished).

@@ -12,10 +12,11 @@ native library (tir_unit_tests in record mode, TIR_MALFORMED_RECORD) and through
 
 Also lists messages that name no file, tensor or node (no {dir} path and no quoted name).
 
-    python3 tools/hostile/update_malformed.py [--unit-tests build/native/tir_unit_tests] [--no-js]"""
+    python3 tools/hostile/update_malformed.py [--unit-tests build/native/tests/tir_unit_tests] [--no-js]"""
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,20 +41,25 @@ def record(cmd_for, names, env_extra, timeout):
     fd, rec = tempfile.mkstemp(suffix='.jsonl')
     os.close(fd)
     env = dict(os.environ, TIR_MALFORMED_RECORD=rec, TIR_MALFORMED_DIR=DIR, **env_extra)
-    got = {}
+    got, lost = {}, {}
     for n in names:
+        # Own process group: on a hang the whole group goes (node --test runs the file in a child).
+        p = subprocess.Popen(cmd_for(n), cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True)
         try:
-            p = subprocess.run(cmd_for(n), cwd=REPO, env=env, capture_output=True, timeout=timeout)
-            tail = (p.stdout + p.stderr).decode('utf-8', 'replace').strip().splitlines()[-1:] or ['']
+            out, _ = p.communicate(timeout=timeout)
+            tail = out.decode('utf-8', 'replace').strip().splitlines()[-1:] or ['']
             why = f'exit {p.returncode}: {tail[0][:200]}'
         except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
             why = f'no answer within {timeout} s'
         got = read_lines(rec)
         if n not in got:
-            got[n] = {'name': n, 'class': 'crash' if 'exit' in why else 'hang', 'message': why}
-        print(f'  {n}: {got[n]["class"]}', flush=True)
+            lost[n] = {'name': n, 'class': 'crash' if 'exit' in why else 'hang', 'message': why}
+        print(f'  {n}: {(got.get(n) or lost[n])["class"]}', flush=True)
     os.unlink(rec)
-    return got
+    return {**got, **lost}
 
 
 def rel_msg(m):
@@ -62,7 +68,7 @@ def rel_msg(m):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--unit-tests', default=os.path.join(REPO, 'build', 'native', 'tir_unit_tests'))
+    ap.add_argument('--unit-tests', default=os.path.join(REPO, 'build', 'native', 'tests', 'tir_unit_tests'))
     ap.add_argument('--no-js', action='store_true')
     ap.add_argument('--timeout', type=int, default=20)
     args = ap.parse_args()
