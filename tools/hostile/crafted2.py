@@ -76,6 +76,10 @@ def superlinear():
         nd = node('m', 'aten.add.Tensor', [meta('x', [1, 4], producer='x'), meta('p_w0', [1, 4])], out_shape=[1, 4])
         yield f'mapping_{n}.json', dumps(ir([nd], [meta('x', [1, 4])], weights=weights, mapping=mapping)), \
             _run('SELF', weights='@w0_14', inputs='@io_x14')
+        # ... and a weights file that holds all n, so every key is registered under its placeholder.
+        yield f'mapping_all_{n}.safetensors', safetensors([st_tensor(f'w{k}', 'float32', [1, 4]) for k in range(n)]), None
+        yield f'mapping_bound_{n}.json', dumps(ir([nd], [meta('x', [1, 4])], weights=weights, mapping=mapping)), \
+            _run('SELF', weights=f'build/hostile/superlinear/mapping_all_{n}.safetensors', inputs='@io_x14')
     # Chains of n relu nodes, and n graph inputs summed pairwise.
     for n in (30000, 300000):
         nodes = [node('n0', 'aten.relu.default', [meta('x', [1, 4], producer='x')], out_shape=[1, 4])]

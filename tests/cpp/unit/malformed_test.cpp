@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,12 @@ namespace {
 
 std::string malformed_dir() {
   if (const char* e = std::getenv("TIR_MALFORMED_DIR")) return e;
-  // Normalized, so that messages name the same path as the JS suite's (no "fixtures/..").
-  return std::filesystem::path(test::fixtures_dir() + "/../malformed").lexically_normal().string();
+  // Absolute and normalized, so that messages name the same path as the JS suite's (no "fixtures/..").
+  // fixtures_dir() is relative to the build directory when TIR_FIXTURES is unset: then try the cwd.
+  namespace fs = std::filesystem;
+  fs::path p = fs::path(test::fixtures_dir()) / ".." / "malformed";
+  if (!fs::exists(p / "manifest.json")) p = fs::path("tests") / "malformed";
+  return fs::absolute(p).lexically_normal().string();
 }
 
 struct InputSpec {
@@ -40,6 +45,9 @@ struct Case {
   std::string name, action, ir, weights, expect_class, expect_message, pending;
   std::vector<InputSpec> inputs;
 };
+
+// gtest prints a parameter in test listings and failures: the case name, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::vector<Case> load_cases() {
   const std::string text = test::read_text(malformed_dir() + "/manifest.json");
