@@ -70,8 +70,8 @@ export class Backend {
     this.maxThreads = Math.max(1, poolSize);
     /** null, or why this instance was discarded (lib/trap.js). */
     this.dead = null;
+    this._onDeath = []; // run once by kill()
     this._hasThreads = Boolean(this.call('hasThreads()', () => module.hasThreads()));
-    this._onDeath = [];
   }
   /**
    * Runs fn, a call into the module. An engine error passes through; any other
@@ -181,7 +181,7 @@ export async function getBackend(options = {}) {
     p = instantiate(variant, wasmPaths, poolSize);
     cache.set(key, p);
     const forget = () => { if (cache.get(key) === p) cache.delete(key); };
-    p.then((b) => b._onDeath.push(forget), forget);
+    p.then((b) => (b.dead ? forget() : b._onDeath.push(forget)), forget);
   }
   const backend = await p;
   if (variant === VARIANTS.threaded) {

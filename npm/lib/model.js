@@ -30,7 +30,13 @@ export async function readIrText(ir, onProgress) {
     return decoder.decode(got.bytes);
   }
   if (isBytesLike(ir)) return decoder.decode(asUint8(ir));
-  if (ir && typeof ir === 'object') return stringifyIr(ir);
+  if (ir && typeof ir === 'object') {
+    try {
+      return stringifyIr(ir);
+    } catch (e) { // e.g. nesting deeper than the JS stack (RangeError)
+      throw new IRFormatError(`ir: cannot serialize the IR object: ${e.message}`, { cause: e });
+    }
+  }
   throw new IRFormatError('ir must be a JSON string, a parsed IR object, bytes, or a path/URL');
 }
 

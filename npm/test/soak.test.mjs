@@ -84,7 +84,7 @@ function soakTests() {
 
     test(`threads=${threads}: 1,000 load/dispose cycles, then 1,000 with a failing load every other time: memory flat`, async () => {
       const backend = await getBackend({ threads });
-      for (let i = 0; i < 50; ++i) await cycle(i % 2 === 1);
+      for (let i = 0; i < 300; ++i) await cycle(i % 2 === 1); // warm-up: JIT, inline caches, allocator
       let warm = snapshot(backend);
       for (let i = 0; i < 1000; ++i) await cycle(false);
       assertFlat(`threads=${threads} 1,000 load/dispose`, warm, snapshot(backend));
@@ -101,7 +101,7 @@ function soakTests() {
         if (fail) await assert.rejects(m.execute([wrongX]), ExecutionError);
         else await m.execute([x]);
       };
-      for (let i = 0; i < 200; ++i) await run(i % 2 === 1);
+      for (let i = 0; i < 2000; ++i) await run(i % 2 === 1); // warm-up
       let warm = snapshot(backend);
       for (let i = 0; i < 10000; ++i) await run(false);
       assertFlat(`threads=${threads} 10,000 executions`, warm, snapshot(backend));
