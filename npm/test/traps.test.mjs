@@ -92,11 +92,14 @@ test('an unknown fault kind is a plain message, not a trap', async () => {
 
 test('the glue\'s thrown engine errors keep their class (not mistaken for traps)', async () => {
   const fx = fixture('SimpleMLP');
-  const m = await loadIR(fx.model, { threads: 1 }); // not compiled: no weights
+  const m = await loadIR(fx.model, { weights: fx.weights, threads: 1 });
   const b = await getBackend({ threads: 1 });
-  // bufferValue() on a model whose weights are missing fails in compile: an
-  // engine error, and the instance stays alive.
-  assert.throws(() => m.bufferValue('nope'), (e) => e instanceof ExecutionError && !(e instanceof EngineTrapError));
+  // bufferBytes() of an unknown buffer: the glue throws Error{name: kind}
+  // (or_throw in bindings/glue.h), an engine error, not a trap.
+  assert.throws(() => m.bufferValue('nope'), (e) => e instanceof TorchIrError && !(e instanceof EngineTrapError) && /nope/.test(e.message));
   assert.equal(b.dead, null);
+  const io = readIo(fx.io);
+  const [y] = await m.execute(ioInputs(m, io));
+  assertClose(y.data, io.outputs[0].data, TOL, 'same model afterwards');
   m.dispose();
 });
