@@ -74,6 +74,22 @@ export interface LoadOptions {
   compile?: boolean;
   /** How linear/matmul/addmm/mm store their constant weights: 'float32' (default), or 'float16' / 'bfloat16' (half the bytes, widened in the kernel, float32 accumulation). */
   weightDtype?: WeightDtype;
+  /** Resource caps checked at compile, before any allocation (a hostile IR fails with the node's name). */
+  limits?: Limits;
+}
+
+/**
+ * Caps the engine checks when it compiles a model. Each is a non-negative
+ * integer; 0 or absent = the build's default (src/runtime/limits.cpp; in WASM
+ * about what 32-bit memory can address). Unknown keys are refused.
+ */
+export interface Limits {
+  /** Bytes of any one tensor (a view counts its logical size). */
+  maxTensorBytes?: number;
+  /** Bytes of the planned activation arena plus prepared weight copies. */
+  maxArenaBytes?: number;
+  /** Work of one run: the sum over nodes of their largest tensor's element count. */
+  maxRunWork?: number;
 }
 
 /** Inputs in graph_inputs order, or keyed by input name. */
@@ -182,6 +198,8 @@ export interface LoadLMOptions {
   donate?: boolean;
   /** As LoadOptions.weightDtype: 'float16' / 'bfloat16' halve the weight bytes each decode step reads. */
   weightDtype?: WeightDtype;
+  /** As LoadOptions.limits, for both IRs. */
+  limits?: Limits;
 }
 
 export interface GenerateOptions {
@@ -244,6 +262,8 @@ export declare const env: {
    * Model methods then all return Promises (info(), toMermaid(), ... included): `await` them.
    */
   proxy: boolean;
+  /** Most ms to wait for the threaded build's pthread workers to start when a module loads (default 60000); a worker that dies while starting fails the load at once. */
+  workerStartTimeoutMs: number;
 };
 
 /** One instantiated WASM module, shared by the models of its variant. */
@@ -257,6 +277,8 @@ export interface Backend {
   setNumThreads(n: number): void;
   /** Current WASM memory size in bytes (grows, never shrinks). */
   heapBytes(): number;
+  /** null, or why this instance was discarded after a trap (getBackend then returns a new one). */
+  readonly dead: string | null;
 }
 export declare function getBackend(options?: { threads?: number; wasmPaths?: WasmPaths }): Promise<Backend>;
 
@@ -271,6 +293,13 @@ export declare class WeightLoadError extends TorchIrError {}
 export declare class ExecutionError extends TorchIrError {}
 /** Bad expected values given to verify(). */
 export declare class VerificationError extends TorchIrError {}
+/**
+ * The WASM engine trapped (out-of-bounds access, unreachable, abort, stack
+ * overflow, a crashed pthread worker), or a model was used after such a trap.
+ * The instance was discarded: models loaded on it throw this on every call,
+ * and the next load builds a fresh instance. (Proxy mode: the worker died.)
+ */
+export declare class EngineTrapError extends ExecutionError {}
 
 /** Reads .safetensors bytes (fixture io files) into name -> tensor. */
 export declare function parseSafetensors(bytes: ArrayBuffer | ArrayBufferView, origin?: string): Map<string, Omit<Tensor, 'name'>>;

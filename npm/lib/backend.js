@@ -3,6 +3,7 @@
 // global configuration (like onnxruntime-web's ort.env).
 import { isNode } from './source.js';
 import { TorchIrError } from './errors.js';
+import { classify, deadError, guardHandle } from './trap.js';
 
 export const env = {
   /** Where the dist files live: a URL/path prefix ending in '/', or {filename: url}. */
@@ -11,6 +12,11 @@ export const env = {
   numThreads: 0,
   /** Pages: run models in a dedicated Web Worker (model methods then all return Promises). */
   proxy: false,
+  /**
+   * Most ms to wait for the threaded build's pthread workers to load when a
+   * module is instantiated; a worker that fails to start rejects at once.
+   */
+  workerStartTimeoutMs: 60000,
 };
 
 export const VARIANTS = {
@@ -62,12 +68,58 @@ export class Backend {
     this.module = module;
     /** Most threads this module can use: its pthread worker pool, fixed at load. */
     this.maxThreads = Math.max(1, poolSize);
+    /** null, or why this instance was discarded (lib/trap.js). */
+    this.dead = null;
+    this._onDeath = []; // run once by kill()
+    this._hasThreads = Boolean(this.call('hasThreads()', () => module.hasThreads()));
+  }
+  /**
+   * Runs fn, a call into the module. An engine error passes through; any other
+   * exception (a trap) discards this instance and becomes an EngineTrapError.
+   * A discarded instance refuses every call.
+   */
+  call(what, fn) {
+    if (this.dead) throw deadError(this.variant, what, this.dead);
+    try {
+      return fn();
+    } catch (e) {
+      throw classify(this, what, e);
+    }
+  }
+  /** An Embind object of this module whose methods go through call(). */
+  guard(handle, owner) {
+    return guardHandle(this, handle, owner);
+  }
+  /** Constructs an Embind class of the module (e.g. 'WasmModel'), guarded. */
+  create(className) {
+    return this.guard(this.call(`new ${className}()`, () => new this.module[className]()), className);
+  }
+  /**
+   * Discards the instance: later calls fail with `reason`, the loader builds a
+   * new one, and its pthread workers are terminated (without calling into its
+   * memory, which may be corrupted).
+   */
+  kill(reason) {
+    if (this.dead) return;
+    this.dead = String(reason);
+    for (const f of this._onDeath.splice(0)) f();
+    const P = this.module.PThread;
+    if (P) {
+      for (const w of [...(P.runningWorkers || []), ...(P.unusedWorkers || [])]) {
+        try {
+          w.tirTerminating = true;
+          w.terminate();
+        } catch {
+          // already gone
+        }
+      }
+    }
   }
   get threaded() {
-    return Boolean(this.module.hasThreads());
+    return this._hasThreads;
   }
   get numThreads() {
-    return Number(this.module.numThreads());
+    return Number(this.call('numThreads()', () => this.module.numThreads()));
   }
   /**
    * Sets the thread count, clamped to maxThreads: a thread without a loaded
@@ -76,7 +128,7 @@ export class Backend {
    */
   setNumThreads(n) {
     const t = Math.min(this.maxThreads, Math.max(1, Math.floor(n) || 1));
-    if (this.threaded && t !== this.numThreads) this.module.setNumThreads(t);
+    if (this.threaded && t !== this.numThreads) this.call('setNumThreads()', () => this.module.setNumThreads(t));
   }
   /**
    * Resolves once every pool thread runs. A new pthread may start only after
@@ -86,14 +138,27 @@ export class Backend {
    */
   async workersStarted(ms = 5000) {
     const until = Date.now() + ms;
-    while (this.threaded && Number(this.module.startedThreads()) < this.numThreads && Date.now() < until) {
+    const started = () => Number(this.call('startedThreads()', () => this.module.startedThreads()));
+    while (this.threaded && started() < this.numThreads && Date.now() < until) {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
   }
   /** Current size of the module's WASM memory in bytes (it grows, never shrinks). */
   heapBytes() {
-    return Number(this.module.heapBytes());
+    return Number(this.call('heapBytes()', () => this.module.heapBytes()));
   }
+}
+
+/**
+ * @internal test hook: runs bindings/embind_debug.cpp's _debugFault(kind) on
+ * the backend for `options` (a deliberate trap: 'unreachable' | 'oob' |
+ * 'stack' | 'abort', or 'worker-' + one of them in a pthread). Returns the
+ * hook's message when nothing trapped; a trap throws EngineTrapError.
+ */
+export async function debugFault(kind, options = {}) {
+  const b = await getBackend(options);
+  if (typeof b.module._debugFault !== 'function') throw new TorchIrError('this WASM build has no _debugFault test hook: rebuild npm/dist');
+  return String(b.call(`_debugFault('${kind}')`, () => b.module._debugFault(String(kind))));
 }
 
 const cache = new Map(); // key: variant + file locations -> Promise<Backend>
@@ -115,7 +180,8 @@ export async function getBackend(options = {}) {
     const poolSize = variant === VARIANTS.threaded ? Math.max(threads ?? 1, await defaultThreads()) : 0;
     p = instantiate(variant, wasmPaths, poolSize);
     cache.set(key, p);
-    p.catch(() => cache.delete(key));
+    const forget = () => { if (cache.get(key) === p) cache.delete(key); };
+    p.then((b) => (b.dead ? forget() : b._onDeath.push(forget)), forget);
   }
   const backend = await p;
   if (variant === VARIANTS.threaded) {
@@ -128,10 +194,28 @@ export async function getBackend(options = {}) {
 async function instantiate(variant, wasmPaths, poolSize) {
   const [jsName, wasmName] = distFileNames(variant);
   const locate = (name) => resolveFile(name, wasmPaths);
-  const config = poolSize > 0 ? { pthreadPoolSize: poolSize } : {};
+  // Traps reported outside a call (an abort or crash in a pthread worker)
+  // discard the instance; `exit` must not touch the host process's exit code.
+  let backend = null;
+  let early = null;
+  const died = (reason) => (backend ? backend.kill(reason) : (early = early || reason));
+  const config = {
+    ...(poolSize > 0 ? { pthreadPoolSize: poolSize } : {}),
+    onAbort: (what) => died(`abort(${what ?? ''})`),
+    tirOnWorkerError: (msg) => died(msg),
+    quit: (status, toThrow) => { throw toThrow; },
+  };
   try {
-    const module = isNode ? await instantiateNode(variant, locate, config) : await instantiateBrowser(variant, locate, config);
-    return new Backend(variant, module, poolSize);
+    let module;
+    if (isNode) module = await instantiateNode(variant, locate, config);
+    else if (poolSize > 0) module = await withTimeout(instantiateBrowser(variant, locate, config));
+    else module = await instantiateBrowser(variant, locate, config);
+    backend = new Backend(variant, module, poolSize);
+    if (early) {
+      backend.kill(early);
+      throw new Error(`it failed while starting: ${early}`);
+    }
+    return backend;
   } catch (e) {
     throw new TorchIrError(
       `cannot load the ${variant} WASM build (${locate(jsName)}, ${locate(wasmName)}): ${e?.message || e}` +
@@ -139,6 +223,17 @@ async function instantiate(variant, wasmPaths, poolSize) {
       { cause: e },
     );
   }
+}
+
+// The threaded module resolves once every pool worker has loaded: a worker
+// that never answers must not hang the load forever.
+function withTimeout(promise, ms = env.workerStartTimeoutMs) {
+  if (!(ms > 0) || !Number.isFinite(ms)) return promise;
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`its pthread workers did not start within ${ms} ms (env.workerStartTimeoutMs)`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------- Node
@@ -171,7 +266,18 @@ async function installNodeWorkerShim() {
       const prelude = `globalThis.__filename = ${JSON.stringify(p)}; globalThis.__dirname = ${JSON.stringify(path.dirname(p))};\n`;
       super(prelude + fs.readFileSync(p, 'utf8'), { ...options, eval: true });
       workers.add(this);
-      this.once('exit', () => workers.delete(this));
+      // Without an 'error' listener a dying worker throws in the host
+      // process. The module's own handler (bindings/pthread_hooks.js) reports
+      // it; one that dies before that hook is installed is remembered here.
+      // A pool worker never exits on its own: one that does is reported the
+      // same way (the module would wait for it forever), unless we ended it.
+      this.on('error', (e) => { this.tirError = this.tirError || e; });
+      this.once('exit', (code) => {
+        workers.delete(this);
+        if (this.tirTerminating || this.tirError) return;
+        this.tirError = new Error(`pthread worker exited unexpectedly (code ${code})`);
+        if (this.tirHooked) this.onerror(this.tirError);
+      });
       if (ready) this.unref();
     }
   }
@@ -211,6 +317,7 @@ async function instantiateNode(variant, locate, config) {
   // host application keeps its own error handling.
   const events = ['uncaughtException', 'unhandledRejection'];
   const before = events.map((ev) => process.listeners(ev));
+  const workersBefore = new Set(nodeWorkers || []);
   const ready = factory({
     ...config,
     wasmBinary,
@@ -222,7 +329,19 @@ async function instantiateNode(variant, locate, config) {
   events.forEach((ev, i) => {
     for (const l of process.listeners(ev)) if (!before[i].includes(l)) process.removeListener(ev, l);
   });
-  const module = await ready;
+  // This module's pool workers (created synchronously by the factory): a load
+  // that fails must not leave them running.
+  const own = [...(nodeWorkers || [])].filter((w) => !workersBefore.has(w));
+  let module;
+  try {
+    module = await (workerPath ? withTimeout(ready) : ready);
+  } catch (e) {
+    for (const w of own) {
+      w.tirTerminating = true;
+      w.terminate();
+    }
+    throw e;
+  }
   if (workerPath) globalThis.Worker.markReady?.();
   return module;
 }

@@ -14,6 +14,12 @@ export class IRFormatError extends TorchIrError {}
 export class WeightLoadError extends TorchIrError {}
 export class ExecutionError extends TorchIrError {}
 export class VerificationError extends TorchIrError {}
+/**
+ * The engine trapped (out-of-bounds access, unreachable, abort, stack
+ * overflow, a crashed pthread) or was called after such a trap: its WASM
+ * instance was discarded and the next load builds a fresh one (lib/trap.js).
+ */
+export class EngineTrapError extends ExecutionError {}
 
 const KINDS = { IRFormatError, WeightLoadError, ExecutionError, VerificationError };
 
@@ -33,6 +39,16 @@ export function errorFromGlue(result, fallbackKind = 'Error') {
   }
   const Cls = KINDS[kind] || TorchIrError;
   return new Cls(message);
+}
+
+// The glue's data-returning methods (or_throw in bindings/glue.h) throw a
+// plain Error whose name is the engine's error kind: that error as its class,
+// or null for anything else (a trap, an Embind error).
+export function errorFromThrow(e) {
+  if (!(e instanceof Error) || Object.getPrototypeOf(e) !== Error.prototype) return null;
+  if (e.name === 'Error' || e.name === 'TorchIrError') return new TorchIrError(e.message, { cause: e });
+  const Cls = KINDS[e.name];
+  return Cls ? new Cls(e.message, { cause: e }) : null;
 }
 
 // Throws if the glue call failed.

@@ -6,6 +6,7 @@ import { getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
 import { addTensors, collectTensors, irMetaFrom, readIrText } from './model.js';
+import { applyLimits, validateLimits } from './limits.js';
 
 // Lets timers, rendering and I/O run between tokens (a macrotask, without
 // setTimeout's clamping).
@@ -47,6 +48,7 @@ export class LanguageModel {
 
   get _h() {
     if (!this._handle) throw new TorchIrError('language model is disposed');
+    if (this._backend.dead) this._backend.call('LanguageModel', () => {}); // throws the discarded-instance error
     return this._handle;
   }
 
@@ -81,7 +83,8 @@ export class LanguageModel {
       }
     } finally {
       this._busy = false;
-      if (this._handle) this._stats = parseJsonLoose(String(this._handle.stats()));
+      // Not after a trap: that would replace the caller's error with another.
+      if (this._handle && !this._backend.dead) this._stats = parseJsonLoose(String(this._handle.stats()));
     }
     return out;
   }
@@ -104,7 +107,8 @@ export class LanguageModel {
 
   /** Which build runs it: {variant, threads}. */
   get backend() {
-    return { variant: this._backend.variant, threads: this._backend.threaded ? this._backend.numThreads : 1 };
+    const b = this._backend;
+    return { variant: b.variant, threads: b.threaded && !b.dead ? b.numThreads : 1 };
   }
 
   /** Frees the model's WASM memory. */
@@ -135,17 +139,19 @@ async function readMapping(src, onProgress) {
  * Loads an LLM exported as pytorch-ir's prefill/decode pair.
  * options: {prefill, decode, kvMapping, weights, constants, threads,
  * wasmPaths, donate (default true: caches updated in place), weightDtype
- * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress}.
+ * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress,
+ * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR)}.
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
-  'onProgress', 'donate', 'weightDtype']);
+  'onProgress', 'donate', 'weightDtype', 'limits']);
 
 export async function loadLM(options = {}) {
   for (const k of Object.keys(options)) {
     if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
   }
+  const limits = validateLimits(options.limits, 'loadLM');
   const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
   const prefillText = await readIrText(prefill, onProgress);
@@ -155,8 +161,9 @@ export async function loadLM(options = {}) {
   const weightOps = await collectTensors(weights, 'weights', meta, onProgress);
   const constantOps = await collectTensors(constants, 'constants', meta, onProgress);
   const backend = await getBackend(options);
-  const handle = new backend.module.WasmLM();
+  const handle = backend.create('WasmLM');
   try {
+    applyLimits(handle, limits, 'loadLM');
     check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
     addTensors(handle, weightOps, constantOps);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');

@@ -7,6 +7,7 @@ import {
   TorchIrError, IRFormatError, WeightLoadError, ExecutionError, VerificationError, check,
 } from './errors.js';
 import { parseJsonLoose, stringifyIr } from './json.js';
+import { applyLimits, validateLimits } from './limits.js';
 import { asUint8, errnoText, isBytesLike, isLocation, readLocation } from './source.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
@@ -29,7 +30,13 @@ export async function readIrText(ir, onProgress) {
     return decoder.decode(got.bytes);
   }
   if (isBytesLike(ir)) return decoder.decode(asUint8(ir));
-  if (ir && typeof ir === 'object') return stringifyIr(ir);
+  if (ir && typeof ir === 'object') {
+    try {
+      return stringifyIr(ir);
+    } catch (e) { // e.g. nesting deeper than the JS stack (RangeError)
+      throw new IRFormatError(`ir: cannot serialize the IR object: ${e.message}`, { cause: e });
+    }
+  }
   throw new IRFormatError('ir must be a JSON string, a parsed IR object, bytes, or a path/URL');
 }
 
@@ -110,6 +117,7 @@ export function irMetaFrom(text) {
   });
 }
 
+// Handles are guarded (lib/trap.js): delete() skips a discarded instance.
 const finalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => {
     try {
@@ -166,11 +174,13 @@ export class Model {
 
   /** Which build runs this model: {variant: 'simd-threaded' | 'simd', threads}. */
   get backend() {
-    return { variant: this._backend.variant, threads: this._backend.threaded ? this._backend.numThreads : 1 };
+    const b = this._backend;
+    return { variant: b.variant, threads: b.threaded && !b.dead ? b.numThreads : 1 };
   }
 
   get _h() {
     if (!this._handle) throw new TorchIrError('model is disposed');
+    if (this._backend.dead) this._backend.call('Model', () => {}); // throws the discarded-instance error
     return this._handle;
   }
 
@@ -420,9 +430,10 @@ if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.
 
 /**
  * Loads an IR and its weights into a new Model.
- * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype}
+ * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits}
  */
 export async function loadIR(ir, options = {}) {
+  const limits = validateLimits(options.limits, 'loadIR');
   if (env.proxy && canProxy()) return loadIRProxy(ir, options, env);
   const { weights, constants, onProgress, profile = false, weightDtype = 'float32' } = options;
   const irText = await readIrText(ir, onProgress);
@@ -430,9 +441,10 @@ export async function loadIR(ir, options = {}) {
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress);
   const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress);
   const backend = await getBackend(options);
-  const handle = new backend.module.WasmModel();
+  const handle = backend.create('WasmModel');
   let model;
   try {
+    applyLimits(handle, limits, 'loadIR');
     check(handle.loadIR(irText), 'IRFormatError');
     addTensors(handle, weightOps, constantOps);
     // Compile now when weights/constants are given (errors surface here);

@@ -1,7 +1,7 @@
 // The worker side of proxy mode (see proxy.js): runs the real API and answers
 // {id, ok, value} / {id, ok: false, error} / {id, progress} messages.
 import { loadIR } from '../index.js';
-import { env } from './backend.js';
+import { debugFault, env } from './backend.js';
 import { TorchIrError } from './errors.js';
 
 const models = new Map();
@@ -21,6 +21,7 @@ async function handle({ id, op, handle: h, method, args }) {
     models.set(handleId, model);
     return [{ handle: handleId, inputs: model.inputs, outputs: model.outputs, backend: model.backend }, []];
   }
+  if (op === 'debugFault') return [await debugFault(...args), []];
   const model = models.get(h);
   if (!model || !METHODS.has(method)) throw new TorchIrError(model ? `unknown method '${method}'` : 'model is disposed');
   const value = await model[method](...args);

@@ -2,13 +2,34 @@
 // ort.env.wasm.proxy: the WASM module runs in a dedicated module worker
 // (proxy-worker.js), so a long execute() does not block the page. The model
 // object mirrors Model, but every method returns a Promise.
-import { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError } from './errors.js';
+import {
+  IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError,
+} from './errors.js';
 
-const CLASSES = { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError };
+const CLASSES = { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError };
 
 let worker = null;
+let generation = 0; // bumped when the worker dies: models of older ones are gone
+let lastDeath = '';
 let nextId = 1;
 const pending = new Map(); // id -> {resolve, reject, onProgress}
+
+// The worker died (an uncaught error, or a message it could not read): every
+// pending call is rejected now, the worker is ended, and the next call starts
+// a new one.
+function workerFailed(what) {
+  lastDeath = what;
+  const err = new EngineTrapError(`proxy worker failed: ${what}; pending calls were rejected and the next load starts a new worker`);
+  for (const p of pending.values()) p.reject(err);
+  pending.clear();
+  try {
+    worker?.terminate();
+  } catch {
+    // already gone
+  }
+  worker = null;
+  generation++;
+}
 
 export function canProxy() {
   return typeof window !== 'undefined' && typeof Worker === 'function';
@@ -29,11 +50,10 @@ function getWorker() {
     else p.reject(new (CLASSES[data.error.name] || Error)(data.error.message));
   };
   worker.onerror = (e) => {
-    const err = new TorchIrError(`proxy worker failed: ${e.message || e}`);
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-    worker = null;
+    e?.preventDefault?.();
+    workerFailed(e?.message || String(e));
   };
+  worker.onmessageerror = () => workerFailed('a message from the worker could not be deserialized');
   return worker;
 }
 
@@ -59,6 +79,11 @@ function absolutePaths(p) {
   return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, absolute(v)]));
 }
 
+/** @internal test hook: bindings/embind_debug.cpp's _debugFault run in the proxy worker. */
+export function debugFaultProxy(kind, options = {}) {
+  return call({ op: 'debugFault', args: [kind, options] });
+}
+
 /** loadIR in the proxy worker. */
 export async function loadIRProxy(ir, options, env) {
   const { onProgress, weights, constants, wasmPaths, ...rest } = options;
@@ -73,7 +98,7 @@ export async function loadIRProxy(ir, options, env) {
       progress: Boolean(onProgress),
     }],
   }, onProgress);
-  return new ProxyModel(info);
+  return new ProxyModel(info, generation);
 }
 
 const METHODS = ['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
@@ -81,8 +106,9 @@ const METHODS = ['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 
 
 /** Model running in the proxy worker: same members, every method async. */
 export class ProxyModel {
-  constructor({ handle, inputs, outputs, backend }) {
+  constructor({ handle, inputs, outputs, backend }, gen) {
     this._handle = handle;
+    this._generation = gen;
     this.inputs = Object.freeze(inputs.map((m) => Object.freeze({ ...m, shape: Object.freeze(m.shape) })));
     this.outputs = Object.freeze(outputs.map((m) => Object.freeze({ ...m, shape: Object.freeze(m.shape) })));
     this.backend = { ...backend, proxy: true };
@@ -94,6 +120,9 @@ export class ProxyModel {
 
   _call(method, args) {
     if (this._handle === null) return Promise.reject(new TorchIrError('model is disposed'));
+    if (this._generation !== generation) {
+      return Promise.reject(new EngineTrapError(`${method}(): the proxy worker this model was loaded in died (${lastDeath}); load the model again`));
+    }
     return call({ op: 'call', handle: this._handle, method, args });
   }
 
@@ -101,6 +130,7 @@ export class ProxyModel {
     if (this._handle === null) return;
     const h = this._handle;
     this._handle = null;
+    if (this._generation !== generation) return; // its worker, and memory, are gone
     await call({ op: 'call', handle: h, method: 'dispose', args: [] });
   }
 }
