@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Native unit tests under sanitizers (issue 10): tir_unit_tests with
+# AddressSanitizer + UBSan in build/asan, and the thread pool and the
+# parallel kernels' tests with ThreadSanitizer in build/tsan. LibTorch parity
+# tests are not sanitized (LibTorch itself is not instrumented, and CI time).
+# Usage: scripts/test_sanitizers.sh [asan|tsan]...   (default: both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache rapidjson-dev libhwy-dev libgtest-dev libgmock-dev
+export CCACHE_BASEDIR="$PWD"
+jobs="${JOBS:-$(nproc)}"
+suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=(asan tsan)
+
+build() {  # build dir, sanitizers
+  # -O1: sanitizer builds compile faster and still run the kernels at a usable speed.
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DTIR_LIBTORCH=OFF -DTIR_SANITIZE="$2" >/dev/null
+  cmake --build "$1" --target tir_unit_tests -j"$jobs"
+}
+
+export TIR_FIXTURES="$PWD/tests/fixtures" TIR_GENERATED_FIXTURES="$PWD/build/fixtures"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+for s in "${suites[@]}"; do
+  case "$s" in
+    asan)
+      build build/asan "address,undefined"
+      # detect_leaks: the engine owns everything through RAII, so a leak is a bug.
+      ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
+        build/asan/tests/tir_unit_tests --gtest_brief=1
+      ;;
+    tsan)
+      build build/tsan thread
+      # The pool itself, and the tests that run the parallel kernels (gemm,
+      # conv/winograd, pooling, sessions at 1 and 2 threads) with more than one thread.
+      TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
+        build/tsan/tests/tir_unit_tests --gtest_brief=1 \
+        --gtest_filter='ThreadPoolTest.*:GemmKernel.*:ConvKernel.*:ConvWinograd.*:PoolKernel.*:Session.*:MemoryPlan.*'
+      ;;
+    *) echo "test_sanitizers: unknown suite '$s' (asan, tsan)" >&2; exit 2 ;;
+  esac
+done
