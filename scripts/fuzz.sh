@@ -29,6 +29,9 @@ done
 
 bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache rapidjson-dev libhwy-dev
 export CCACHE_BASEDIR="$PWD"
+# Same flags as scripts/test_sanitizers.sh's build/asan; with NOHASHDIR, ccache
+# serves one folder's objects to the other.
+export CCACHE_NOHASHDIR=1
 build=build/fuzz
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
@@ -56,8 +59,9 @@ seed() {  # target
       done < <(find "$fixtures" -name 'model.json' -size -48k | sort) ;;
     op) find "$fixtures" -name 'model.json' -print0 | xargs -0 "$build/fuzz/fuzz_op_seeds" "$dir" >/dev/null ;;
   esac
-  # Known findings seed the corpus too: the fuzzer goes on from them.
-  [ -d tests/fuzz-regressions/"$1" ] && find tests/fuzz-regressions/"$1" -type f ! -name README.md \
+  # Known findings seed the corpus too, so a short run fails while they still
+  # crash. Not with --keep-going: there they would only be found again and again.
+  [ "$keep_going" = 0 ] && [ -d tests/fuzz-regressions/"$1" ] && find tests/fuzz-regressions/"$1" -type f ! -name README.md \
     -exec cp --backup=numbered -t "$dir" {} +
   return 0
 }
@@ -96,8 +100,8 @@ for t in "${targets[@]}"; do
   ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     "$build/fuzz/fuzz_$t" "${args[@]}" "$work" "$build/corpus/$t" >"$log" 2>&1 || rc=$?
   # Plain runs print final stats; fork mode only its '#<execs>: cov: ...' progress lines.
-  execs="$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')"
-  [ "$execs" -gt 0 ] || execs="$(grep -oE '^#[0-9]+' "$log" | tr -d '#' | sort -n | tail -1)"
+  execs="$(awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")"
+  [ "$execs" -gt 0 ] || execs="$(awk 'match($0, /^#[0-9]+/) {n = substr($0, 2, RLENGTH - 1) + 0; if (n > m) m = n} END {print m + 0}' "$log")"
   execs="${execs:-0}"
   rate="$(awk -v e="$execs" -v t="$time_s" 'BEGIN {printf "%.0f", e / t}')"
   found=("$art"/*)
@@ -106,7 +110,8 @@ for t in "${targets[@]}"; do
     mkdir -p tests/fuzz-regressions/"$t"
     for f in "${found[@]}"; do [ -e "$f" ] && cp "$f" tests/fuzz-regressions/"$t"/; done
     result="FINDING (rc $rc): $(ls "$art" | tr '\n' ' ')-> tests/fuzz-regressions/$t/; see $log"
-    grep -m1 -A12 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|==ERROR|terminate called' "$log" || tail -20 "$log"
+    grep -m1 -A12 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|==ERROR|terminate called' "$log" ||
+      tail -20 "$log"
   else
     result=ok
   fi

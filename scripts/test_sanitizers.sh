@@ -8,14 +8,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache rapidjson-dev libhwy-dev libgtest-dev libgmock-dev
 export CCACHE_BASEDIR="$PWD"
+# Sanitizer objects carry -g; without this ccache keys them on the build
+# folder, and build/asan could not reuse build/fuzz's objects (or vice versa).
+export CCACHE_NOHASHDIR=1
 jobs="${JOBS:-$(nproc)}"
 suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=(asan tsan)
 
-build() {  # build dir, sanitizers
+build() {  # build dir, sanitizers, extra cmake args
   # -O1: sanitizer builds compile faster and still run the kernels at a usable speed.
   CC=clang-14 CXX=clang++-14 cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
-    -DTIR_LIBTORCH=OFF -DTIR_SANITIZE="$2" >/dev/null
+    -DTIR_LIBTORCH=OFF -DTIR_SANITIZE="$2" "${@:3}" >/dev/null
   cmake --build "$1" --target tir_unit_tests -j"$jobs"
 }
 
@@ -24,7 +27,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 for s in "${suites[@]}"; do
   case "$s" in
     asan)
-      build build/asan "address,undefined"
+      # TIR_FUZZ=ON: the same compile flags as scripts/fuzz.sh's build/fuzz (its
+      # coverage counters cost the tests little), so the engine compiles once for both.
+      build build/asan "address,undefined" -DTIR_FUZZ=ON
       # detect_leaks: the engine owns everything through RAII, so a leak is a bug.
       ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
         build/asan/tests/tir_unit_tests --gtest_brief=1
