@@ -4,7 +4,8 @@
 set -euo pipefail
 default_packages=(cmake g++ make ccache libhwy-dev libgtest-dev libgmock-dev googletest
           libtorch-dev python3-torch python3-torchvision python3-numpy
-          chromium chromium-driver)
+          chromium chromium-driver
+          clang-14 libclang-rt-14-dev)  # libFuzzer + sanitizer runtimes: scripts/fuzz.sh, scripts/test_sanitizers.sh
 if [ $# -gt 0 ]; then packages=("$@"); else packages=("${default_packages[@]}"); fi
 missing=()
 for p in "${packages[@]}"; do

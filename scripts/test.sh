@@ -3,7 +3,9 @@
 # WASM variants, generates the large fixtures (weights and expected outputs of
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
 # parity, native CLI), the JS suites (node --test) on the WASM builds, and the
-# graph viewer's browser tests (scripts/test_web.sh: headless chromium).
+# graph viewer's browser tests (scripts/test_web.sh: headless chromium), then
+# the unit tests under ASan+UBSan / TSan and a short libFuzzer run of every
+# fuzz target (TIR_CI_FUZZ_SECONDS each, default 45; any finding fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -13,3 +15,5 @@ bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
 bash scripts/test_web.sh
+bash scripts/test_sanitizers.sh
+bash scripts/fuzz.sh --time "${TIR_CI_FUZZ_SECONDS:-45}"
