@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 
-bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache rapidjson-dev libhwy-dev
+bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache libhwy-dev
 export CCACHE_BASEDIR="$PWD"
 # Same flags as scripts/test_sanitizers.sh's build/asan; with NOHASHDIR, ccache
 # serves one folder's objects to the other.

@@ -6,7 +6,7 @@
 # Usage: scripts/test_sanitizers.sh [asan|tsan]...   (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache rapidjson-dev libhwy-dev libgtest-dev libgmock-dev
+bash scripts/setup.sh clang-14 libclang-rt-14-dev cmake make ccache libhwy-dev libgtest-dev libgmock-dev
 export CCACHE_BASEDIR="$PWD"
 # Sanitizer objects carry -g; without this ccache keys them on the build
 # folder, and build/asan could not reuse build/fuzz's objects (or vice versa).
