@@ -6,6 +6,7 @@
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <new>
@@ -170,10 +171,33 @@ class TensorSources {
   tir::TensorMap weights_, constants_;
 };
 
+// One cap from JS (a double): a non-negative integer, 0 meaning the default;
+// anything else (negative, fractional, NaN, past what `max` holds) is refused.
+inline uint64_t limit_from_js(double v, const char* name, uint64_t max) {
+  if (!(v >= 0) || v != std::floor(v) || v > 9007199254740992.0)
+    throw tir::ExecutionError(std::string("limits.") + name +
+                              " must be a non-negative integer up to 2^53 (0: the default), got " + std::to_string(v));
+  if (uint64_t(v) > max)
+    throw tir::ExecutionError(std::string("limits.") + name + " = " + std::to_string(uint64_t(v)) +
+                              " is more than this build can address (" + std::to_string(max) + ")");
+  return uint64_t(v);
+}
+
+// SessionOptions::limits from loadIR's {limits: {maxTensorBytes, maxArenaBytes, maxRunWork}}.
+inline tir::Limits limits_from_js(double max_tensor_bytes, double max_arena_bytes, double max_run_work) {
+  tir::Limits l;
+  l.max_tensor_bytes = size_t(limit_from_js(max_tensor_bytes, "maxTensorBytes", SIZE_MAX));
+  l.max_arena_bytes = size_t(limit_from_js(max_arena_bytes, "maxArenaBytes", SIZE_MAX));
+  l.max_run_work = int64_t(limit_from_js(max_run_work, "maxRunWork", INT64_MAX));
+  return l;
+}
+
 // Session options from JS: weightDtype "float32" | "float16" | "bfloat16"
-// (the Session constructor refuses the others with a clear message).
-inline tir::SessionOptions session_options(const std::string& weight_dtype) {
+// (the Session constructor refuses the others with a clear message), and the
+// caps set by setLimits.
+inline tir::SessionOptions session_options(const std::string& weight_dtype, const tir::Limits& limits = {}) {
   tir::SessionOptions o;
+  o.limits = limits;
   if (!tir::try_parse_dtype(weight_dtype, &o.weight_dtype))
     throw tir::ExecutionError("weightDtype must be 'float32', 'float16' or 'bfloat16', got '" + weight_dtype + "'");
   return o;
