@@ -161,7 +161,9 @@ Tensor& Session::Impl::weight_tensor(const std::string& placeholder, const OpNod
   slot.ir_dtype = meta->dtype;
   slot.tensor = make_unplanned(compute_dtype(meta->dtype), meta->shape, key);
   slot.tensor.buffer->kind = Buffer::Kind::Weight;
-  return weights.emplace(key, std::move(slot)).first->second.tensor;
+  WeightSlot& placed = weights.emplace(key, std::move(slot)).first->second;
+  weight_by_buffer[placed.tensor.buffer.get()] = &placed;
+  return placed.tensor;
 }
 
 void Session::Impl::check_outputs(const Step& step) const {
@@ -215,9 +217,8 @@ void Session::Impl::check_step_limits(const Step& step) {
 
 void Session::Impl::mark_mutations(const Step& step) {
   if (!is_inplace_op(step.node->op_type) || step.call.in.empty()) return;
-  const auto& target = step.call.in[0].buffer;
-  for (auto& kv : weights)
-    if (kv.second.tensor.buffer == target) kv.second.mutated = true;
+  auto it = weight_by_buffer.find(step.call.in[0].buffer.get());
+  if (it != weight_by_buffer.end()) it->second->mutated = true;
 }
 
 void Session::Impl::plan_arena() {

@@ -42,6 +42,7 @@ struct Session::Impl {
   std::unordered_map<std::string, Tensor> values;       // node output name -> value
   std::unordered_map<std::string, const OpNode*> node_by_name;
   std::map<std::string, WeightSlot> weights;            // by original key
+  std::unordered_map<const Buffer*, WeightSlot*> weight_by_buffer;  // slot of a weight's buffer
   std::vector<Tensor> outputs;                          // graph outputs (views of values)
   std::unique_ptr<uint8_t[]> arena_storage;
   size_t arena_size = 0;

@@ -93,7 +93,7 @@ expect_output "run --max-tensor-bytes under" 0 "run time:" "$torchir" run "$mlp/
 expect_output "run --max-tensor-bytes over" 1 "(max_tensor_bytes); raise it with SessionOptions::limits" "$torchir" run \
   "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --max-tensor-bytes 8
 expect_output "verify --max-arena-bytes over" 1 "(max_arena_bytes)" "$torchir" verify "$mlp/model.json" \
-  --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --max-arena-bytes 1K
+  --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --max-arena-bytes 64
 expect_output "verify --max-run-work over" 1 "(max_run_work)" "$torchir" verify "$mlp/model.json" \
   --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --max-run-work 10
 for v in 12X -1 1.5G "" 99999999999999999999 20000000T; do
