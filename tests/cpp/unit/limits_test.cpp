@@ -249,6 +249,54 @@ TEST(Limits, SplitFamilyOn0dInputs) {
   EXPECT_THAT(error_of([&] { run_op("aten.unsqueeze.default", {s}, {{"dim", I(2)}}); }), HasSubstr("out of range"));
 }
 
+// Every other dim-taking op on a 0-d input: torch's answer (dim 0 / -1 allowed
+// where torch allows them) or a clear error, never a read of shape[0].
+TEST(Limits, DimOpsOn0dInputsGiveResultsOrErrors) {
+  const Tensor s = tensor_f32({}, {2});
+  const Tensor idx = tensor_i64({}, {0});
+  const Tensor idx1 = tensor_i64({1}, {0});
+  const struct {
+    const char* op;
+    std::vector<Tensor> in;
+    AttrMap attrs;
+    size_t outs;
+  } cases[] = {
+      {"aten.cumsum.default", {s}, {{"dim", I(0)}}, 1},
+      {"aten.cumprod.default", {s}, {{"dim", I(-1)}}, 1},
+      {"aten.sort.default", {s}, {{"dim", I(0)}}, 2},
+      {"aten.argsort.default", {s}, {{"dim", I(-1)}}, 1},
+      {"aten.topk.default", {s}, {{"k", I(1)}, {"dim", I(0)}}, 2},
+      {"aten._softmax.default", {s}, {{"dim", I(0)}, {"half_to_float", B(false)}}, 1},
+      {"aten._log_softmax.default", {s}, {{"dim", I(-1)}, {"half_to_float", B(false)}}, 1},
+      {"aten.logsumexp.default", {s}, {{"dim", ints({0})}}, 1},
+      {"aten.max.dim", {s}, {{"dim", I(0)}}, 2},
+      {"aten.argmax.default", {s}, {{"dim", I(0)}}, 1},
+      {"aten.flip.default", {s}, {{"dims", ints({0})}}, 1},
+      {"aten.roll.default", {s}, {{"shifts", ints({1})}, {"dims", ints({0})}}, 1},
+      {"aten.gather.default", {s, idx}, {{"dim", I(0)}}, 1},
+      {"aten.index_select.default", {s, idx1}, {{"dim", I(0)}}, 1},
+      {"aten.index_add.default", {s, idx1, s}, {{"dim", I(0)}}, 1},
+      {"aten.index_copy.default", {s, idx1, s}, {{"dim", I(0)}}, 1},
+      {"aten.index_fill.int_Scalar", {s, idx1}, {{"dim", I(0)}, {"value", F(1)}}, 1},
+      {"aten.scatter.src", {s, idx, s}, {{"dim", I(0)}}, 1},
+      {"aten.scatter.value", {s, idx}, {{"dim", I(0)}, {"value", F(1)}}, 1},
+      {"aten.select.int", {s}, {{"dim", I(0)}, {"index", I(0)}}, 1},
+      {"aten.select_scatter.default", {s, s}, {{"dim", I(0)}, {"index", I(0)}}, 1},
+      {"aten.slice_scatter.default", {s, s}, {{"dim", I(0)}}, 1},
+      {"aten.repeat_interleave.self_int", {s}, {{"repeats", I(2)}, {"dim", I(0)}}, 1},
+      {"aten.unfold.default", {s}, {{"dimension", I(0)}, {"size", I(1)}, {"step", I(1)}}, 1},
+      {"aten.cat.default", {s, s}, {{"dim", I(0)}}, 1},
+      {"aten.stack.default", {s, s}, {{"dim", I(0)}}, 1},
+      {"aten.transpose.int", {s}, {{"dim0", I(0)}, {"dim1", I(-1)}}, 1},
+      {"aten.squeeze.dim", {s}, {{"dim", I(0)}}, 1},
+  };
+  for (const auto& c : cases) {
+    const std::string err = error_of([&] { run_op(c.op, c.in, c.attrs, c.outs); });
+    // Either it ran, or the error is a clear one naming the node and op.
+    if (err != "(no error)") EXPECT_THAT(err, HasSubstr(std::string("(") + c.op + ")")) << c.op;
+  }
+}
+
 TEST(Limits, SplitSizesMustBeValid) {
   const Tensor x = tensor_f32({4}, {1, 2, 3, 4});
   EXPECT_THAT(error_of([&] { run_op("aten.split.Tensor", {x}, {{"split_size", I(-1)}}, 1); }),
