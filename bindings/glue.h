@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/errors.h"
 #include "core/tensor.h"
@@ -127,10 +128,18 @@ tir::Tensor tensor_from_js(const std::string& what, const std::string& dtype, co
   }
   const val u8 = as_u8(bytes);
   const size_t given = u8["length"].as<size_t>();
-  tir::Tensor t = tir::make_owned(dt, s);
-  if (given != t.nbytes())
+  // Size checked (overflow-safe) against the bytes given before allocating:
+  // a lying shape must not make a multi-GiB buffer.
+  size_t want = 0;
+  try {
+    want = tir::checked_nbytes(tir::checked_numel(s, what), tir::dtype_size(dt), what);
+  } catch (const tir::Error& e) {
+    throw E(e.what());
+  }
+  if (given != want)
     throw E(what + ": " + std::to_string(given) + " bytes given for " + tir::dtype_name(dt) + " " +
-            tir::shape_to_string(s) + " (" + std::to_string(t.nbytes()) + " bytes expected)");
+            tir::shape_to_string(s) + " (" + std::to_string(want) + " bytes expected)");
+  tir::Tensor t = tir::make_owned(dt, s);
   copy_in(u8, t.raw(), given);
   return t;
 }
