@@ -40,7 +40,7 @@ class WasmModel : public TensorSources {
   std::string compile(const std::string& weight_dtype) {
     return guarded([&] {
       session_.reset();
-      auto s = std::make_unique<tir::Session>(model(), session_options(weight_dtype));
+      auto s = std::make_unique<tir::Session>(model(), session_options(weight_dtype, limits_));
       s->set_profiling(profiling_);
       s->bind(weights_, constants_);
       session_ = std::move(s);
@@ -50,6 +50,11 @@ class WasmModel : public TensorSources {
       expected_.assign(model_->graph_outputs.size(), tir::Tensor{});
       outputs_.clear();
     });
+  }
+
+  // Caps for the next compile (doubles from JS; 0 = the build's default).
+  std::string setLimits(double max_tensor_bytes, double max_arena_bytes, double max_run_work) {
+    return guarded([&] { limits_ = limits_from_js(max_tensor_bytes, max_arena_bytes, max_run_work); });
   }
 
   int numInputs() const { return model_ ? int(model_->graph_inputs.size()) : 0; }
@@ -240,6 +245,7 @@ class WasmModel : public TensorSources {
 
   std::optional<tir::Model> model_;
   std::unique_ptr<tir::Session> session_;
+  tir::Limits limits_;  // setLimits, applied by compile
   bool profiling_ = false;
   std::vector<tir::Tensor> inputs_, outputs_, expected_;
   tir::Tensor buffer_copy_;
@@ -295,6 +301,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .constructor<>()
       .function("loadIR", &WasmModel::loadIR)
       .function("compile", &WasmModel::compile)
+      .function("setLimits", &WasmModel::setLimits)
       .function("numInputs", &WasmModel::numInputs)
       .function("inputInfo", &WasmModel::inputInfo)
       .function("numOutputs", &WasmModel::numOutputs)

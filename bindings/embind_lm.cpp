@@ -26,7 +26,7 @@ class WasmLM : public TensorSources {
   std::string compile(bool donate, const std::string& weight_dtype) {
     return guarded([&] {
       if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
-      tir::SessionOptions options = session_options(weight_dtype);
+      tir::SessionOptions options = session_options(weight_dtype, limits_);
       options.update_in_place = donate;
       lm_.reset();
       lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
@@ -37,6 +37,11 @@ class WasmLM : public TensorSources {
       constants_ = {};
     });
   }
+  // Caps for the next compile, for both sessions (0 = the build's default).
+  std::string setLimits(double max_tensor_bytes, double max_arena_bytes, double max_run_work) {
+    return guarded([&] { limits_ = limits_from_js(max_tensor_bytes, max_arena_bytes, max_run_work); });
+  }
+
   std::string info() const {
     return or_throw<std::string>([&] {
       const auto& lm = need();
@@ -94,6 +99,7 @@ class WasmLM : public TensorSources {
   std::optional<tir::Model> prefill_, decode_;
   tir::KvMapping mapping_;
   std::unique_ptr<tir::LanguageModel> lm_;
+  tir::Limits limits_;  // setLimits, applied by compile
   int64_t last_ = 0;
 };
 
@@ -104,6 +110,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .constructor<>()
       .function("load", &WasmLM::load)
       .function("compile", &WasmLM::compile)
+      .function("setLimits", &WasmLM::setLimits)
       .function("info", &WasmLM::info)
       .function("start", &WasmLM::start)
       .function("step", &WasmLM::step)

@@ -6,6 +6,7 @@
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <new>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/errors.h"
 #include "core/tensor.h"
@@ -126,10 +128,18 @@ tir::Tensor tensor_from_js(const std::string& what, const std::string& dtype, co
   }
   const val u8 = as_u8(bytes);
   const size_t given = u8["length"].as<size_t>();
-  tir::Tensor t = tir::make_owned(dt, s);
-  if (given != t.nbytes())
+  // Size checked (overflow-safe) against the bytes given before allocating:
+  // a lying shape must not make a multi-GiB buffer.
+  size_t want = 0;
+  try {
+    want = tir::checked_nbytes(tir::checked_numel(s, what), tir::dtype_size(dt), what);
+  } catch (const tir::Error& e) {
+    throw E(e.what());
+  }
+  if (given != want)
     throw E(what + ": " + std::to_string(given) + " bytes given for " + tir::dtype_name(dt) + " " +
-            tir::shape_to_string(s) + " (" + std::to_string(t.nbytes()) + " bytes expected)");
+            tir::shape_to_string(s) + " (" + std::to_string(want) + " bytes expected)");
+  tir::Tensor t = tir::make_owned(dt, s);
   copy_in(u8, t.raw(), given);
   return t;
 }
@@ -170,10 +180,33 @@ class TensorSources {
   tir::TensorMap weights_, constants_;
 };
 
+// One cap from JS (a double): a non-negative integer, 0 meaning the default;
+// anything else (negative, fractional, NaN, past what `max` holds) is refused.
+inline uint64_t limit_from_js(double v, const char* name, uint64_t max) {
+  if (!(v >= 0) || v != std::floor(v) || v > 9007199254740992.0)
+    throw tir::ExecutionError(std::string("limits.") + name +
+                              " must be a non-negative integer up to 2^53 (0: the default), got " + std::to_string(v));
+  if (uint64_t(v) > max)
+    throw tir::ExecutionError(std::string("limits.") + name + " = " + std::to_string(uint64_t(v)) +
+                              " is more than this build can address (" + std::to_string(max) + ")");
+  return uint64_t(v);
+}
+
+// SessionOptions::limits from loadIR's {limits: {maxTensorBytes, maxArenaBytes, maxRunWork}}.
+inline tir::Limits limits_from_js(double max_tensor_bytes, double max_arena_bytes, double max_run_work) {
+  tir::Limits l;
+  l.max_tensor_bytes = size_t(limit_from_js(max_tensor_bytes, "maxTensorBytes", SIZE_MAX));
+  l.max_arena_bytes = size_t(limit_from_js(max_arena_bytes, "maxArenaBytes", SIZE_MAX));
+  l.max_run_work = int64_t(limit_from_js(max_run_work, "maxRunWork", INT64_MAX));
+  return l;
+}
+
 // Session options from JS: weightDtype "float32" | "float16" | "bfloat16"
-// (the Session constructor refuses the others with a clear message).
-inline tir::SessionOptions session_options(const std::string& weight_dtype) {
+// (the Session constructor refuses the others with a clear message), and the
+// caps set by setLimits.
+inline tir::SessionOptions session_options(const std::string& weight_dtype, const tir::Limits& limits = {}) {
   tir::SessionOptions o;
+  o.limits = limits;
   if (!tir::try_parse_dtype(weight_dtype, &o.weight_dtype))
     throw tir::ExecutionError("weightDtype must be 'float32', 'float16' or 'bfloat16', got '" + weight_dtype + "'");
   return o;

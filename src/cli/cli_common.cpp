@@ -1,6 +1,8 @@
 #include "cli/cli_common.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "core/errors.h"
 #include "weights/safetensors.h"
@@ -38,9 +40,13 @@ Args parse_args(int argc, char** argv, int first, const std::vector<std::string>
 }
 
 std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std::string& origin) {
+  // Hashed: TensorMap::find scans, and a model may have 40k inputs.
+  std::unordered_map<std::string, const Tensor*> by_name;
+  for (const auto& kv : io.items) by_name.emplace(kv.first, &kv.second);
   std::vector<Tensor> v;
   for (const auto& gi : model.graph_inputs) {
-    const Tensor* t = io.find("input." + gi.name);
+    auto it = by_name.find("input." + gi.name);
+    const Tensor* t = it == by_name.end() ? nullptr : it->second;
     if (!t) throw WeightLoadError(origin + ": no tensor 'input." + gi.name + "' for graph input '" + gi.name + "'");
     v.push_back(*t);
   }
@@ -62,8 +68,54 @@ TensorMap load_optional_tensors(const std::string& path) {
   return path.empty() ? TensorMap{} : read_weights_file(path);
 }
 
+const char* const kLimitsUsage =
+    "LIMITS: --max-tensor-bytes N, --max-arena-bytes N, --max-run-work N (suffixes K/M/G/T; 0: default): the caps a\n"
+    "session checks at load: bytes of one tensor and of the memory plan (default: physical memory; 2 GiB in\n"
+    "WASM) and elements touched per run (default 2^40). Accepted by run, verify, parity and generate.\n";
+
+uint64_t parse_size(const std::string& text, const std::string& option) {
+  const std::string bad = option + " expects a non-negative integer with an optional K/M/G/T suffix, got '" + text + "'";
+  size_t i = 0;
+  uint64_t v = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (v > (UINT64_MAX - 9) / 10) throw UsageError(option + ": '" + text + "' is too large");
+    v = v * 10 + uint64_t(text[i] - '0');
+  }
+  if (i == 0) throw UsageError(bad);
+  int shift = 0;
+  if (i < text.size()) {
+    switch (text[i] | 0x20) {
+      case 'k': shift = 10; break;
+      case 'm': shift = 20; break;
+      case 'g': shift = 30; break;
+      case 't': shift = 40; break;
+      default: throw UsageError(bad);
+    }
+    ++i;
+    if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
+  }
+  if (i != text.size()) throw UsageError(bad);
+  if (shift && v > (UINT64_MAX >> shift)) throw UsageError(option + ": '" + text + "' is too large");
+  return v << shift;
+}
+
+Limits limits_from_args(const Args& a) {
+  Limits l;
+  auto get = [&](const std::string& opt, uint64_t max) -> uint64_t {
+    if (!a.has(opt)) return 0;
+    const uint64_t v = parse_size(a.get(opt), opt);
+    if (v > max) throw UsageError(opt + ": " + a.get(opt) + " is more than this build can address");
+    return v;
+  };
+  l.max_tensor_bytes = size_t(get("--max-tensor-bytes", SIZE_MAX));
+  l.max_arena_bytes = size_t(get("--max-arena-bytes", SIZE_MAX));
+  l.max_run_work = int64_t(get("--max-run-work", INT64_MAX));
+  return l;
+}
+
 SessionOptions session_options(const Args& a) {
   SessionOptions o;
+  o.limits = limits_from_args(a);
   const std::string wd = a.get("--weight-dtype", "float32");
   if (!try_parse_dtype(wd, &o.weight_dtype) ||
       (o.weight_dtype != DType::F32 && o.weight_dtype != DType::F16 && o.weight_dtype != DType::BF16))

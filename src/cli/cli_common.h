@@ -4,12 +4,20 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "ir/model.h"
 #include "runtime/session.h"
 #include "core/tensor.h"
 #include "weights/tensor_map.h"
 
 namespace tir::cli {
+
+// A bad command line (unknown value format, out-of-range option): main prints
+// it with the usage hint and exits 2, as for an unknown command.
+struct UsageError : Error {
+  using Error::Error;
+  const char* kind() const override { return "UsageError"; }
+};
 
 struct Args {
   std::vector<std::string> positional;
@@ -30,7 +38,15 @@ std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std
 std::vector<Tensor> io_outputs(const Model& model, const TensorMap& io, const std::string& origin);
 TensorMap load_optional_tensors(const std::string& path);
 
-// Session options from the flags run/verify/generate share (--weight-dtype).
+// Session options from the flags run/verify/generate/parity share
+// (--weight-dtype, --max-tensor-bytes, --max-arena-bytes, --max-run-work).
 SessionOptions session_options(const Args& a);
+// The limit flags alone (0 where absent: the build's default).
+Limits limits_from_args(const Args& a);
+// "4096", "512M", "2G", "1T" (K/M/G/T = 2^10/2^20/2^30/2^40, case-insensitive,
+// an optional trailing B) as a count; UsageError naming `option` otherwise.
+uint64_t parse_size(const std::string& text, const std::string& option);
+// Usage lines for the limit flags (kUsage and generate's usage show them).
+extern const char* const kLimitsUsage;
 
 }  // namespace tir::cli

@@ -20,7 +20,7 @@ namespace tir::cli {
 const char* kGenerateUsage =
     "  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n"
     "      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n"
-    "      [--threads N] [--weight-dtype D] [--no-donate]   (new ids on the last stdout line; timing on stderr)\n";
+    "      [--threads N] [--weight-dtype D] [--no-donate] [LIMITS]   (new ids on the last stdout line; timing on stderr)\n";
 
 namespace {
 

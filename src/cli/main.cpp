@@ -31,21 +31,24 @@ const char* kUsage =
     "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n"
     "  pie IR [--top N] [-o FILE]\n"
     "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n"
-    "      [--threads N] [--weight-dtype D]   (--repeat: N runs, median time and per-node median profile)\n"
+    "      [--threads N] [--weight-dtype D] [LIMITS]   (--repeat: N runs, median time and per-node median profile)\n"
     "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
-    "      [--weight-dtype D]\n"
-    "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
+    "      [--weight-dtype D] [LIMITS]\n"
+    "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda] [LIMITS]\n"
     "%GENERATE%"
     "  ops                       (lists the supported op types)\n"
     "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
     "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
-    "pack (halves widened in the kernel, f32 accumulation; default float32).\n";
+    "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
+    "%LIMITS%";
 
 // kUsage with the generate command's lines in place of %GENERATE%.
 std::string usage() {
   std::string u = kUsage;
   const std::string mark = "%GENERATE%";
-  return u.replace(u.find(mark), mark.size(), kGenerateUsage);
+  u.replace(u.find(mark), mark.size(), kGenerateUsage);
+  const std::string limits = "%LIMITS%";
+  return u.replace(u.find(limits), limits.size(), kLimitsUsage);
 }
 
 void write_text(const std::string& text, const std::string& path) {
@@ -194,6 +197,7 @@ int cmd_parity(const Args& a) {
   o.rtol = a.num("--rtol", 1e-4);
   o.atol = a.num("--atol", 1e-4);
   o.device = a.get("--device", "cpu");
+  o.limits = limits_from_args(a);
   return run_parity(m, read_weights_file(required(a, "--weights")), load_optional_tensors(a.get("--constants")),
                     io_inputs(m, io, io_path), o, std::cout);
 }
@@ -217,6 +221,9 @@ int main(int argc, char** argv) {
     if (cmd == "generate") return cmd_generate(a);
     if (cmd == "ops") return cmd_ops();
     std::cerr << "torchir: unknown command '" << cmd << "'\n" << usage();
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "torchir: usage error: " << e.what() << " (torchir --help lists the options)\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";

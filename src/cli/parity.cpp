@@ -31,6 +31,7 @@ std::vector<Tensor> run_reference(const Model& model, const TensorMap& weights, 
 int run_parity(const Model& model, const TensorMap& weights, const TensorMap& constants,
                const std::vector<Tensor>& inputs, const ParityOptions& o, std::ostream& out) {
   SessionOptions so;
+  so.limits = o.limits;
   so.keep_intermediates = true;
   Session native(model, so);
   native.bind(weights, constants);

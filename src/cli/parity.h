@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/model.h"
+#include "runtime/session.h"
 #include "core/tensor.h"
 #include "weights/tensor_map.h"
 
@@ -15,6 +16,7 @@ struct ParityOptions {
   double rtol = 1e-4;
   double atol = 1e-4;
   std::string device = "cpu";
+  Limits limits;  // for the native session
 };
 
 std::vector<Tensor> run_reference(const Model& model, const TensorMap& weights, const TensorMap& constants,

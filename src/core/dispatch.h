@@ -44,6 +44,10 @@ inline To convert(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // NaN and values past int64 give INT64_MIN, as x86's cvttsd2si (torch's
+    // CPU result); the C++ cast would be undefined behavior.
+    if (!(v >= From(-9.2233720368547758e18) && v < From(9.2233720368547758e18)))
+      return static_cast<To>(INT64_MIN);
     return static_cast<To>(static_cast<int64_t>(v));
   } else {
     return static_cast<To>(v);

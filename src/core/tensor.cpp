@@ -1,6 +1,7 @@
 #include "core/tensor.h"
 
 #include <cstring>
+#include <limits>
 
 #include "core/checked.h"
 #include "core/errors.h"
@@ -14,7 +15,9 @@ Strides contiguous_strides(const Shape& shape) {
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     st[i] = s;
-    s *= shape[i] > 0 ? shape[i] : 1;
+    // Saturate: only a shape whose element count overflows gets here, and
+    // checked_numel refuses that one wherever it is materialized.
+    if (!mul_ok(s, shape[i] > 0 ? shape[i] : 1, &s)) s = std::numeric_limits<int64_t>::max();
   }
   return st;
 }
@@ -78,9 +81,35 @@ bool Tensor::is_contiguous() const {
   for (size_t i = shape.size(); i-- > 0;) {
     if (shape[i] == 1) continue;
     if (strides[i] != expected) return shape_numel(shape) == 0;
-    expected *= shape[i];
+    if (!mul_ok(expected, shape[i], &expected)) return shape_numel(shape) == 0;
   }
   return true;
+}
+
+size_t Tensor::nbytes() const { return checked_nbytes(numel(), dtype_size(dtype), "tensor"); }
+
+void check_view_in_buffer(const Tensor& t, const std::string& what) {
+  const auto fail = [&](const std::string& why) {
+    throw ExecutionError(what + ": view with shape " + shape_to_string(t.shape) + ", strides " +
+                         shape_to_string(t.strides) + " and offset " + std::to_string(t.offset) + " " + why);
+  };
+  if (!t.buffer) fail("has no storage");
+  if (t.strides.size() != t.shape.size()) fail("does not have one stride per dim");
+  const int64_t numel = checked_numel(t.shape, what);
+  if (t.offset < 0) fail("starts before its storage");
+  if (numel == 0) return;
+  // Lowest and highest element index the view touches, overflow-checked.
+  int64_t lo = t.offset, hi = t.offset;
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    int64_t span;
+    if (!mul_ok(t.shape[d] - 1, t.strides[d], &span)) fail("overflows int64");
+    if (!add_ok(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) fail("overflows int64");
+  }
+  const uint64_t item = dtype_size(t.dtype);
+  if (lo < 0) fail("reaches before its storage");
+  if (uint64_t(hi) >= t.buffer->nbytes / item)
+    fail("reaches element " + std::to_string(hi) + " of a storage of " + std::to_string(t.buffer->nbytes / item) +
+         " elements (" + std::to_string(t.buffer->nbytes) + " bytes)");
 }
 
 Tensor Tensor::view_as(Shape new_shape, Strides new_strides, int64_t new_offset) const {
@@ -97,7 +126,7 @@ Tensor make_owned(DType dtype, const Shape& shape) {
   Tensor t;
   t.buffer = std::make_shared<Buffer>();
   t.buffer->kind = Buffer::Kind::Scratch;
-  const size_t n = size_t(shape_numel(shape)) * dtype_size(dtype);
+  const size_t n = checked_nbytes(checked_numel(shape, "new tensor"), dtype_size(dtype), "new tensor");
   t.buffer->owned.assign(n ? n : 1, 0);
   t.buffer->data = t.buffer->owned.data();
   t.buffer->nbytes = n;
@@ -111,7 +140,8 @@ Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label)
   Tensor t;
   t.buffer = std::make_shared<Buffer>();
   t.buffer->kind = Buffer::Kind::Arena;
-  t.buffer->nbytes = size_t(shape_numel(shape)) * dtype_size(dtype);
+  t.buffer->nbytes = checked_nbytes(checked_numel(shape, "value '" + label + "'"), dtype_size(dtype),
+                                    "value '" + label + "'");
   t.buffer->label = label;
   t.dtype = dtype;
   t.shape = shape;

@@ -36,7 +36,7 @@ struct Tensor {
   int64_t size(int64_t d) const;   // negative d allowed
   bool defined() const { return buffer != nullptr; }
   bool is_contiguous() const;
-  size_t nbytes() const { return size_t(numel()) * dtype_size(dtype); }
+  size_t nbytes() const;  // overflow-checked (ExecutionError past size_t)
   uint8_t* raw() const { return buffer->data + offset * int64_t(dtype_size(dtype)); }
   template <typename T> T* data() const { return reinterpret_cast<T*>(raw()); }
 
@@ -49,6 +49,10 @@ struct Tensor {
 Tensor make_owned(DType dtype, const Shape& shape);
 // Contiguous tensor whose buffer is not yet allocated (the planner places it).
 Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label);
+// Throws ExecutionError naming `what` unless every element the view (shape,
+// strides, offset) can reach lies inside its buffer's nbytes: for tensors that
+// come from outside (weights, constants, fed inputs) before they are read.
+void check_view_in_buffer(const Tensor& t, const std::string& what);
 // Contiguous copy (same dtype) unless already contiguous, then returns t itself.
 Tensor contiguous_or_self(const Tensor& t);
 // Copies src into dst elementwise (shapes equal; strides arbitrary; dtypes may differ: cast).

@@ -6,11 +6,7 @@
 
 namespace tir {
 
-int64_t TensorMeta::numel() const {
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
-}
+int64_t TensorMeta::numel() const { return shape_numel(shape); }
 
 std::string Model::original_name(const std::string& placeholder) const {
   for (const auto& kv : weight_name_mapping)
@@ -40,6 +36,53 @@ const TensorMeta* Model::find_graph_input(const std::string& name) const {
   for (const auto& g : graph_inputs)
     if (g.name == name) return &g;
   return nullptr;
+}
+
+ModelIndex::ModelIndex(const Model& model) {
+  for (const auto& kv : model.weight_name_mapping) {
+    original_.emplace(kv.first, kv.second);
+    placeholders_[kv.second].push_back(kv.first);
+  }
+  for (const auto& w : model.weights) weights_.emplace(w.name, &w);
+  // Older files list weights under a placeholder: the first placeholder (file
+  // order) that names a weight, per original key.
+  for (const auto& kv : placeholders_)
+    for (const auto& p : kv.second) {
+      auto it = weights_.find(p);
+      if (it == weights_.end()) continue;
+      by_placeholder_.emplace(kv.first, it->second);
+      break;
+    }
+  for (const auto& g : model.graph_inputs) graph_inputs_.emplace(g.name, &g);
+}
+
+std::string ModelIndex::original_name(const std::string& placeholder) const {
+  auto it = original_.find(placeholder);
+  return it == original_.end() ? placeholder : it->second;
+}
+
+const std::vector<std::string>& ModelIndex::placeholders_of(const std::string& original) const {
+  static const std::vector<std::string> none;
+  auto it = placeholders_.find(original);
+  return it == placeholders_.end() ? none : it->second;
+}
+
+const TensorMeta* ModelIndex::find_weight(const std::string& name) const {
+  // Model::find_weight takes the first weight (file order) named either the
+  // original or `name`; then, for older files, the first placeholder match.
+  const TensorMeta* best = nullptr;
+  for (const std::string& n : {name, original_name(name)}) {
+    auto it = weights_.find(n);
+    if (it != weights_.end() && (!best || it->second < best)) best = it->second;
+  }
+  if (best) return best;
+  auto it = by_placeholder_.find(name);
+  return it == by_placeholder_.end() ? nullptr : it->second;
+}
+
+const TensorMeta* ModelIndex::find_graph_input(const std::string& name) const {
+  auto it = graph_inputs_.find(name);
+  return it == graph_inputs_.end() ? nullptr : it->second;
 }
 
 std::string Attr::to_string() const {

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -56,5 +57,25 @@ struct Model {
   const TensorMeta* find_graph_input(const std::string& name) const;
 };
 
+// Hash-map form of Model's name lookups, for callers that look up once per node
+// input (validator, Session): linear scans there made 100k weight_name_mapping
+// entries or 40k graph inputs quadratic. Answers exactly as Model's methods do.
+// Holds pointers into `model`: rebuild it after the model moves or changes.
+class ModelIndex {
+ public:
+  ModelIndex() = default;
+  explicit ModelIndex(const Model& model);
+  std::string original_name(const std::string& placeholder) const;
+  const std::vector<std::string>& placeholders_of(const std::string& original) const;
+  const TensorMeta* find_weight(const std::string& name_or_placeholder) const;
+  const TensorMeta* find_graph_input(const std::string& name) const;
+
+ private:
+  std::unordered_map<std::string, std::string> original_;               // first mapping wins
+  std::unordered_map<std::string, std::vector<std::string>> placeholders_;  // file order
+  std::unordered_map<std::string, const TensorMeta*> weights_;          // first listed wins
+  std::unordered_map<std::string, const TensorMeta*> by_placeholder_;    // original -> weight
+  std::unordered_map<std::string, const TensorMeta*> graph_inputs_;
+};
 
 }  // namespace tir

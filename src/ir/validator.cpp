@@ -2,8 +2,8 @@
 // Every problem is collected so one run shows the whole picture.
 #include "ir/validator.h"
 
-#include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/errors.h"
 
@@ -29,10 +29,12 @@ std::string meta_mismatch(const TensorMeta& got, const TensorMeta& want, const s
 
 }  // namespace
 
-std::vector<std::string> validate_model(const Model& model) {
+std::vector<std::string> validate_model(const Model& model) { return validate_model(model, ModelIndex(model)); }
+
+std::vector<std::string> validate_model(const Model& model, const ModelIndex& index) {
   std::vector<std::string> problems;
 
-  std::map<std::string, size_t> graph_input_index;
+  std::unordered_map<std::string, size_t> graph_input_index;
   for (size_t k = 0; k < model.graph_inputs.size(); ++k) {
     const auto& g = model.graph_inputs[k];
     if (!graph_input_index.emplace(g.name, k).second)
@@ -41,7 +43,7 @@ std::vector<std::string> validate_model(const Model& model) {
   }
 
   // First occurrence of each node name.
-  std::map<std::string, size_t> node_index;
+  std::unordered_map<std::string, size_t> node_index;
   for (size_t k = 0; k < model.nodes.size(); ++k) {
     const OpNode& n = model.nodes[k];
     const std::string where = "nodes[" + std::to_string(k) + "]";
@@ -64,8 +66,8 @@ std::vector<std::string> validate_model(const Model& model) {
       const TensorMeta& in = n.inputs[j];
       const std::string where = node_desc + " input " + std::to_string(j) + " (" + quoted(in.name) + ")";
       if (!in.has_producer()) {
-        if (model.find_weight(in.name)) continue;
-        if (const TensorMeta* g = model.find_graph_input(in.name)) {
+        if (index.find_weight(in.name)) continue;
+        if (const TensorMeta* g = index.find_graph_input(in.name)) {
           std::string diff = meta_mismatch(in, *g, "graph input " + quoted(g->name));
           if (!diff.empty()) problems.push_back(where + ": " + diff);
           continue;
@@ -79,7 +81,7 @@ std::vector<std::string> validate_model(const Model& model) {
       const TensorMeta* source = nullptr;
       std::string source_desc;
       auto it = node_index.find(in.producer_node);
-      const TensorMeta* g = model.find_graph_input(in.producer_node);
+      const TensorMeta* g = index.find_graph_input(in.producer_node);
       if (it != node_index.end() && it->second < k) {
         const OpNode& prod = model.nodes[it->second];
         if (in.producer_output_idx < 0 || in.producer_output_idx >= int64_t(prod.outputs.size())) {
@@ -112,26 +114,26 @@ std::vector<std::string> validate_model(const Model& model) {
       }
       // A weight read must come from the registry, not from a producer; tolerate
       // the (odd but harmless) case of a node output that shares the weight's name.
-      if (model.find_weight(in.name) && in.name != source->name)
+      if (index.find_weight(in.name) && in.name != source->name)
         problems.push_back(where + ": names a weight but has producer_node " + quoted(in.producer_node));
       std::string diff = meta_mismatch(in, *source, source_desc);
       if (!diff.empty()) problems.push_back(where + ": " + diff);
     }
   }
 
-  std::set<std::string> produced;
+  std::unordered_set<std::string> produced;
   for (const auto& n : model.nodes)
     for (const auto& o : n.outputs) produced.insert(o.name);
   for (size_t k = 0; k < model.graph_outputs.size(); ++k) {
     const auto& o = model.graph_outputs[k];
     // An exported forward may also return an input or a buffer unchanged.
-    if (produced.count(o.name) || graph_input_index.count(o.name) || model.find_weight(o.name)) continue;
+    if (produced.count(o.name) || graph_input_index.count(o.name) || index.find_weight(o.name)) continue;
     problems.push_back("graph_outputs[" + std::to_string(k) + "] (" + quoted(o.name) +
                        "): names no node output or graph input");
   }
 
   // Only checkable when `weights` lists original keys (older files list placeholders).
-  std::set<std::string> weight_names;
+  std::unordered_set<std::string> weight_names;
   for (const auto& w : model.weights) weight_names.insert(w.name);
   bool lists_placeholders = false;
   for (const auto& kv : model.weight_name_mapping)
@@ -145,8 +147,10 @@ std::vector<std::string> validate_model(const Model& model) {
   return problems;
 }
 
-void validate_model_or_throw(const Model& model) {
-  const auto problems = validate_model(model);
+void validate_model_or_throw(const Model& model) { validate_model_or_throw(model, ModelIndex(model)); }
+
+void validate_model_or_throw(const Model& model, const ModelIndex& index) {
+  const auto problems = validate_model(model, index);
   if (problems.empty()) return;
   // A broken generator can produce one problem per node: show the first ones, count the rest.
   constexpr size_t kShown = 50;

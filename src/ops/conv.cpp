@@ -1,6 +1,7 @@
 // Convolutions (1-D, 2-D and 3-D, normal and transposed, NC[D]HW). Every
 // overload is parsed into one ConvArgs and run by the N-d kernels in
 // kernels/conv.h; lower ranks fill the leading spatial dims with size 1.
+#include "core/checked.h"
 #include "kernels/conv.h"
 
 #include <string>
@@ -72,7 +73,7 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
   g.C = x.shape[lead];
   g.G = groups;
   if (!a.transposed) {
-    call.check(w.shape[1] * groups == g.C && w.shape[0] % groups == 0,
+    call.check(checked_mul(w.shape[1], groups, "conv geometry") == g.C && w.shape[0] % groups == 0,
                "weight " + shape_to_string(w.shape) + " with groups=" + std::to_string(groups) +
                    " does not fit input " + shape_to_string(x.shape));
     g.OC = w.shape[0];
@@ -80,7 +81,7 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
     call.check(w.shape[0] == g.C && g.C % groups == 0, "transposed weight " + shape_to_string(w.shape) +
                                                            " with groups=" + std::to_string(groups) +
                                                            " does not fit input " + shape_to_string(x.shape));
-    g.OC = w.shape[1] * groups;
+    g.OC = checked_mul(w.shape[1], groups, "conv geometry");
   }
   // Spatial geometry, right-aligned: a 2-D conv has D = 1, a 1-D conv also H = 1.
   int64_t* in_sz[3] = {&g.D, &g.H, &g.W};
@@ -95,19 +96,20 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
   a.out_shape.push_back(g.OC);
   for (size_t d = 0; d < n; ++d) {
     const int64_t in = x.shape[lead + 1 + d], k = w.shape[2 + d];
-    const int64_t eff_k = dilation[d] * (k - 1) + 1;
+    const int64_t eff_k = checked_add(checked_mul(dilation[d], k - 1, "conv geometry"), 1, "conv geometry");
     int64_t p = padding[d], out;
     if (pad_mode == "same") {
       call.check(stride[d] == 1, "padding='same' is not supported for strided convolutions");
       p = (eff_k - 1) / 2;  // the odd extra goes right/bottom: output size stays `in`
       out = in;
     } else if (!a.transposed) {
-      out = (in + 2 * padding[d] - eff_k) / stride[d] + 1;
-      if (in + 2 * padding[d] < eff_k) out = 0;
+      const int64_t padded = checked_add(in, checked_mul(2, padding[d], "conv geometry"), "conv geometry");
+      out = padded < eff_k ? 0 : (padded - eff_k) / stride[d] + 1;
     } else {
       call.check(out_pad[d] < stride[d] || out_pad[d] < dilation[d],
                  "output_padding must be smaller than stride or dilation");
-      out = (in - 1) * stride[d] - 2 * padding[d] + eff_k + out_pad[d];
+      out = checked_add(checked_add(checked_mul(in - 1, stride[d], "conv geometry"), -checked_mul(2, padding[d], "conv geometry"), "conv geometry"),
+                        checked_add(eff_k, out_pad[d], "conv geometry"), "conv geometry");
     }
     call.check(out > 0, "computed output size " + std::to_string(out) + " is too small (input " +
                             shape_to_string(x.shape) + ", kernel " + shape_to_string(w.shape) + ")");

@@ -3,6 +3,7 @@
 // strings or ScalarType ints (OpCall::dtype); device/layout/pin_memory are
 // ignored. f16/bf16 requests give f32 tensors (the engine's compute dtype).
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -109,14 +110,23 @@ Range parse_range(const OpCall& call) {
   call.check(st != 0.0, "step must be nonzero");
   call.check((st > 0 && e >= s) || (st < 0 && e <= s),
              "upper bound and larger bound inconsistent with step sign");
+  // The length is computed where it cannot overflow (128-bit for int64, a
+  // finite bounded double otherwise) and refused past int64 before conversion;
+  // the tensor and work caps then bound what is allocated and filled.
   if (r.dtype == DType::I64) {
-    // exact int64 arithmetic
-    const int64_t si = scalar_as<int64_t>(r.start), ei = scalar_as<int64_t>(r.end),
-                  sti = scalar_as<int64_t>(r.step);
-    r.count = (ei - si + sti - ((sti > 0) - (sti < 0))) / sti;
+    const __int128 si = scalar_as<int64_t>(r.start), ei = scalar_as<int64_t>(r.end),
+                   sti = scalar_as<int64_t>(r.step);
+    const __int128 n = (ei - si + sti - ((sti > 0) - (sti < 0))) / sti;
+    call.check(n <= INT64_MAX, "arange length does not fit int64");
+    r.count = int64_t(n);
   } else {
     // Count computed in double from the original bounds, as torch does.
-    r.count = int64_t(std::ceil((r.end.f - r.start.f) / r.step.f));
+    const double n = std::ceil((r.end.f - r.start.f) / r.step.f);
+    call.check(std::isfinite(n), "arange: the length (end - start) / step is not finite (start " +
+                                     std::to_string(r.start.f) + ", end " + std::to_string(r.end.f) + ", step " +
+                                     std::to_string(r.step.f) + ")");
+    call.check(n < 9.2e18, "arange length does not fit int64");
+    r.count = int64_t(n);
   }
   call.check(r.count >= 0, "invalid arange size");
   return r;
@@ -138,7 +148,9 @@ void run_arange(OpCall& call) {
       for (int64_t i = 0; i < r.count; ++i) p[i] = T(s + st * double(i));
     } else {
       const int64_t s = scalar_as<int64_t>(r.start), st = scalar_as<int64_t>(r.step);
-      for (int64_t i = 0; i < r.count; ++i) p[i] = convert<T>(s + st * i);
+      // Unsigned: the exact result fits (it lies between start and end), the
+      // intermediate product may not.
+      for (int64_t i = 0; i < r.count; ++i) p[i] = convert<T>(int64_t(uint64_t(s) + uint64_t(st) * uint64_t(i)));
     }
   });
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/checked.h"
 #include "core/dispatch.h"
 #include "kernels/gather.h"
 #include "core/strided.h"
@@ -366,7 +367,7 @@ void plan_repeat_interleave_int(OpCall& call) {
   const Tensor& self = call.in[0];
   const RepeatArgs r = repeat_args(call);
   Shape out = r.flat ? Shape{self.numel()} : self.shape;
-  out[r.dim] *= r.repeats;
+  out[r.dim] = checked_mul(out[r.dim], r.repeats, "repeat_interleave");
   if (call.has("output_size"))
     call.check(call.i("output_size") == out[r.dim], "output_size " + std::to_string(call.i("output_size")) +
                                                          " does not match the repeated size " +

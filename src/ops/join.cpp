@@ -2,6 +2,7 @@
 // slice of the output through copy_into, so strided inputs need no copy first.
 #include <string>
 
+#include "core/checked.h"
 #include "ops/common.h"
 #include "ops/op.h"
 
@@ -49,7 +50,7 @@ CatPlan plan_cat_shape(const OpCall& call, const std::vector<Tensor>& tensors, i
     if (!ok)
       call.fail("tensor " + std::to_string(k) + " has shape " + shape_to_string(t.shape) + ", expected " +
                 shape_to_string(ref->shape) + " except in dimension " + std::to_string(p.dim));
-    p.out[size_t(p.dim)] += t.shape[size_t(p.dim)];
+    p.out[size_t(p.dim)] = checked_add(p.out[size_t(p.dim)], t.shape[size_t(p.dim)], "cat output size");
   }
   return p;
 }

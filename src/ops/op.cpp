@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/checked.h"
+
 namespace tir {
 
 namespace {
@@ -146,6 +148,12 @@ int64_t OpCall::wrap_dim(int64_t dim, int64_t ndim) const {
   return dim < 0 ? dim + n : dim;
 }
 
+int64_t OpCall::wrap_sized_dim(int64_t dim, int64_t ndim, const std::string& op) const {
+  if (ndim <= 0)
+    fail(op + ": dimension specified as " + std::to_string(dim) + " but the tensor has no dimensions (0-d)");
+  return wrap_dim(dim, ndim);
+}
+
 void OpCall::ensure_out(size_t idx) {
   if (out.size() <= idx) out.resize(idx + 1);
 }
@@ -153,6 +161,10 @@ void OpCall::ensure_out(size_t idx) {
 Tensor& OpCall::fresh(size_t idx, DType dtype, const Shape& shape) {
   ensure_out(idx);
   const std::string label = idx < node->outputs.size() ? node->outputs[idx].name : node->name;
+  // Before anything sizes memory from it: the element count and bytes must fit.
+  const std::string what = "node '" + node->name + "' (" + node->op_type + ") output '" + label + "'";
+  if (check_fresh) check_fresh(what, shape, dtype);
+  checked_nbytes(checked_numel(shape, what), dtype_size(dtype), what);
   out[idx] = make_unplanned(dtype, shape, label);
   return out[idx];
 }
@@ -163,20 +175,23 @@ OpRegistry& OpRegistry::instance() {
 }
 
 void OpRegistry::add(const std::string& op_type, OpDef def) {
-  for (auto& kv : defs_)
-    if (kv.first == op_type) { kv.second = std::move(def); return; }
-  defs_.emplace_back(op_type, std::move(def));
+  auto it = index_.find(op_type);
+  if (it != index_.end()) {
+    defs_[it->second]->second = std::move(def);
+    return;
+  }
+  index_.emplace(op_type, defs_.size());
+  defs_.push_back(std::make_unique<std::pair<std::string, OpDef>>(op_type, std::move(def)));
 }
 
 const OpDef* OpRegistry::find(const std::string& op_type) const {
-  for (const auto& kv : defs_)
-    if (kv.first == op_type) return &kv.second;
-  return nullptr;
+  auto it = index_.find(op_type);
+  return it == index_.end() ? nullptr : &defs_[it->second]->second;
 }
 
 std::vector<std::string> OpRegistry::op_types() const {
   std::vector<std::string> v;
-  for (const auto& kv : defs_) v.push_back(kv.first);
+  for (const auto& kv : defs_) v.push_back(kv->first);
   std::sort(v.begin(), v.end());
   return v;
 }

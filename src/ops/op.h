@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,10 @@ class OpCall {
   // nothing reads in[0] afterwards, the runtime may plan out[0] in in[0]'s
   // memory (runtime/inplace.cpp); run() then skips copying self.
   bool rewrites_self = false;
+  // Set by the runtime before plan(): called by fresh() with the output's
+  // "node 'n' (op) output 'name'" description, shape and dtype before the value
+  // is made, so a size past the session's limits fails with its message.
+  std::function<void(const std::string& what, const Shape& shape, DType dtype)> check_fresh;
 
   bool is_constant(size_t i) const { return i < const_in.size() && const_in[i]; }
 
@@ -110,6 +115,10 @@ class OpCall {
   void expect_inputs(size_t min, size_t max) const;
   // dim in [-ndim, ndim) -> [0, ndim); `ndim` may be 0 (then -1/0 allowed, as torch)
   int64_t wrap_dim(int64_t dim, int64_t ndim) const;
+  // For a dim that indexes the shape (split, chunk, narrow, unbind, unflatten,
+  // ...): as wrap_dim, but a 0-d tensor has no such dim (torch's "Dimension
+  // specified as 0 but tensor has no dimensions"); `op` names the op.
+  int64_t wrap_sized_dim(int64_t dim, int64_t ndim, const std::string& op) const;
 
   // --- plan helpers ---
   Tensor& fresh(size_t idx, DType dtype, const Shape& shape);
@@ -138,7 +147,9 @@ class OpRegistry {
   const OpDef* find(const std::string& op_type) const;
   std::vector<std::string> op_types() const;  // sorted
  private:
-  std::vector<std::pair<std::string, OpDef>> defs_;
+  // Heap-allocated entries keep find()'s pointers valid as ops are added.
+  std::vector<std::unique_ptr<std::pair<std::string, OpDef>>> defs_;
+  std::unordered_map<std::string, size_t> index_;  // op type -> defs_ position
 };
 
 struct OpRegistrar {

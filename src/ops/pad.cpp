@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/checked.h"
 #include "core/dispatch.h"
 #include "kernels/reindex.h"
 #include "ops/op.h"
@@ -50,7 +51,7 @@ Shape padded_shape(const OpCall& c, const Tensor& x, const PadSpec& p) {
     const int64_t l = p.pad[size_t(2 * j)], r = p.pad[size_t(2 * j + 1)], size = x.shape[d];
     const std::string where = " (dim " + std::to_string(d) + " of size " + std::to_string(size) + ", pads " +
                               std::to_string(l) + ", " + std::to_string(r) + ")";
-    out[d] = size + l + r;
+    out[d] = checked_add(checked_add(size, l, "pad" + where), r, "pad" + where);
     c.check(out[d] >= 0, "padding would give a negative output size" + where);
     if (p.mode == Mode::Constant) continue;
     c.check(size > 0, std::string(mode_name(p.mode)) + " padding needs a non-empty input dim" + where);

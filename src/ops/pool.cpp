@@ -1,6 +1,7 @@
 // Pooling: max/avg (fixed windows) and adaptive avg/max, 1-D, 2-D and 3-D (lower
 // ranks run as 3-D with leading sizes 1). Batched (N,C,...) and unbatched
 // (C,...) inputs; NC[D]HW layout.
+#include "core/checked.h"
 #include "kernels/pool.h"
 
 #include <string>
@@ -24,9 +25,10 @@ struct PoolArgs {
 // last window must start inside the input or left padding.
 int64_t pool_out_size(const OpCall& call, int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
                       bool ceil_mode) {
-  const int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  const int64_t num = checked_add(checked_add(in, checked_mul(2, pad, "pool geometry"), "pool geometry"),
+                                  -checked_add(checked_mul(dil, k - 1, "pool geometry"), 1 - (ceil_mode ? stride - 1 : 0), "pool geometry"), "pool geometry");
   int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  if (ceil_mode && checked_mul(out - 1, stride, "pool geometry") >= checked_add(in, pad, "pool geometry")) --out;
   call.check(out >= 1, "output size " + std::to_string(out) + " is too small (input " + std::to_string(in) +
                            ", kernel " + std::to_string(k) + ", padding " + std::to_string(pad) + ")");
   return out;

@@ -5,6 +5,7 @@
 // needs a contiguous input.
 #include <string>
 
+#include "core/checked.h"
 #include "kernels/reindex.h"
 #include "ops/op.h"
 
@@ -118,7 +119,7 @@ RepeatViews repeat_views(const OpCall& c, const Tensor& x) {
     const int64_t s = i < lead ? 1 : x.shape[i - lead];
     v.split.insert(v.split.end(), {reps[i], s});
     v.in_strides.insert(v.in_strides.end(), {0, i < lead ? 0 : x.strides[i - lead]});
-    v.out.push_back(reps[i] * s);
+    v.out.push_back(checked_mul(reps[i], s, "repeat"));
   }
   return v;
 }

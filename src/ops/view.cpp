@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/checked.h"
 #include "ops/op.h"
 #include "ops/view_util.h"
 
@@ -38,8 +39,9 @@ std::optional<Strides> view_strides(const Shape& shape, const Strides& strides, 
   return out;
 }
 
-// Resolves one -1 entry from the element count.
+// Resolves one -1 entry from the element count (products overflow-checked).
 Shape infer_size(const OpCall& c, Shape shape, int64_t numel) {
+  const std::string bad = "shape " + shape_to_string(shape) + " is invalid for input of size " + std::to_string(numel);
   int64_t known = 1, infer_at = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -47,16 +49,14 @@ Shape infer_size(const OpCall& c, Shape shape, int64_t numel) {
       infer_at = int64_t(i);
     } else {
       c.check(shape[i] >= 0, "invalid size " + shape_to_string(shape));
-      known *= shape[i];
+      c.check(mul_ok(known, shape[i], &known), bad);
     }
   }
   if (infer_at >= 0) {
-    c.check(known != 0 && numel % known == 0,
-            "shape " + shape_to_string(shape) + " is invalid for input of size " + std::to_string(numel));
+    c.check(known != 0 && numel % known == 0, bad);
     shape[size_t(infer_at)] = numel / known;
   }
-  c.check(shape_numel(shape) == numel,
-          "shape " + shape_to_string(shape) + " is invalid for input of size " + std::to_string(numel));
+  c.check(checked_numel(shape, "view") == numel, bad);
   return shape;
 }
 
@@ -92,7 +92,7 @@ void plan_flatten(OpCall& c) {
   c.check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim");
   Shape shape(x.shape.begin(), x.shape.begin() + start);
   int64_t n = 1;
-  for (int64_t d = start; d <= end; ++d) n *= x.shape[size_t(d)];
+  for (int64_t d = start; d <= end; ++d) n = checked_mul(n, x.shape[size_t(d)], "flatten");
   shape.push_back(n);
   shape.insert(shape.end(), x.shape.begin() + end + 1, x.shape.end());
   reshape_to(c, shape);
@@ -101,7 +101,7 @@ void plan_flatten(OpCall& c) {
 void plan_unflatten(OpCall& c) {
   c.expect_inputs(1, 1);
   const Tensor& x = c.in[0];
-  const int64_t dim = c.wrap_dim(c.i("dim"), x.dim());
+  const int64_t dim = c.wrap_sized_dim(c.i("dim"), x.dim(), "unflatten");
   Shape sizes = infer_size(c, c.ints("sizes"), x.shape[size_t(dim)]);
   Shape shape(x.shape.begin(), x.shape.begin() + dim);
   shape.insert(shape.end(), sizes.begin(), sizes.end());
@@ -259,11 +259,11 @@ void plan_slice(OpCall& c) {
 void plan_narrow(OpCall& c) {
   c.expect_inputs(1, 1);
   const Tensor& x = c.in[0];
-  const int64_t dim = c.wrap_dim(c.i("dim"), x.dim());
+  const int64_t dim = c.wrap_sized_dim(c.i("dim"), x.dim(), "narrow");
   int64_t start = c.i("start");
   const int64_t length = c.i("length");
   if (start < 0) start += x.shape[size_t(dim)];
-  c.check(start >= 0 && length >= 0 && start + length <= x.shape[size_t(dim)],
+  c.check(start >= 0 && length >= 0 && start <= x.shape[size_t(dim)] && length <= x.shape[size_t(dim)] - start,
           "start (" + std::to_string(start) + ") + length (" + std::to_string(length) + ") exceeds dimension size (" +
               std::to_string(x.shape[size_t(dim)]) + ")");
   c.alias(0, slice_view(x, dim, start, length, 1));
@@ -277,8 +277,8 @@ void plan_select(OpCall& c) {
 void plan_unbind(OpCall& c) {
   c.expect_inputs(1, 1);
   const Tensor& x = c.in[0];
-  const int64_t dim = c.wrap_dim(c.i("dim", 0), x.dim());
-  c.check(size_t(x.shape[size_t(dim)]) == c.num_ir_outputs(), "unbind: the IR lists " +
+  const int64_t dim = c.wrap_sized_dim(c.i("dim", 0), x.dim(), "unbind");
+  c.check(uint64_t(x.shape[size_t(dim)]) == c.num_ir_outputs(), "unbind: the IR lists " +
                                                                   std::to_string(c.num_ir_outputs()) + " outputs for size " +
                                                                   std::to_string(x.shape[size_t(dim)]));
   for (int64_t k = 0; k < x.shape[size_t(dim)]; ++k) c.alias(size_t(k), select_view(c, x, dim, k));
@@ -287,55 +287,71 @@ void plan_unbind(OpCall& c) {
 // Consecutive pieces of `sizes` along dim.
 void split_into(OpCall& c, const std::vector<int64_t>& sizes, int64_t dim) {
   const Tensor& x = c.in[0];
+  const int64_t total = x.shape[size_t(dim)];
+  const std::string bad =
+      "split sizes " + shape_to_string(sizes) + " do not add up to dimension size " + std::to_string(total);
+  c.check(sizes.size() == c.num_ir_outputs(), "split gives " + std::to_string(sizes.size()) +
+                                                  " pieces but the IR lists " + std::to_string(c.num_ir_outputs()));
   int64_t start = 0;
+  for (int64_t s : sizes) {
+    c.check(s >= 0, "split_with_sizes expects split_sizes to be non-negative, but got " + shape_to_string(sizes));
+    c.check(s <= total - start, bad);
+    start += s;
+  }
+  c.check(start == total, bad);
+  start = 0;
   for (size_t k = 0; k < sizes.size(); ++k) {
     c.alias(k, slice_view(x, dim, start, sizes[k], 1));
     start += sizes[k];
   }
-  c.check(start == x.shape[size_t(dim)], "split sizes " + shape_to_string(sizes) + " do not add up to dimension size " +
-                                             std::to_string(x.shape[size_t(dim)]));
 }
 
 // split.Tensor and chunk: equal pieces of split_size, the last one smaller.
+// The piece count is checked against the IR before any piece is made, so a
+// tiny split_size on a huge dim cannot loop.
 void split_even(OpCall& c, int64_t dim, int64_t split_size) {
   const int64_t size = c.in[0].shape[size_t(dim)];
+  c.check(split_size >= 0, "split expects split_size be non-negative, but got split_size=" + std::to_string(split_size));
+  c.check(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of " +
+                                           std::to_string(size));
   std::vector<int64_t> sizes;
   if (split_size == 0) {
     sizes.assign(c.num_ir_outputs(), 0);
   } else {
-    for (int64_t s = 0; s < size; s += split_size) sizes.push_back(std::min(split_size, size - s));
+    const int64_t pieces = size == 0 ? 1 : size / split_size + (size % split_size != 0);
+    c.check(uint64_t(pieces) == c.num_ir_outputs(), "split gives " + std::to_string(pieces) +
+                                                        " pieces but the IR lists " + std::to_string(c.num_ir_outputs()));
+    for (int64_t s = 0; s < size; s += std::min(split_size, size - s)) sizes.push_back(std::min(split_size, size - s));
     if (sizes.empty()) sizes.push_back(0);
   }
-  c.check(sizes.size() == c.num_ir_outputs(), "split gives " + std::to_string(sizes.size()) +
-                                                  " pieces but the IR lists " + std::to_string(c.num_ir_outputs()));
   split_into(c, sizes, dim);
 }
 
 void plan_split(OpCall& c) {
   c.expect_inputs(1, 1);
-  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  const int64_t dim = c.wrap_sized_dim(c.i("dim", 0), c.in[0].dim(), "split");
   split_even(c, dim, c.i("split_size"));
 }
 
 void plan_chunk(OpCall& c) {
   c.expect_inputs(1, 1);
-  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  const int64_t dim = c.wrap_sized_dim(c.i("dim", 0), c.in[0].dim(), "chunk");
   const int64_t chunks = c.i("chunks");
   c.check(chunks > 0, "chunk expects `chunks` to be greater than 0");
   const int64_t size = c.in[0].shape[size_t(dim)];
-  split_even(c, dim, (size + chunks - 1) / chunks);
+  split_even(c, dim, size / chunks + (size % chunks != 0));
 }
 
 void plan_split_with_sizes(OpCall& c) {
   c.expect_inputs(1, 1);
-  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  const int64_t dim = c.wrap_sized_dim(c.i("dim", 0), c.in[0].dim(), "split_with_sizes");
   split_into(c, c.ints("split_sizes"), dim);
 }
 
 // split.sizes: split_with_sizes under split's name, `split_size` being a list.
 void plan_split_sizes(OpCall& c) {
   c.expect_inputs(1, 1);
-  const int64_t dim = c.wrap_dim(c.i("dim", 0), c.in[0].dim());
+  const int64_t dim = c.wrap_sized_dim(c.i("dim", 0), c.in[0].dim(), "split");
   split_into(c, c.ints("split_size"), dim);
 }
 

@@ -1,3 +1,4 @@
+#include "core/checked.h"
 #include "ops/view_util.h"
 
 #include <algorithm>
@@ -8,8 +9,9 @@ Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t len, int6
   Shape shape = x.shape;
   Strides strides = x.strides;
   shape[size_t(dim)] = len;
-  strides[size_t(dim)] *= step;
-  return x.view_as(shape, strides, x.offset + start * x.strides[size_t(dim)]);
+  strides[size_t(dim)] = checked_mul(strides[size_t(dim)], step, "slice stride");
+  return x.view_as(shape, strides,
+                   checked_add(x.offset, checked_mul(start, x.strides[size_t(dim)], "slice offset"), "slice offset"));
 }
 
 Tensor select_view(const OpCall& c, const Tensor& x, int64_t dim, int64_t index) {

@@ -127,7 +127,9 @@ void Session::Impl::fuse_epilogues() {
         // The residual must exist before the producer runs and be left alone until the add.
         auto w = first_writer.find(r.buffer.get());
         const bool ready = r.buffer->kind != Buffer::Kind::Arena || (w != first_writer.end() && w->second < pi);
-        bool untouched = true;
+        // Scanning for writers is linear in the distance: far-apart pairs (a
+        // hostile graph's, never a real residual's) are simply not fused.
+        bool untouched = u->step - pi <= 4096;
         for (size_t si = pi + 1; si < u->step && untouched; ++si)
           for (const auto& t : steps[si]->call.out) untouched &= !t.defined() || t.buffer != r.buffer;
         if (inplace_ok && scalar_attr(Q.call, "alpha", 1, &alpha) && alpha == 1 && r.shape == y.shape &&

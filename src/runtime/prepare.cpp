@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "runtime/limits.h"
 #include "runtime/session_impl.h"
 
 namespace tir {
@@ -76,6 +77,10 @@ void Session::Impl::prepare() {
     step->def->prepare(step->call);
     step->call.prepare_ctx = nullptr;
   }
+  // Packed copies are only known once made; still refuse a session whose
+  // memory ends up past the arena cap rather than let it grow further.
+  check_arena_bytes(limits, uint64_t(arena_size) + derived_cache->derived_bytes(),
+                    "the arena plus prepared weight copies");
   prepared = true;
 }
 

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <new>
 #include <set>
 
+#include "core/checked.h"
 #include "core/errors.h"
 #include "ir/validator.h"
+#include "runtime/limits.h"
 #include "runtime/memory_plan.h"
 #include "runtime/session_impl.h"
 
@@ -55,14 +59,17 @@ Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<I
     throw ExecutionError(std::string("SessionOptions::weight_dtype must be float32, float16 or bfloat16, got ") +
                          dtype_name(options.weight_dtype));
   impl_->options = options;
+  impl_->limits = resolve_limits(options.limits);
   impl_->compile();
 }
 
 Session::~Session() = default;
 
 void Session::Impl::compile() {
-  validate_model_or_throw(model);
+  model_index = ModelIndex(model);
+  validate_model_or_throw(model, model_index);
   check_supported(model);
+  check_declared_limits();
   for (const auto& gi : model.graph_inputs) {
     Tensor t = make_unplanned(compute_dtype(gi.dtype), gi.shape, gi.name);
     t.buffer->kind = Buffer::Kind::Input;
@@ -74,8 +81,17 @@ void Session::Impl::compile() {
     auto step = std::make_unique<Step>(node);
     step->def = OpRegistry::instance().find(node.op_type);
     for (size_t i = 0; i < node.inputs.size(); ++i) step->call.in.push_back(resolve_input(node, i));
-    step->def->plan(step->call);
+    step->call.check_fresh = [this](const std::string& what, const Shape& shape, DType dtype) {
+      check_value_limits(limits, what, shape, dtype, true);
+    };
+    try {
+      step->def->plan(step->call);
+    } catch (const std::bad_alloc&) {
+      throw ExecutionError("node '" + node.name + "' (" + node.op_type + "): out of memory while planning; " +
+                           kRaiseLimitsHint + " only if the machine has the memory");
+    }
     check_outputs(*step);
+    check_step_limits(*step);
     mark_mutations(*step);
     for (size_t k = 0; k < node.outputs.size(); ++k) values[node.outputs[k].name] = step->call.out[k];
     steps.push_back(std::move(step));
@@ -114,7 +130,7 @@ Tensor Session::Impl::resolve_input(const OpNode& node, size_t index) {
                                  ? producer->second->outputs.at(size_t(meta.producer_output_idx)).name
                                  : meta.producer_node;
     t = value_named(name, node, index);
-  } else if (model.find_weight(meta.name)) {
+  } else if (model_index.find_weight(meta.name)) {
     t = weight_tensor(meta.name, node);
   } else {
     t = value_named(meta.name, node, index);  // hand-written files: graph input without producer_node
@@ -134,8 +150,8 @@ Tensor Session::Impl::value_named(const std::string& name, const OpNode& reader,
 }
 
 Tensor& Session::Impl::weight_tensor(const std::string& placeholder, const OpNode& reader) {
-  const TensorMeta* meta = model.find_weight(placeholder);
-  std::string key = model.original_name(placeholder);
+  const TensorMeta* meta = model_index.find_weight(placeholder);
+  std::string key = model_index.original_name(placeholder);
   auto it = weights.find(key);
   if (it != weights.end()) return it->second.tensor;
   WeightSlot slot;
@@ -145,7 +161,9 @@ Tensor& Session::Impl::weight_tensor(const std::string& placeholder, const OpNod
   slot.ir_dtype = meta->dtype;
   slot.tensor = make_unplanned(compute_dtype(meta->dtype), meta->shape, key);
   slot.tensor.buffer->kind = Buffer::Kind::Weight;
-  return weights.emplace(key, std::move(slot)).first->second.tensor;
+  WeightSlot& placed = weights.emplace(key, std::move(slot)).first->second;
+  weight_by_buffer[placed.tensor.buffer.get()] = &placed;
+  return placed.tensor;
 }
 
 void Session::Impl::check_outputs(const Step& step) const {
@@ -164,11 +182,43 @@ void Session::Impl::check_outputs(const Step& step) const {
   }
 }
 
+// Graph inputs, weights and constants the IR declares: the same checks as node
+// outputs, before any of them gets memory.
+void Session::Impl::check_declared_limits() {
+  for (const auto& gi : model.graph_inputs)
+    check_value_limits(limits, "graph input '" + gi.name + "'", gi.shape, compute_dtype(gi.dtype), true);
+  for (const auto& w : model.weights)
+    check_value_limits(limits, "weight '" + w.name + "'", w.shape, compute_dtype(w.dtype), true);
+  for (const auto& c : model.constants)
+    check_value_limits(limits, "constant '" + c.first + "'", c.second.shape, c.second.dtype, true);
+}
+
+// A node's outputs against the tensor cap (fresh values by their bytes, views
+// by their element count) and its largest operand against the work cap.
+void Session::Impl::check_step_limits(const Step& step) {
+  const OpNode& node = *step.node;
+  const std::string where = "node '" + node.name + "' (" + node.op_type + ")";
+  int64_t largest = 0;
+  for (size_t i = 0; i < step.call.in.size(); ++i) {
+    const Tensor& t = step.call.in[i];
+    if (!t.defined()) continue;
+    largest = std::max(largest, checked_numel(t.shape, where + " input " + std::to_string(i)));
+  }
+  for (size_t k = 0; k < step.call.out.size(); ++k) {
+    const Tensor& t = step.call.out[k];
+    bool fresh = true;  // a view shares an input's buffer
+    for (const auto& in : step.call.in)
+      if (in.defined() && in.buffer == t.buffer) fresh = false;
+    const std::string what = where + " output '" + node.outputs[k].name + "'";
+    largest = std::max(largest, check_value_limits(limits, what, t.shape, t.dtype, fresh));
+  }
+  add_run_work(limits, &run_work, largest, where);
+}
+
 void Session::Impl::mark_mutations(const Step& step) {
   if (!is_inplace_op(step.node->op_type) || step.call.in.empty()) return;
-  const auto& target = step.call.in[0].buffer;
-  for (auto& kv : weights)
-    if (kv.second.tensor.buffer == target) kv.second.mutated = true;
+  auto it = weight_by_buffer.find(step.call.in[0].buffer.get());
+  if (it != weight_by_buffer.end()) it->second->mutated = true;
 }
 
 void Session::Impl::plan_arena() {
@@ -210,11 +260,20 @@ void Session::Impl::plan_arena() {
   if (options.keep_intermediates)
     for (auto& r : ranges) r.last = end;
   const MemoryPlan plan = plan_memory(ranges);
-  arena_size = plan.total_bytes;
-  arena_storage.reset(new uint8_t[arena_size + kArenaAlignment]);
+  check_arena_bytes(limits, plan.total_bytes + kArenaAlignment,
+                    "the memory plan (" + std::to_string(buffers.size()) + " values, " +
+                        std::to_string(steps.size()) + " steps)");
+  if (plan.total_bytes > std::numeric_limits<size_t>::max() - kArenaAlignment)
+    throw ExecutionError("the memory plan does not fit the address space");
+  arena_size = size_t(plan.total_bytes);
+  try {
+    arena_storage.reset(new uint8_t[arena_size + kArenaAlignment]);
+  } catch (const std::bad_alloc&) {
+    throw ExecutionError("could not allocate the " + std::to_string(arena_size) + "-byte arena: out of memory");
+  }
   uint8_t* base = arena_storage.get();
   base += (kArenaAlignment - reinterpret_cast<uintptr_t>(base) % kArenaAlignment) % kArenaAlignment;
-  for (size_t i = 0; i < buffers.size(); ++i) buffers[i]->data = base + plan.offsets[i];
+  for (size_t i = 0; i < buffers.size(); ++i) buffers[i]->data = base + size_t(plan.offsets[i]);
   for (const auto& m : merged_buffers) m.first->data = root(m.first)->data;
 }
 
@@ -233,6 +292,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
       throw ExecutionError("input " + std::to_string(i) + " ('" + metas[i].name + "'): expected " +
                            meta_text(metas[i].shape, metas[i].dtype) + ", got " +
                            meta_text(given.shape, given.dtype));
+    check_view_in_buffer(given, "input " + std::to_string(i) + " ('" + metas[i].name + "')");
     copy_into(s.inputs[i], given);
   }
   run_slots();

@@ -25,10 +25,13 @@ struct NodeTiming {
 // Resource caps checked at compile (Session construction), before any
 // allocation or loop: a hostile IR fails there with the node's name instead of
 // aborting at run time. 0 means the build's default (see runtime/limits.cpp).
+// Defaults: 2 GiB for one tensor and for the arena in 32-bit builds (wasm32),
+// the machine's physical memory natively; 2^40 elements of work. Errors name
+// the node, output, shape, bytes and the limit.
 struct Limits {
-  size_t max_tensor_bytes = 0;  // one value's bytes (views: their logical size)
-  size_t max_arena_bytes = 0;   // the planned arena plus prepared weight copies
-  int64_t max_run_work = 0;     // sum over nodes of their largest tensor's element count
+  size_t max_tensor_bytes = 0;  // bytes of one materialized value (graph input, weight, constant, node output)
+  size_t max_arena_bytes = 0;   // the planned arena; checked again with prepared weight copies after bind
+  int64_t max_run_work = 0;     // sum over nodes of their largest input/output element count (views included)
 };
 
 struct SessionOptions {

@@ -33,12 +33,16 @@ struct WeightSlot {
 
 struct Session::Impl {
   Model model;
+  ModelIndex model_index;  // name lookups into `model` (hash maps: O(1) per node input)
   SessionOptions options;
+  Limits limits;                                        // options.limits, defaults filled in
+  int64_t run_work = 0;                                 // elements one run touches (max_run_work)
   std::vector<Tensor> inputs;                           // graph input slots
   std::vector<std::unique_ptr<Step>> steps;
   std::unordered_map<std::string, Tensor> values;       // node output name -> value
   std::unordered_map<std::string, const OpNode*> node_by_name;
   std::map<std::string, WeightSlot> weights;            // by original key
+  std::unordered_map<const Buffer*, WeightSlot*> weight_by_buffer;  // slot of a weight's buffer
   std::vector<Tensor> outputs;                          // graph outputs (views of values)
   std::unique_ptr<uint8_t[]> arena_storage;
   size_t arena_size = 0;
@@ -55,6 +59,8 @@ struct Session::Impl {
   Tensor value_named(const std::string& name, const OpNode& reader, size_t index) const;
   Tensor& weight_tensor(const std::string& placeholder, const OpNode& reader);
   void check_outputs(const Step& step) const;
+  void check_declared_limits();
+  void check_step_limits(const Step& step);
   void mark_mutations(const Step& step);
   void mark_constant_inputs();
   void fuse_epilogues();

@@ -86,6 +86,24 @@ expect_output "run --weight-dtype" 0 "run time:" "$torchir" run "$mlp/model.json
   --inputs "$mlp/io.safetensors" --weight-dtype bfloat16
 expect_output "bad --weight-dtype" 1 "--weight-dtype must be float32, float16 or bfloat16, got 'int8'" "$torchir" run \
   "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --weight-dtype int8
+# Limits (issue 10): caps from the command line, with suffixes; a bad value is a usage error (exit 2).
+expect_output "run --max-tensor-bytes under" 0 "run time:" "$torchir" run "$mlp/model.json" \
+  --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --max-tensor-bytes 1G --max-arena-bytes 1g \
+  --max-run-work 1T
+expect_output "run --max-tensor-bytes over" 1 "(max_tensor_bytes); raise it with SessionOptions::limits" "$torchir" run \
+  "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --max-tensor-bytes 8
+expect_output "verify --max-arena-bytes over" 1 "(max_arena_bytes)" "$torchir" verify "$mlp/model.json" \
+  --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --max-arena-bytes 64
+expect_output "verify --max-run-work over" 1 "(max_run_work)" "$torchir" verify "$mlp/model.json" \
+  --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --max-run-work 10
+for v in 12X -1 1.5G "" 99999999999999999999 20000000T; do
+  expect_output "bad --max-tensor-bytes '$v'" 2 "usage error: --max-tensor-bytes" "$torchir" run "$mlp/model.json" \
+    --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --max-tensor-bytes "$v"
+done
+printf '{"model_name": "z", "graph_inputs": [], "graph_outputs": [{"name": "z", "shape": [4611686018427387904], "dtype": "float32", "producer_node": "z"}], "weights": [], "weight_name_mapping": {}, "nodes": [{"name": "z", "op_type": "aten.zeros.default", "inputs": [], "outputs": [{"name": "z", "shape": [4611686018427387904], "dtype": "float32"}], "attrs": {"size": [4611686018427387904]}}]}' > "$tmp/zeros.json"
+printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' > "$tmp/empty.safetensors"
+expect_output "zeros 2^62" 1 "node 'z' (aten.zeros.default) output 'z'" "$torchir" run "$tmp/zeros.json" \
+  --weights "$tmp/empty.safetensors" --inputs "$tmp/empty.safetensors"
 expect_output "junk weights" 1 "junk.safetensors" "$torchir" run "$seed" --weights "$tmp/junk.safetensors" --inputs "$tmp/junk.safetensors"
 
 # generate: the tiny LLaMA pair; prefill/decode io files verify each graph, and
