@@ -23,14 +23,15 @@ namespace {
 
 class WasmModel : public TensorSources {
  public:
-  std::string loadIR(const std::string& text) {
+  // origin: the file name or URL the text came from, for error messages.
+  std::string loadIR(const std::string& text, const std::string& origin) {
     return guarded([&] {
       session_.reset();
       model_.reset();
       inputs_.clear();
       outputs_.clear();
       expected_.clear();
-      tir::Model m = tir::load_model_json(text);
+      tir::Model m = tir::load_model_json(text, origin.empty() ? "<string>" : origin);
       tir::validate_model_or_throw(m);
       model_ = std::move(m);
     });

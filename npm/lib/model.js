@@ -40,6 +40,15 @@ export async function readIrText(ir, onProgress) {
   throw new IRFormatError('ir must be a JSON string, a parsed IR object, bytes, or a path/URL');
 }
 
+// What IR error messages start with: the path, URL or file name the IR came
+// from; "<string>" for JSON text, bytes or an object.
+export function irOrigin(ir) {
+  if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return '<string>';
+  if (isBlob(ir)) return ir.name || 'blob';
+  if (isLocation(ir)) return String(ir);
+  return '<string>';
+}
+
 // weights / constants argument -> list of glue calls to make.
 //   bytes | path | URL | Blob        -> {file: bytes, origin}
 //   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
@@ -214,7 +223,7 @@ export class Model {
     } else {
       throw new ExecutionError('inputs must be an array (graph_inputs order) or an object keyed by input name');
     }
-    if (list.length !== metas.length) throw new ExecutionError(`expected ${metas.length} input(s), got ${list.length}`);
+    if (list.length !== metas.length) throw new ExecutionError(`expected ${metas.length} input(s) (${metas.map((m) => `'${m.name}'`).join(', ')}), got ${list.length}`);
     return list.map((v, i) => (carried?.has(i) ? null : toTensor(v, metas[i], (msg) => {
       throw new ExecutionError(`input ${i} ('${metas[i].name}'): ${msg}`);
     })));
@@ -445,7 +454,7 @@ export async function loadIR(ir, options = {}) {
   let model;
   try {
     applyLimits(handle, limits, 'loadIR');
-    check(handle.loadIR(irText), 'IRFormatError');
+    check(handle.loadIR(irText, irOrigin(ir)), 'IRFormatError');
     addTensors(handle, weightOps, constantOps);
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.

@@ -89,8 +89,8 @@ for (const threads of [undefined, 1]) {
 
   test(`${tag}: wrong input count, shape, dtype, size, name -> ExecutionError naming the input`, async () => {
     const m = await loadIR(mlp.model, { ...opt, weights: mlp.weights });
-    await rejectsWith(m.execute([]), ExecutionError, 'expected 1 input(s), got 0');
-    await rejectsWith(m.execute([x, x]), ExecutionError, 'expected 1 input(s), got 2');
+    await rejectsWith(m.execute([]), ExecutionError, "expected 1 input(s) ('x'), got 0");
+    await rejectsWith(m.execute([x, x]), ExecutionError, "expected 1 input(s) ('x'), got 2");
     await rejectsWith(m.execute([{ data: new Float32Array(8), shape: [2, 4] }]), ExecutionError,
       "input 0 ('x'): expected [1, 4] (float32), got [2, 4] (float32)");
     await rejectsWith(m.execute([new Int32Array(4)]), ExecutionError,

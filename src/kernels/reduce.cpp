@@ -64,7 +64,11 @@ void reduce_typed(ReduceOp op, const Tensor& in, const std::vector<bool>& rd, co
       case ReduceOp::Sum:
       case ReduceOp::Mean: {
         Acc acc = 0;
-        for_each_elem(is, ist, base, [&](int64_t off) { acc += Acc(p[off]); });
+        // Integer sums wrap like torch's (two's complement), without signed-overflow UB.
+        if constexpr (std::is_floating_point_v<T>)
+          for_each_elem(is, ist, base, [&](int64_t off) { acc += Acc(p[off]); });
+        else
+          for_each_elem(is, ist, base, [&](int64_t off) { acc = Acc(uint64_t(acc) + uint64_t(Acc(p[off]))); });
         if (op == ReduceOp::Mean) {
           if constexpr (std::is_floating_point_v<T>) acc = count ? acc / Acc(count) : Acc(NAN);
           else acc = count ? acc / Acc(count) : 0;

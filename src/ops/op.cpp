@@ -1,6 +1,7 @@
 #include "ops/op.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/checked.h"
 
@@ -26,7 +27,11 @@ int64_t OpCall::i(const std::string& name, std::optional<int64_t> def) const {
   }
   if (a->kind == Attr::Kind::Int) return a->i;
   if (a->kind == Attr::Kind::Bool) return a->b;
-  if (a->kind == Attr::Kind::Float && a->f == double(int64_t(a->f))) return int64_t(a->f);
+  // A float that holds an exact int64 (range checked first: casting an
+  // out-of-range or non-finite double is undefined behaviour).
+  if (a->kind == Attr::Kind::Float && a->f >= -9223372036854775808.0 && a->f < 9223372036854775808.0 &&
+      a->f == std::trunc(a->f))
+    return int64_t(a->f);
   fail("argument '" + name + "' must be an int, got " + a->to_string());
 }
 

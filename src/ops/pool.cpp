@@ -25,10 +25,15 @@ struct PoolArgs {
 // last window must start inside the input or left padding.
 int64_t pool_out_size(const OpCall& call, int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
                       bool ceil_mode) {
-  const int64_t num = checked_add(checked_add(in, checked_mul(2, pad, "pool geometry"), "pool geometry"),
-                                  -checked_add(checked_mul(dil, k - 1, "pool geometry"), 1 - (ceil_mode ? stride - 1 : 0), "pool geometry"), "pool geometry");
-  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-  if (ceil_mode && checked_mul(out - 1, stride, "pool geometry") >= checked_add(in, pad, "pool geometry")) --out;
+  // parse_pool checked k, stride, dil >= 1 and 0 <= pad <= k / 2; sizes may still be huge.
+  const std::string what = "pool geometry";
+  const int64_t span = checked_add(checked_mul(dil, k - 1, what), 1, what);  // the window's extent
+  int64_t num = checked_add(checked_add(in, checked_mul(2, pad, what), what), -span, what);
+  if (ceil_mode) num = checked_add(num, stride - 1, what);
+  int64_t out = num / stride;  // floor division (num may be negative)
+  if (num % stride != 0 && num < 0) --out;
+  ++out;
+  if (ceil_mode && checked_mul(out - 1, stride, what) >= checked_add(in, pad, what)) --out;
   call.check(out >= 1, "output size " + std::to_string(out) + " is too small (input " + std::to_string(in) +
                            ", kernel " + std::to_string(k) + ", padding " + std::to_string(pad) + ")");
   return out;

@@ -6,6 +6,7 @@
 // kernels/upsample.h (OPS.md §3.8).
 #include "kernels/upsample.h"
 
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -64,7 +65,14 @@ UpArgs parse_upsample(const OpCall& call, Mode mode, size_t nsp, bool vec) {
     } else {
       call.check(sf.size() == nsp, "scale_factors must have " + std::to_string(nsp) + " values");
       scales = sf;
-      for (size_t d = 0; d < nsp; ++d) size.push_back(static_cast<int64_t>(double(x.shape[2 + d]) * sf[d]));
+      for (size_t d = 0; d < nsp; ++d) {
+        // Checked before the cast: a NaN, infinite or huge scale has no int64 size.
+        const double out = double(x.shape[2 + d]) * sf[d];
+        call.check(std::isfinite(out) && out >= 0.0 && out < 9.2e18,
+                   "scale_factors[" + std::to_string(d) + "] = " + std::to_string(sf[d]) +
+                       " gives no valid output size for input " + shape_to_string(x.shape));
+        size.push_back(static_cast<int64_t>(out));
+      }
     }
   } else {
     size = call.ints("output_size", std::nullopt, nsp);

@@ -283,8 +283,13 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
   Impl& s = *impl_;
   if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
   const auto& metas = s.model.graph_inputs;
-  if (inputs.size() != metas.size())
-    throw ExecutionError("expected " + std::to_string(metas.size()) + " input(s), got " + std::to_string(inputs.size()));
+  if (inputs.size() != metas.size()) {
+    std::string names;
+    for (size_t i = 0; i < metas.size() && i < 8; ++i) names += (i ? ", '" : "'") + metas[i].name + "'";
+    if (metas.size() > 8) names += ", ...";
+    throw ExecutionError("expected " + std::to_string(metas.size()) + " input(s) (" + names + "), got " +
+                         std::to_string(inputs.size()));
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& given = inputs[i];
     const bool dtype_ok = compute_dtype(given.dtype) == compute_dtype(metas[i].dtype);

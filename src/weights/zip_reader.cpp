@@ -29,6 +29,20 @@ const char* method_name(uint16_t m) {
     default: return "unknown";
   }
 }
+// Absolute names and '..' components: torch.save never writes them, and a
+// tool that ever extracted the archive would escape its folder.
+bool unsafe_entry_name(const std::string& name) {
+  if (name.empty() || name[0] == '/' || name[0] == '\\') return true;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find_first_of("/\\", start);
+    if (end == std::string::npos) end = name.size();
+    if (name.compare(start, end - start, "..") == 0 && end - start == 2) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 uint32_t crc32(const uint8_t* p, size_t n) {
@@ -107,6 +121,8 @@ void ZipArchive::parse() {
     if (kCentralSize + nlen + xlen + clen > size_t(end - p))
       fail("corrupt zip archive: central directory entry " + std::to_string(i) + " overruns it");
     e.name.assign(reinterpret_cast<const char*>(p + kCentralSize), nlen);
+    if (unsafe_entry_name(e.name))
+      fail("zip entry name " + quote(e.name) + " is empty, absolute or has a '..' component: refused");
 
     // ZIP64 extended information (id 1) replaces the fields saturated at 0xFFFFFFFF, in order.
     const uint8_t* x = p + kCentralSize + nlen;

@@ -179,7 +179,7 @@ TEST(SessionErrors, WrongInputCountShapeDtype) {
   const std::string nodes = "[" + node("r", "aten.relu.default", in("x", "[2]", "x"), out("r", "[2]")) + "]";
   Session s(load_model_json(ir_json("[2]", nodes, "[" + out("r", "[2]") + "]")));
   s.bind({});
-  EXPECT_THAT([&] { s.run({}); }, ::testing::ThrowsMessage<ExecutionError>(HasSubstr("expected 1 input(s), got 0")));
+  EXPECT_THAT([&] { s.run({}); }, ::testing::ThrowsMessage<ExecutionError>(HasSubstr("expected 1 input(s) ('x'), got 0")));
   EXPECT_THAT([&] { s.run({tensor_f32({3}, {1, 2, 3})}); },
               ::testing::ThrowsMessage<ExecutionError>(
                   HasSubstr("input 0 ('x'): expected [2] (float32), got [3] (float32)")));
