@@ -86,3 +86,23 @@ export function assertClose(actual, expected, { rtol, atol } = TOL, what = 'valu
     assert.ok(Math.abs(a - e) <= atol + rtol * Math.abs(e), `${what}[${i}]: ${a} vs ${e}`);
   }
 }
+
+// y = x W^T + b with W [n, n] (weight names 'weight' / 'bias'): the output
+// 'linear' is 4n bytes, W 4n^2.
+export function linearIr(n) {
+  const t = (name, shape, extra = {}) => ({ name, shape, dtype: 'float32', ...extra });
+  return {
+    model_name: 'BigLinear',
+    graph_inputs: [t('x', [1, n])],
+    graph_outputs: [t('linear', [1, n])],
+    weights: [t('weight', [n, n]), t('bias', [n])],
+    weight_name_mapping: { p_weight: 'weight', p_bias: 'bias' },
+    nodes: [{
+      name: 'linear',
+      op_type: 'aten.linear.default',
+      inputs: [t('x', [1, n], { producer_node: 'x', producer_output_idx: 0 }), t('p_weight', [n, n]), t('p_bias', [n])],
+      outputs: [t('linear', [1, n])],
+      attrs: {},
+    }],
+  };
+}

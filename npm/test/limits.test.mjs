@@ -7,28 +7,10 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadIR, loadLM, ExecutionError } from '../index.js';
-import { assertDist } from './helpers.mjs';
+import { assertDist, linearIr } from './helpers.mjs';
 
 before(assertDist);
 
-// y = x W^T + b with W [n, n]: the output 'linear' is 4n bytes, W 4n^2.
-function linearIr(n) {
-  const t = (name, shape, extra = {}) => ({ name, shape, dtype: 'float32', ...extra });
-  return {
-    model_name: 'BigLinear',
-    graph_inputs: [t('x', [1, n])],
-    graph_outputs: [t('linear', [1, n])],
-    weights: [t('weight', [n, n]), t('bias', [n])],
-    weight_name_mapping: { p_weight: 'weight', p_bias: 'bias' },
-    nodes: [{
-      name: 'linear',
-      op_type: 'aten.linear.default',
-      inputs: [t('x', [1, n], { producer_node: 'x', producer_output_idx: 0 }), t('p_weight', [n, n]), t('p_bias', [n])],
-      outputs: [t('linear', [1, n])],
-      attrs: {},
-    }],
-  };
-}
 const n = 64;
 const weights = { weight: { data: new Float32Array(n * n), shape: [n, n] }, bias: new Float32Array(n) };
 

@@ -4,7 +4,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadIR, getBackend } from '../index.js';
-import { TOL, assertClose, assertDist, fixture, fixtureDirs, ioInputs, readIo } from './helpers.mjs';
+import { TOL, assertClose, assertDist, fixture, fixtureDirs, ioInputs, linearIr, readIo } from './helpers.mjs';
 
 before(assertDist);
 
@@ -94,24 +94,6 @@ for (const threads of [1, 2]) {
   });
 }
 
-// y = x W^T + b with W [n, n].
-function linearIr(n) {
-  const t = (name, shape, extra = {}) => ({ name, shape, dtype: 'float32', ...extra });
-  return {
-    model_name: 'BigLinear',
-    graph_inputs: [t('x', [1, n])],
-    graph_outputs: [t('linear', [1, n])],
-    weights: [t('weight', [n, n]), t('bias', [n])],
-    weight_name_mapping: { p_weight: 'weight', p_bias: 'bias' },
-    nodes: [{
-      name: 'linear',
-      op_type: 'aten.linear.default',
-      inputs: [t('x', [1, n], { producer_node: 'x', producer_output_idx: 0 }), t('p_weight', [n, n]), t('p_bias', [n])],
-      outputs: [t('linear', [1, n])],
-      attrs: {},
-    }],
-  };
-}
 
 test('KV cache: the buffer persists across execute() calls; resetBuffers() restores it', async () => {
   const fx = fixture('kv_cache');

@@ -80,6 +80,8 @@ class Parser {
   }
   // Unescapes the string at p_ (on its opening quote) into strings_; returns its offset and length.
   void string(uint32_t* off, uint32_t* len);
+  // `"name" :` of the next object member into f's key, leaving p_ at its value.
+  void member_name(Frame& f);
   void number();
 
   std::string_view text_;
@@ -139,6 +141,16 @@ Parser::Node& Parser::add(Type t) {
   }
   nodes.push_back(n);
   return nodes.back();
+}
+
+void Parser::member_name(Frame& f) {
+  if (p_ == end_ || *p_ != '"') syntax("Missing a name for object member.", p_);
+  f.key_off = kNoKey;
+  string(&f.key_off, &f.key_len);
+  skip_ws();
+  if (p_ == end_ || *p_ != ':') syntax("Missing a colon after a name of object member.", p_);
+  ++p_;
+  skip_ws();
 }
 
 void Parser::string(uint32_t* off, uint32_t* len) {
@@ -339,14 +351,7 @@ void Parser::run() {
           break;
         }
         if (!obj) continue;
-        if (p_ == end_ || *p_ != '"') syntax("Missing a name for object member.", p_);
-        Frame& f = stack_.back();
-        f.key_off = kNoKey;
-        string(&f.key_off, &f.key_len);
-        skip_ws();
-        if (p_ == end_ || *p_ != ':') syntax("Missing a colon after a name of object member.", p_);
-        ++p_;
-        skip_ws();
+        member_name(stack_.back());
         continue;
       }
       case '"': {
@@ -395,15 +400,7 @@ void Parser::run() {
         syntax(obj ? "Missing a comma or '}' after an object member." : "Missing a comma or ']' after an array element.", p_);
       ++p_;
       skip_ws();
-      if (obj) {
-        if (p_ == end_ || *p_ != '"') syntax("Missing a name for object member.", p_);
-        f.key_off = kNoKey;
-        string(&f.key_off, &f.key_len);
-        skip_ws();
-        if (p_ == end_ || *p_ != ':') syntax("Missing a colon after a name of object member.", p_);
-        ++p_;
-        skip_ws();
-      }
+      if (obj) member_name(f);
       break;
     }
   }
