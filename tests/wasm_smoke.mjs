@@ -48,7 +48,8 @@ function runFixture(M, threads) {
   const io = readSafetensors(path.join(fixture, 'io.safetensors'));
   const m = new M.WasmModel();
   try {
-    let r = m.loadIR(readFileSync(path.join(fixture, 'model.json'), 'utf8'));
+    const irPath = path.join(fixture, 'model.json');
+    let r = m.loadIR(readFileSync(irPath, 'utf8'), irPath);
     check(r === '', `loadIR ${r}`);
     r = m.addWeightsFile(new Uint8Array(readFileSync(path.join(fixture, 'weights.safetensors'))), 'weights.safetensors');
     check(r === '', `addWeightsFile ${r}`);
@@ -107,10 +108,10 @@ async function main() {
     }
 
     const m = new M.WasmModel();
-    const r = m.loadIR('{\n  "model_name": "x",\n  "nodes": [,]\n}');
+    const r = m.loadIR('{\n  "model_name": "x",\n  "nodes": [,]\n}', 'bad.json');
     const e = r ? JSON.parse(r) : {};
     console.log(`  bad JSON -> ${r}`);
-    check(e.kind === 'IRFormatError' && /line 3, column \d+/.test(e.message), 'bad JSON gives IRFormatError with line/column');
+    check(e.kind === 'IRFormatError' && /^bad\.json: .*line 3, column \d+/.test(e.message), 'bad JSON gives IRFormatError naming the origin, with line/column');
     let threw = '';
     try { m.outputBytes(0); } catch (err) { threw = `${err.name}: ${err.message}`; }
     check(/ExecutionError: .*run\(\) first/.test(threw), `misuse throws a JS Error (${threw})`);

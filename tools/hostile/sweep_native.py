@@ -33,10 +33,13 @@ MEM_MARKS = ('allocation-size-too-big', 'out-of-memory', 'hard rss limit exhaust
              'std::bad_alloc', 'bad_alloc', 'requested allocation size')
 
 
-def command(cli, e):
+def command(cli, e, engine_mb):
     if e['cmd'] == 'info':
         return [cli, 'info', e['ir']]
-    return [cli, 'run', e['ir'], '--weights', e['weights'], '--inputs', e['inputs']]
+    # The engine's own caps, below the process cap: a file asking for more must
+    # be refused by the engine, not by the allocator.
+    caps = ['--max-tensor-bytes', f'{engine_mb}M', '--max-arena-bytes', f'{engine_mb}M'] if engine_mb else []
+    return [cli, 'run', e['ir'], '--weights', e['weights'], '--inputs', e['inputs'], *caps]
 
 
 def classify(rc, out, timed_out):
@@ -73,7 +76,7 @@ def run_one(args, e, asan):
         os.setsid()
 
     t0 = time.monotonic()
-    p = subprocess.Popen(command(args.cli, e), cwd=REPO, env=env, stdout=subprocess.PIPE,
+    p = subprocess.Popen(command(args.cli, e, args.engine_mb), cwd=REPO, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, preexec_fn=limit)
     timed_out = False
     try:
@@ -89,7 +92,7 @@ def run_one(args, e, asan):
     msg = next((l for l in lines if any(m in l for m in SANITIZER_MARKS + MEM_MARKS)), None) or \
         (next((l for l in reversed(lines) if l.startswith('torchir: ')), None)) or (lines[-1] if lines else '')
     return {'id': e['id'], 'family': e['family'], 'class': cls, 'rc': p.returncode, 'seconds': round(dt, 2),
-            'message': msg[:400], 'command': ' '.join(command(os.path.relpath(args.cli, REPO), e))}
+            'message': msg[:400], 'command': ' '.join(command(os.path.relpath(args.cli, REPO), e, args.engine_mb))}
 
 
 def main():
@@ -99,11 +102,15 @@ def main():
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--timeout', type=float, default=10)
     ap.add_argument('--mem-mb', type=int, default=4096)
+    ap.add_argument('--engine-mb', type=int, default=None,
+                    help="--max-tensor-bytes / --max-arena-bytes for 'run' (default: half of --mem-mb; 0: the engine's defaults)")
     ap.add_argument('--family', default='', help='comma-separated families to run (default: all)')
     ap.add_argument('--json', help='write every result here')
     ap.add_argument('--asan', choices=('auto', 'yes', 'no'), default='auto',
                     help='sanitizer build? (auto: the CLI links libasan or has __asan_init)')
     args = ap.parse_args()
+    if args.engine_mb is None:
+        args.engine_mb = args.mem_mb // 2
     args.cli = os.path.abspath(args.cli)
     asan = args.asan == 'yes' or (args.asan == 'auto' and b'__asan_init' in open(args.cli, 'rb').read())
     fams = set(filter(None, args.family.split(',')))
