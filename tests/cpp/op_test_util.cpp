@@ -13,7 +13,7 @@ Attr ints(const std::vector<int64_t>& v) {
 
 Tensor tensor_of(DType d, const Shape& shape, const std::vector<double>& v) {
   Tensor f = make_owned(DType::F64, shape);
-  std::memcpy(f.raw(), v.data(), v.size() * sizeof(double));
+  if (!v.empty()) std::memcpy(f.raw(), v.data(), v.size() * sizeof(double));  // data() may be null
   return to_dtype_owned(f, d);
 }
 

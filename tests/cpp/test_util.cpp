@@ -30,13 +30,13 @@ std::string read_text(const std::string& path) {
 
 Tensor tensor_f32(const Shape& shape, const std::vector<float>& values) {
   Tensor t = make_owned(DType::F32, shape);
-  std::memcpy(t.raw(), values.data(), values.size() * sizeof(float));
+  if (!values.empty()) std::memcpy(t.raw(), values.data(), values.size() * sizeof(float));  // data() may be null
   return t;
 }
 
 Tensor tensor_i64(const Shape& shape, const std::vector<int64_t>& values) {
   Tensor t = make_owned(DType::I64, shape);
-  std::memcpy(t.raw(), values.data(), values.size() * sizeof(int64_t));
+  if (!values.empty()) std::memcpy(t.raw(), values.data(), values.size() * sizeof(int64_t));
   return t;
 }
 

@@ -306,10 +306,10 @@ Tensor random_tensor(DType d, const Shape& shape, uint32_t seed) {
   const size_t n = size_t(t.numel());
   if (d == DType::F32) {
     auto v = random_vec<float>(n, seed, -3, 3);
-    std::memcpy(t.raw(), v.data(), n * sizeof(float));
+    if (n) std::memcpy(t.raw(), v.data(), n * sizeof(float));
   } else if (d == DType::F64) {
     auto v = random_vec<double>(n, seed, -3, 3);
-    std::memcpy(t.raw(), v.data(), n * sizeof(double));
+    if (n) std::memcpy(t.raw(), v.data(), n * sizeof(double));
   } else if (d == DType::I64) {
     std::mt19937 rng(seed);
     for (size_t i = 0; i < n; ++i) t.data<int64_t>()[i] = int64_t(rng() % 19) - 9;
