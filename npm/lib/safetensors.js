@@ -29,12 +29,19 @@ export function parseSafetensors(bytes, origin = 'safetensors') {
   } catch (e) {
     fail(`bad header JSON: ${e.message}`);
   }
+  if (!header || typeof header !== 'object' || Array.isArray(header)) fail('the header is not a JSON object');
   const base = 8 + headerLen;
   const out = new Map();
+  const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
+    // The header is untrusted: check every field's type before using it.
+    if (!info || typeof info !== 'object' || Array.isArray(info)) fail(`tensor '${name}': header entry must be an object`);
     const dtype = ST_TO_IR[info.dtype];
     if (!dtype) fail(`tensor '${name}': unsupported dtype ${info.dtype}`);
+    if (!Array.isArray(info.shape) || !info.shape.every(isCount)) fail(`tensor '${name}': shape must be a list of non-negative integers`);
+    if (!Array.isArray(info.data_offsets) || info.data_offsets.length !== 2 || !info.data_offsets.every(isCount))
+      fail(`tensor '${name}': data_offsets must be two non-negative integers`);
     const [begin, end] = info.data_offsets;
     if (base + end > bytes.length || begin > end) fail(`tensor '${name}': data offsets [${begin}, ${end}] out of range`);
     const Cls = DTYPE_ARRAY[dtype];

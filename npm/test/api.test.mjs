@@ -362,3 +362,26 @@ test('a model without weights compiles at the first execute', async () => {
   assert.deepEqual([...y.data], [0, 2, 0, 4, 0, 6]);
   m.dispose();
 });
+
+test('parseSafetensors: a hostile header gives WeightLoadError naming the tensor, never a TypeError', () => {
+  const file = (header) => {
+    const json = new TextEncoder().encode(JSON.stringify(header));
+    const out = new Uint8Array(8 + json.length + 16);
+    new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+    out.set(json, 8);
+    return out;
+  };
+  const cases = [
+    [[1, 2], /the header is not a JSON object/],
+    [{ w: null }, /tensor 'w': header entry must be an object/],
+    [{ w: { dtype: 'F32', shape: null, data_offsets: [0, 16] } }, /tensor 'w': shape must be a list of non-negative integers/],
+    [{ w: { dtype: 'F32', shape: [-4], data_offsets: [0, 16] } }, /tensor 'w': shape must be a list/],
+    [{ w: { dtype: 'F32', shape: [4] } }, /tensor 'w': data_offsets must be two non-negative integers/],
+    [{ w: { dtype: 'F32', shape: [4], data_offsets: [0, '16'] } }, /tensor 'w': data_offsets must be two/],
+  ];
+  for (const [header, re] of cases) {
+    assert.throws(() => parseSafetensors(file(header), 'h.safetensors'),
+      (e) => e.name === 'WeightLoadError' && /^h\.safetensors: /.test(e.message) && re.test(e.message));
+  }
+  assert.equal(parseSafetensors(file({ w: { dtype: 'F32', shape: [4], data_offsets: [0, 16] } })).get('w').shape[0], 4);
+});
