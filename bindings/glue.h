@@ -17,6 +17,7 @@
 #include "core/checked.h"
 #include "core/dtype.h"
 #include "core/errors.h"
+#include "core/json.h"
 #include "core/tensor.h"
 #include "runtime/session.h"
 #include "weights/tensor_map.h"
@@ -26,26 +27,11 @@ namespace tir_glue {
 
 using emscripten::val;
 
+// A JSON string literal for the JS side (core/json's writer).
 inline std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += char(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  tir::json::append_string(&out, s);
+  return out;
 }
 
 inline std::string error_json(const char* kind, const std::string& message) {
