@@ -1,41 +1,62 @@
 // The worker side of proxy mode (see proxy.js): runs the real API and answers
 // {id, ok, value} / {id, ok: false, error} / {id, progress} messages.
+// serveProxy(port) speaks the protocol over any port; this file starts it on a
+// page's module Worker (self), lib/node/engine-worker.js on a worker_threads
+// parentPort.
 import { loadIR } from '../index.js';
 import { debugFault, env } from './backend.js';
 import { TorchIrError } from './errors.js';
 
-const models = new Map();
-let nextHandle = 1;
 const METHODS = new Set(['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
   'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'dispose']);
 
-async function handle({ id, op, handle: h, method, args }) {
-  if (op === 'load') {
-    const [ir, { progress, numThreads, ...options }] = args;
-    if (numThreads) env.numThreads = numThreads;
-    const model = await loadIR(ir, {
-      ...options,
-      onProgress: progress ? (p) => self.postMessage({ id, progress: p }) : undefined,
-    });
-    const handleId = nextHandle++;
-    models.set(handleId, model);
-    return [{ handle: handleId, inputs: model.inputs, outputs: model.outputs, backend: model.backend }, []];
+/**
+ * Serves proxy.js's calls. port: {post(message, transfer), listen(handler)},
+ * handler(data) called per incoming message.
+ */
+export function serveProxy(port) {
+  const models = new Map();
+  let nextHandle = 1;
+
+  async function handle({ id, op, handle: h, method, args }) {
+    if (op === 'load') {
+      const [ir, { progress, numThreads, ...options }] = args;
+      if (numThreads) env.numThreads = numThreads;
+      const model = await loadIR(ir, {
+        ...options,
+        onProgress: progress ? (p) => port.post({ id, progress: p }, []) : undefined,
+      });
+      const handleId = nextHandle++;
+      models.set(handleId, model);
+      return [{ handle: handleId, inputs: model.inputs, outputs: model.outputs, backend: model.backend }, []];
+    }
+    if (op === 'debugFault') return [await debugFault(...args), []];
+    const model = models.get(h);
+    if (!model || !METHODS.has(method)) throw new TorchIrError(model ? `unknown method '${method}'` : 'model is disposed');
+    const value = await model[method](...args);
+    if (method === 'dispose') models.delete(h);
+    // Output data were copied out of WASM memory: hand the buffers over.
+    const tensors = method === 'execute' ? value : method === 'bufferValue' ? [value] : [];
+    return [value, tensors.map((t) => t.data.buffer)];
   }
-  if (op === 'debugFault') return [await debugFault(...args), []];
-  const model = models.get(h);
-  if (!model || !METHODS.has(method)) throw new TorchIrError(model ? `unknown method '${method}'` : 'model is disposed');
-  const value = await model[method](...args);
-  if (method === 'dispose') models.delete(h);
-  // Output data were copied out of WASM memory: hand the buffers over.
-  const tensors = method === 'execute' ? value : method === 'bufferValue' ? [value] : [];
-  return [value, tensors.map((t) => t.data.buffer)];
+
+  port.listen(async (data) => {
+    try {
+      const [value, transfer] = await handle(data);
+      port.post({ id: data.id, ok: true, value }, transfer);
+    } catch (e) {
+      port.post({ id: data.id, ok: false, error: { name: e?.name || 'Error', message: e?.message || String(e) } }, []);
+    }
+  });
 }
 
-self.onmessage = async ({ data }) => {
-  try {
-    const [value, transfer] = await handle(data);
-    self.postMessage({ id: data.id, ok: true, value }, transfer);
-  } catch (e) {
-    self.postMessage({ id: data.id, ok: false, error: { name: e?.name || 'Error', message: e?.message || String(e) } });
-  }
-};
+// A page's dedicated worker (not a page itself: window.postMessage exists too;
+// worker_threads has no global postMessage).
+if (typeof window === 'undefined' && typeof self === 'object' && self !== null && typeof self.postMessage === 'function') {
+  serveProxy({
+    post: (message, transfer) => self.postMessage(message, transfer),
+    listen: (handler) => {
+      self.onmessage = ({ data }) => handler(data);
+    },
+  });
+}

@@ -1,18 +1,49 @@
-// Worker proxy mode (env.proxy = true, pages only), like onnxruntime-web's
-// ort.env.wasm.proxy: the WASM module runs in a dedicated module worker
-// (proxy-worker.js), so a long execute() does not block the page. The model
+// Worker proxy mode (env.proxy = true), like onnxruntime-web's
+// ort.env.wasm.proxy: the WASM module runs in a dedicated worker, so a long
+// execute() does not block the page (or a Node server's event loop). The model
 // object mirrors Model, but every method returns a Promise.
+//
+// The worker is a transport with the Web Worker API (postMessage, terminate,
+// onmessage, onerror, onmessageerror; optionally ref/unref): in pages a module
+// Worker running proxy-worker.js, in Node a worker_threads Worker wrapped by
+// lib/node/worker-mode.js (reached through `#node`, so the browser entry has no
+// Node imports). Both ends speak the same protocol (proxy-worker.js serveProxy).
 import {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError,
 } from './errors.js';
 
-const CLASSES = { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError };
+const CLASSES = {
+  IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError, TypeError, RangeError,
+};
 
 let worker = null;
 let generation = 0; // bumped when the worker dies: models of older ones are gone
 let lastDeath = '';
 let nextId = 1;
 const pending = new Map(); // id -> {resolve, reject, onProgress}
+let createNodeWorker = null; // lib/node/worker-mode.js createEngineWorker, once loaded
+
+// Node (not a page, nor a test that fakes one): the worker_threads transport.
+function nodeMode() {
+  return typeof window === 'undefined' && typeof process === 'object' && typeof process?.versions?.node === 'string';
+}
+
+// Loads the Node transport (an async import; getWorker is synchronous). Only
+// the first call waits for it: later ones post at once, so calls reach the
+// worker in the order they were made. null when there is nothing to load.
+function prepareTransport() {
+  if (!nodeMode() || createNodeWorker) return null;
+  return import('#node').then((m) => {
+    createNodeWorker = m.createEngineWorker;
+  });
+}
+
+// A Node worker keeps the process alive only while a call is pending: a script
+// that loads a model and never disposes it still exits (like onnxruntime-node).
+function holdProcess() {
+  if (pending.size) worker?.ref?.();
+  else worker?.unref?.();
+}
 
 // The worker died (an uncaught error, or a message it could not read): every
 // pending call is rejected now, the worker is ended, and the next call starts
@@ -32,12 +63,13 @@ function workerFailed(what) {
 }
 
 export function canProxy() {
-  return typeof window !== 'undefined' && typeof Worker === 'function';
+  return (typeof window !== 'undefined' && typeof Worker === 'function') || nodeMode();
 }
 
 function getWorker() {
   if (worker) return worker;
-  worker = new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
+  if (createNodeWorker && nodeMode()) worker = createNodeWorker();
+  else worker = new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
   worker.onmessage = ({ data }) => {
     const p = pending.get(data.id);
     if (!p) return;
@@ -46,6 +78,7 @@ function getWorker() {
       return;
     }
     pending.delete(data.id);
+    holdProcess();
     if (data.ok) p.resolve(data.value);
     else p.reject(new (CLASSES[data.error.name] || Error)(data.error.message));
   };
@@ -57,18 +90,29 @@ function getWorker() {
   return worker;
 }
 
-function call(message, onProgress) {
+// Arguments are copied (structured clone); `transfer` lists buffers to move instead.
+function call(message, onProgress, transfer = []) {
   const id = nextId++;
   return new Promise((resolve, reject) => {
+    const w = getWorker();
     pending.set(id, { resolve, reject, onProgress });
-    getWorker().postMessage({ id, ...message });
+    holdProcess();
+    try {
+      w.postMessage({ id, ...message }, transfer);
+    } catch (e) { // e.g. DataCloneError: a function or a detached buffer among the arguments
+      pending.delete(id);
+      holdProcess();
+      reject(e);
+    }
   });
 }
 
-// The worker resolves relative URLs against its own location: make them absolute here.
+// The worker resolves relative URLs against its own location: make them
+// absolute here. (A Node worker shares the process's cwd: paths stay as given.)
 const base = () => (typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href);
 function absolute(src, isIr = false) {
   if (src instanceof URL) return src.href;
+  if (typeof src === 'string' && nodeMode()) return src;
   if (typeof src === 'string') return isIr && /^\s*[{[]/.test(src) ? src : new URL(src, base()).href;
   if (Array.isArray(src)) return src.map((s) => absolute(s));
   return src;
@@ -81,12 +125,16 @@ function absolutePaths(p) {
 
 /** @internal test hook: bindings/embind_debug.cpp's _debugFault run in the proxy worker. */
 export function debugFaultProxy(kind, options = {}) {
-  return call({ op: 'debugFault', args: [kind, options] });
+  const send = () => call({ op: 'debugFault', args: [kind, options] });
+  const loading = prepareTransport();
+  return loading ? loading.then(send) : send();
 }
 
 /** loadIR in the proxy worker. */
 export async function loadIRProxy(ir, options, env) {
   const { onProgress, weights, constants, wasmPaths, ...rest } = options;
+  const loading = prepareTransport();
+  if (loading) await loading;
   const info = await call({
     op: 'load',
     args: [absolute(ir, true), {
@@ -98,10 +146,36 @@ export async function loadIRProxy(ir, options, env) {
       progress: Boolean(onProgress),
     }],
   }, onProgress);
-  return new ProxyModel(info, generation);
+  const model = new ProxyModel(info, generation);
+  finalizer?.register(model, { handle: info.handle, gen: generation }, model);
+  return model;
 }
 
-const METHODS = ['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
+// A model collected without dispose() frees its worker-side memory too.
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(({ handle, gen }) => {
+    if (gen === generation) call({ op: 'call', handle, method: 'dispose', args: [] }).catch(() => {});
+  })
+  : null;
+
+// The ArrayBuffers behind execute()'s inputs (typed arrays or raw buffers), for
+// `transferInputs: true`: moved to the worker instead of copied, which detaches
+// them here. SharedArrayBuffers cannot be transferred (and need no copy anyway).
+function inputBuffers(inputs) {
+  let values;
+  if (ArrayBuffer.isView(inputs) || inputs instanceof ArrayBuffer) values = [inputs];
+  else if (inputs instanceof Map) values = [...inputs.values()];
+  else if (inputs && typeof inputs === 'object') values = Object.values(inputs);
+  else values = [];
+  const buffers = new Set();
+  for (const v of values) {
+    const b = ArrayBuffer.isView(v) ? v.buffer : v;
+    if (b instanceof ArrayBuffer) buffers.add(b);
+  }
+  return [...buffers];
+}
+
+const METHODS = ['verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
   'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes'];
 
 /** Model running in the proxy worker: same members, every method async. */
@@ -118,18 +192,29 @@ export class ProxyModel {
     return this._handle === null;
   }
 
-  _call(method, args) {
+  _call(method, args, transfer) {
     if (this._handle === null) return Promise.reject(new TorchIrError('model is disposed'));
     if (this._generation !== generation) {
       return Promise.reject(new EngineTrapError(`${method}(): the proxy worker this model was loaded in died (${lastDeath}); load the model again`));
     }
-    return call({ op: 'call', handle: this._handle, method, args });
+    return call({ op: 'call', handle: this._handle, method, args }, undefined, transfer);
+  }
+
+  /**
+   * Model.execute in the worker. Inputs are copied to it, unless
+   * `transferInputs: true`: then their ArrayBuffers are moved (detached here,
+   * no copy). Outputs are always moved back (no copy).
+   */
+  execute(inputs, options = {}) {
+    const { transferInputs = false, ...rest } = options ?? {};
+    return this._call('execute', [inputs, rest], transferInputs ? inputBuffers(inputs) : []);
   }
 
   async dispose() {
     if (this._handle === null) return;
     const h = this._handle;
     this._handle = null;
+    finalizer?.unregister(this);
     if (this._generation !== generation) return; // its worker, and memory, are gone
     await call({ op: 'call', handle: h, method: 'dispose', args: [] });
   }
@@ -139,3 +224,4 @@ for (const m of METHODS) {
     return this._call(m, args);
   };
 }
+if (typeof Symbol.asyncDispose === 'symbol') ProxyModel.prototype[Symbol.asyncDispose] = ProxyModel.prototype.dispose;
