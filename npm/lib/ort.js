@@ -69,6 +69,15 @@ export class Tensor {
     this.size = numel(t.shape);
   }
 
+  /** dims and type under this package's names: a Tensor is also a {data, shape, dtype} value for execute/verify. */
+  get shape() {
+    return this.dims;
+  }
+
+  get dtype() {
+    return this.type;
+  }
+
   /** Always 'cpu' (onnxruntime-web's data location). */
   get location() {
     return 'cpu';
@@ -157,10 +166,7 @@ export class InferenceSession {
     } else if (fetches !== undefined && fetches !== null) {
       throw new TypeError('InferenceSession.run: fetches must be an array of output names or an object keyed by output name');
     }
-    const inputs = {};
-    for (const [name, v] of feeds instanceof Map ? feeds : Object.entries(feeds)) {
-      inputs[name] = v instanceof Tensor ? { data: v.data, shape: v.dims, dtype: v.type } : v;
-    }
+    const inputs = feeds instanceof Map ? Object.fromEntries(feeds) : feeds;
     const outputs = await this._model.execute(inputs, { carry: options?.carry, outputs: names });
     const result = {};
     for (const o of outputs) result[o.name] = outputTensor(o);

@@ -137,6 +137,12 @@ test('InferenceSession: bad feeds and providers fail clearly; Model\'s own check
   await assert.rejects(session.run({ x: new Tensor('int32', new Int32Array(x.size), x.dims) }), {
     name: 'ExecutionError', message: /input 0 \('x'\): expected \[1, 3, 32, 32\] \(float32\), got \[1, 3, 32, 32\] \(int32\)/,
   });
+  // a Tensor is a {data, shape, dtype} value: execute() takes it with its own dims
+  const [direct] = await session.model.execute([x]);
+  assertClose(direct.data, cnnIo.outputs[0].data, TOL, 'Tensor into execute');
+  await assert.rejects(session.model.execute([x.reshape([3, 32, 32, 1])]), {
+    name: 'ExecutionError', message: "input 0 ('x'): expected [1, 3, 32, 32] (float32), got [3, 32, 32, 1] (float32)",
+  });
   const out = await session.run({ x });
   assertClose(out[session.outputNames[0]].data, cnnIo.outputs[0].data, TOL, 'cnn');
   await session[Symbol.asyncDispose]();
