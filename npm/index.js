@@ -8,3 +8,4 @@ export {
 export { parseSafetensors, writeSafetensors, splitIo } from './lib/safetensors.js';
 export { formatReport } from './lib/report.js';
 export { parseJsonLoose as parseIRJson } from './lib/json.js';
+export { Tensor, InferenceSession } from './lib/ort.js';

@@ -19,6 +19,15 @@ export const env = {
   workerStartTimeoutMs: 60000,
 };
 
+// onnxruntime-web's spelling: env.wasm.numThreads / wasmPaths / proxy read and
+// write the same settings as env.numThreads / wasmPaths / proxy.
+Object.defineProperty(env, 'wasm', {
+  enumerable: false, // not a setting of its own (a spread or JSON of env stays as it was)
+  value: Object.defineProperties({}, Object.fromEntries(['numThreads', 'wasmPaths', 'proxy'].map((k) => [k, {
+    enumerable: true, get: () => env[k], set: (v) => { env[k] = v; },
+  }]))),
+});
+
 export const VARIANTS = {
   threaded: 'simd-threaded',
   single: 'simd',

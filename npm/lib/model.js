@@ -17,14 +17,16 @@ function isBlob(v) {
   return typeof Blob !== 'undefined' && v instanceof Blob;
 }
 
-// IR argument -> JSON text (also used by lm.js).
-export async function readIrText(ir, onProgress) {
+// IR argument -> JSON text (also used by lm.js). load: {signal, fetchOptions}
+// for paths and URLs (an abort rejects with the signal's reason, unwrapped).
+export async function readIrText(ir, onProgress, load) {
   if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return ir;
   if (isLocation(ir) || isBlob(ir)) {
     let got;
     try {
-      got = await readLocation(ir, onProgress);
+      got = await readLocation(ir, onProgress, load);
     } catch (e) {
+      load?.signal?.throwIfAborted();
       throw new IRFormatError(`${String(ir)}: cannot open IR file: ${errnoText(e)}`, { cause: e });
     }
     return decoder.decode(got.bytes);
@@ -53,19 +55,20 @@ export function irOrigin(ir) {
 //   bytes | path | URL | Blob        -> {file: bytes, origin}
 //   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
 //   array of any of these            -> concatenated
-export async function collectTensors(src, kind, irMeta, onProgress) {
+export async function collectTensors(src, kind, irMeta, onProgress, load) {
   if (src === undefined || src === null) return [];
   if (Array.isArray(src)) {
     const lists = [];
-    for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress)));
+    for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress, load)));
     return lists;
   }
   if (isBytesLike(src)) return [{ file: asUint8(src), origin: kind }];
   if (isLocation(src) || isBlob(src)) {
     try {
-      const { bytes, origin } = await readLocation(src, onProgress);
+      const { bytes, origin } = await readLocation(src, onProgress, load);
       return [{ file: bytes, origin }];
     } catch (e) {
+      load?.signal?.throwIfAborted();
       throw new WeightLoadError(`cannot open '${String(src)}': ${errnoText(e)}`, { cause: e });
     }
   }
@@ -437,19 +440,59 @@ export class Model {
 
 if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.prototype.dispose;
 
+// loadIR's {signal, fetchOptions}, checked: what readLocation takes.
+function loadControls({ signal, fetchOptions }, where) {
+  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.throwIfAborted !== 'function')) {
+    throw new TypeError(`${where}: signal must be an AbortSignal`);
+  }
+  if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) {
+    throw new TypeError(`${where}: fetchOptions must be an object (a RequestInit: headers, credentials, ...)`);
+  }
+  return { signal, fetchOptions };
+}
+
+// Proxy mode: a signal cannot cross to the worker. An abort rejects at once;
+// a model the worker still finishes loading is disposed there.
+function loadIRProxied(ir, options, { signal, fetchOptions }) {
+  const rest = { ...options };
+  delete rest.signal;
+  delete rest.fetchOptions;
+  if (fetchOptions) {
+    const init = { ...fetchOptions };
+    delete init.signal;
+    if (init.headers && typeof Headers === 'function') init.headers = Object.fromEntries(new Headers(init.headers));
+    rest.fetchOptions = init; // plain data: structured-cloneable
+  }
+  const loading = loadIRProxy(ir, rest, env);
+  if (!signal) return loading;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    loading.then((m) => {
+      if (signal.aborted) m.dispose().catch(() => {});
+      else resolve(m);
+    }, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
  * Loads an IR and its weights into a new Model.
- * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits}
+ * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits,
+ * signal (AbortSignal: rejects with its reason, nothing stays loaded), fetchOptions (RequestInit for URLs)}
  */
 export async function loadIR(ir, options = {}) {
   const limits = validateLimits(options.limits, 'loadIR');
-  if (env.proxy && canProxy()) return loadIRProxy(ir, options, env);
+  const load = loadControls(options, 'loadIR');
+  load.signal?.throwIfAborted();
+  if (env.proxy && canProxy()) return loadIRProxied(ir, options, load);
   const { weights, constants, onProgress, profile = false, weightDtype = 'float32' } = options;
-  const irText = await readIrText(ir, onProgress);
+  const irText = await readIrText(ir, onProgress, load);
   const irMeta = irMetaFrom(irText);
-  const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress);
-  const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress);
+  const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress, load);
+  const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress, load);
   const backend = await getBackend(options);
+  // Everything after this is synchronous: an abort seen here is the last one that can stop the load.
+  load.signal?.throwIfAborted();
   const handle = backend.create('WasmModel');
   let model;
   try {

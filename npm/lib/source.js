@@ -1,5 +1,6 @@
 // Reads IR / weights / constants sources: bytes, paths (Node), URLs (fetch),
-// Blobs. Reports progress through onProgress({loaded, total, source}).
+// Blobs. Reports progress through onProgress({status, file, loaded, total,
+// progress, source}); a load's AbortSignal stops a fetch or file read.
 
 export const isNode =
   typeof process === 'object' && process !== null && typeof process.versions?.node === 'string' &&
@@ -38,8 +39,12 @@ function isRemote(loc) {
   return /^(https?|data|blob):/i.test(s);
 }
 
-async function fetchBytes(url, onProgress) {
-  const res = await fetch(url);
+// fetchOptions: the caller's RequestInit (headers, credentials, ...); signal
+// aborts the request and the body read.
+async function fetchBytes(url, onProgress, { signal, fetchOptions } = {}) {
+  const init = { ...fetchOptions };
+  if (signal) init.signal = fetchOptions?.signal && typeof AbortSignal.any === 'function' ? AbortSignal.any([signal, fetchOptions.signal]) : signal;
+  const res = await fetch(url, init);
   if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status} ${res.statusText}`), { code: 'HTTP' });
   const total = Number(res.headers.get('content-length')) || 0;
   if (!onProgress || !res.body) {
@@ -56,6 +61,10 @@ async function fetchBytes(url, onProgress) {
     chunks.push(value);
     loaded += value.length;
     onProgress({ loaded, total, source: String(url) });
+    if (signal?.aborted) {
+      reader.cancel().catch(() => {});
+      signal.throwIfAborted();
+    }
   }
   const out = new Uint8Array(loaded);
   let pos = 0;
@@ -67,7 +76,8 @@ async function fetchBytes(url, onProgress) {
   return out;
 }
 
-async function readFileNode(path, onProgress) {
+// signal: checked between chunks (an abort stops the read and closes the file).
+async function readFileNode(path, onProgress, signal) {
   const fs = await import('node:fs/promises');
   const fh = await fs.open(path, 'r');
   try {
@@ -76,6 +86,7 @@ async function readFileNode(path, onProgress) {
     const chunk = 16 << 20;
     let pos = 0;
     while (pos < size) {
+      signal?.throwIfAborted();
       const { bytesRead } = await fh.read(out, pos, Math.min(chunk, size - pos), pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
@@ -99,18 +110,50 @@ export async function localPath(loc) {
   return s;
 }
 
+// Progress events, transformers.js style: per file 'initiate', then
+// 'progress' (progress = percent of total; 0 while the total is unknown), then
+// 'done'. The older fields loaded / total / source stay on every event.
+function progressReporter(onProgress, file) {
+  if (!onProgress) return undefined;
+  const emit = (status, loaded, total) => onProgress({
+    status, file, loaded, total, progress: status === 'done' ? 100 : total > 0 ? (100 * loaded) / total : 0, source: file,
+  });
+  emit('initiate', 0, 0);
+  return {
+    progress: ({ loaded, total }) => emit('progress', loaded, total),
+    done: (bytes) => emit('done', bytes.length, bytes.length),
+  };
+}
+
 /**
  * Reads a location (path / URL string / URL / Blob) into bytes.
- * Returns {bytes, origin}; throws the raw error (callers wrap it).
+ * Returns {bytes, origin}; throws the raw error (callers wrap it), or the
+ * signal's reason once `signal` is aborted.
+ * load: {signal, fetchOptions} (fetchOptions: RequestInit for URLs).
  */
-export async function readLocation(loc, onProgress) {
-  if (typeof Blob !== 'undefined' && loc instanceof Blob) {
-    return { bytes: new Uint8Array(await loc.arrayBuffer()), origin: loc.name || 'blob' };
+export async function readLocation(loc, onProgress, { signal, fetchOptions } = {}) {
+  signal?.throwIfAborted();
+  const isBlob = typeof Blob !== 'undefined' && loc instanceof Blob;
+  const path = isBlob ? null : await localPath(loc);
+  const origin = isBlob ? loc.name || 'blob' : path ?? String(loc);
+  const report = progressReporter(onProgress, origin);
+  let bytes;
+  try {
+    if (isBlob) {
+      bytes = new Uint8Array(await loc.arrayBuffer());
+    } else if (path !== null) {
+      bytes = await readFileNode(path, report?.progress, signal);
+    } else {
+      let url = loc;
+      if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);
+      else if (!isNode && typeof loc === 'string' && typeof location !== 'undefined') url = new URL(loc, location.href);
+      bytes = await fetchBytes(url, report?.progress, { signal, fetchOptions });
+    }
+  } catch (e) {
+    signal?.throwIfAborted(); // whatever fetch or the read made of the abort: the signal's reason
+    throw e;
   }
-  const path = await localPath(loc);
-  if (path !== null) return { bytes: await readFileNode(path, onProgress), origin: path };
-  let url = loc;
-  if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);
-  else if (!isNode && typeof loc === 'string' && typeof location !== 'undefined') url = new URL(loc, location.href);
-  return { bytes: await fetchBytes(url, onProgress), origin: String(loc) };
+  signal?.throwIfAborted();
+  report?.done(bytes);
+  return { bytes, origin };
 }
