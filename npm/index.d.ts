@@ -275,7 +275,11 @@ export interface ProxyModel {
   readonly outputs: readonly TensorInfo[];
   readonly backend: { readonly variant: 'simd-threaded' | 'simd'; readonly threads: number; readonly proxy: true };
   readonly disposed: boolean;
-  execute<D extends DType = DType>(inputs: Inputs, options?: ExecuteOptions): Promise<OutputTensor<D>[]>;
+  /**
+   * Inputs are copied to the worker unless `transferInputs: true`: then their
+   * ArrayBuffers are moved (detached on this side, no copy). Outputs are moved back.
+   */
+  execute<D extends DType = DType>(inputs: Inputs, options?: ExecuteOptions & { transferInputs?: boolean }): Promise<OutputTensor<D>[]>;
   verify(inputs: Inputs, expected: Expected, options?: VerifyOptions): Promise<VerifyReport>;
   info(options?: { json?: boolean }): Promise<string>;
   toMermaid(options?: { maxNodes?: number; includeWeights?: boolean }): Promise<string>;
@@ -287,6 +291,7 @@ export interface ProxyModel {
   resetBuffers(): Promise<void>;
   arenaBytes(): Promise<number>;
   dispose(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
