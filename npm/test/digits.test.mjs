@@ -126,7 +126,7 @@ test('inkToDigit: every held-out digit, painted and read back, is still classifi
       const [out] = await model.execute([back]);
       if (argmax(out.data) === set.torchPred[i]) ++same;
     }
-    // Off-centre digits come back shifted by up to half a pixel; the model copes with nearly all.
+    // Off-centre digits come back centred (moved by up to a pixel); the model copes with nearly all.
     assert.ok(same >= set.n - 6, `${same}/${set.n}`);
   } finally {
     model.dispose();
