@@ -1,8 +1,8 @@
 // The same index.js in headless Chromium, from a static server: with COOP/COEP
 // headers the page runs the threaded build, without them the single-threaded
-// one; both verify the bundled model, and the text generation demo
-// (examples/llm/) streams the tiny LLaMA's tokens. Drives Debian's chromium through
-// chromedriver's WebDriver HTTP API (no npm dependencies). Skipped when
+// one; both verify the bundled model, the drawing pad classifies digits painted and
+// drawn on its canvas, and the text generation demo (examples/llm/) streams the tiny
+// LLaMA's tokens. Drives Debian's chromium through chromedriver's WebDriver HTTP API (no npm dependencies). Skipped when
 // chromium / chromedriver are not installed (apt-get install chromium chromium-driver).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,8 @@ import { createServer } from 'node:net';
 import { join, relative, sep } from 'node:path';
 import { FIXTURES, GENERATED, REPO, assertDist } from './helpers.mjs';
 import { serve } from '../../examples/browser/serve.mjs';
+import { parseSafetensors } from '../index.js';
+import { inkToDigit, readTestSet } from '../../examples/digits/digits.js';
 
 const which = (names) => names.find((p) => p && existsSync(p));
 const CHROMIUM = which([process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']);
@@ -225,3 +227,113 @@ for (const isolate of [true, false]) {
     }
   }));
 }
+
+// ---------------------------------------------------------------- drawing pad (digits CNN, examples/browser/digits-pad.js)
+const digitsSet = readTestSet(parseSafetensors(readFileSync(join(REPO, 'examples', 'digits', 'digits_test.safetensors'))));
+const digitsState = 'JSON.stringify({ digits: window.__digits, status: document.getElementById("digit-status").textContent })';
+
+async function openPad(id, url, query = '') {
+  await wd('POST', `/session/${id}/url`, { url: `${url}examples/browser/?runs=1${query}` });
+  await waitFor(id, 'window.__digits && (window.__digits.ready || window.__digits.loadError)', digitsState);
+  assert.equal(await js(id, 'return window.__digits.loadError'), null);
+}
+
+// Paints an 8x8 image (0..1) onto the pad, `cell` pixels per pixel at (x, y), as gray ink
+// (the pad reads darkness), classifies it and returns window.__digits.last and the page's text.
+async function paintDigit(id, image, cell, x, y) {
+  const runs = await js(id, 'return window.__digits.runs');
+  await js(id, `window.__digits.clear();
+    const ctx = document.getElementById('pad').getContext('2d');
+    arguments[0].forEach((v, i) => {
+      const g = Math.round(255 * (1 - v));
+      ctx.fillStyle = 'rgb(' + g + ',' + g + ',' + g + ')';
+      ctx.fillRect(arguments[2] + (i % 8) * arguments[1], arguments[3] + Math.floor(i / 8) * arguments[1], arguments[1], arguments[1]);
+    });
+    window.__digits.classify();`, Array.from(image), cell, x, y);
+  await waitFor(id, `window.__digits.runs > ${runs}`, digitsState);
+  return { ...(await js(id, 'return window.__digits.last')), shown: await text(id, '#digit-pred'), top3: await text(id, '#digit-top3') };
+}
+
+test('drawing pad: held-out digits painted on the canvas are read back as 8x8 and classified; the label is shown', { skip, timeout: 180000 }, () => withBrowser(true, async (id, url) => {
+  await openPad(id, url);
+  // the first held-out digit of each class
+  for (let label = 0; label < 10; ++label) {
+    const i = digitsSet.labels.indexOf(label);
+    const r = await paintDigit(id, digitsSet.image(i), 25, 30 + 3 * label, 20);
+    assert.equal(r.digit, label, `held-out digit #${i} (${label}) read as ${r.digit}`);
+    assert.equal(r.shown, String(label));
+    assert.match(r.top3, new RegExp(`^${label}: \\d+\\.\\d%`));
+    assert.equal(r.top.length, 3);
+    // the 8x8 the model saw is what inkToDigit makes of the same gray squares (the digit,
+    // its ink centred left-right): the pad reads its pixels right
+    const expected = inkToDigit(Float32Array.from({ length: 64 * 25 * 25 }, (_, p) => {
+      const v = digitsSet.image(i)[Math.floor(p / (8 * 25 * 25)) * 8 + Math.floor((p % (8 * 25)) / 25)];
+      return 1 - Math.round(255 * (1 - v)) / 255;
+    }), 8 * 25, 8 * 25);
+    const diff = r.input.reduce((m, v, j) => Math.max(m, Math.abs(v - expected[j])), 0);
+    assert.ok(diff < 1e-3, `digit #${i}: the pad's 8x8 differs by ${diff}`);
+  }
+  // Clear empties the prediction
+  await click(id, '#clear');
+  assert.equal(await text(id, '#digit-pred'), '?');
+}));
+
+// Strokes of the mouse or a finger (WebDriver pointer actions) through the page's pointer
+// handlers; points in pad pixels from the pad's centre (y down).
+async function drawStrokes(id, strokes, pointerType = 'mouse') {
+  const pad = { 'element-6066-11e4-a52e-4f735466cecf': await el(id, '#pad') };
+  const actions = [];
+  for (const points of strokes) {
+    actions.push({ type: 'pointerMove', origin: pad, x: points[0][0], y: points[0][1], duration: 0 }, { type: 'pointerDown', button: 0 });
+    for (const [x, y] of points.slice(1)) actions.push({ type: 'pointerMove', origin: pad, x, y, duration: 10 });
+    actions.push({ type: 'pointerUp', button: 0 });
+  }
+  await wd('POST', `/session/${id}/actions`, { actions: [{ type: 'pointer', id: pointerType, parameters: { pointerType }, actions }] });
+  await wd('DELETE', `/session/${id}/actions`);
+}
+// (rx, ry) ellipse arc around (cx, cy) from angle a0 to a1 (degrees, 0 = right, 90 = down)
+const arc = (cx, cy, rx, ry, a0, a1, n = 24) => Array.from({ length: n + 1 }, (_, k) => {
+  const a = ((a0 + ((a1 - a0) * k) / n) * Math.PI) / 180;
+  return [Math.round(cx + rx * Math.cos(a)), Math.round(cy + ry * Math.sin(a))];
+});
+// Digits drawn the way load_digits writes them (a 1 with a flag, a 7 with a crossbar).
+const DRAWN = [
+  [arc(0, 0, 55, 100, -90, 270, 40)],
+  [[[-30, -70], [0, -100], [0, 100]]],
+  [[...arc(0, -50, 50, 50, 180, 360, 16), [-55, 100], [55, 100]]],
+  [[...arc(0, -50, 48, 48, -160, 90, 20), ...arc(0, 50, 50, 50, -90, 160, 20)]],
+  [[[20, -100], [-60, 40], [60, 40]], [[30, -30], [30, 100]]],
+  [[[50, -100], [-40, -100], [-45, -10], ...arc(0, 40, 55, 55, -130, 150, 20)]],
+  [[[40, -100], [-20, -60], [-50, 10], ...arc(0, 45, 50, 50, 180, 540, 30)]],
+  [[[-55, -100], [55, -100], [-10, 100]], [[-30, 0], [40, 0]]],
+  [arc(0, -55, 42, 42, 90, 450), arc(0, 50, 50, 50, -90, 270)],
+  [[...arc(0, -45, 50, 50, 0, 360, 30), [40, 100]]],
+];
+
+test('drawing pad: the digits 0-9 drawn with mouse and touch strokes, large and small, are recognised live', { skip, timeout: 180000 }, () => withBrowser(false, async (id, url) => {
+  await openPad(id, url);
+  for (const [label, strokes] of DRAWN.entries()) {
+    // full size with the mouse; at 30% size off-centre with a finger (the model sees the same)
+    const small = strokes.map((s) => s.map(([x, y]) => [Math.round(0.3 * x) + 40, Math.round(0.3 * y) - 30]));
+    for (const [what, drawn, pointerType] of [['large', strokes, 'mouse'], ['small', small, 'touch']]) {
+      await click(id, '#clear');
+      const runs = await js(id, 'return window.__digits.runs');
+      await drawStrokes(id, drawn, pointerType);
+      await waitFor(id, `!window.__digits.busy && window.__digits.runs > ${runs}`, digitsState, 20000);
+      const last = await js(id, 'return window.__digits.last');
+      assert.equal(last.digit, label, `${what} ${label} (${pointerType}) read as ${JSON.stringify(last.top)}`);
+      assert.equal(await text(id, '#digit-pred'), String(label));
+      // live: classified while the pen moved, not only when it was lifted
+      const during = (await js(id, 'return window.__digits.runs')) - runs;
+      assert.ok(during > drawn.length, `${label}: ${during} classification(s) for ${drawn.length} stroke(s)`);
+    }
+  }
+}));
+
+test('drawing pad in proxy mode: the model runs in a Web Worker and classifies a painted digit', { skip, timeout: 180000 }, () => withBrowser(true, async (id, url) => {
+  await openPad(id, url, '&proxy=1');
+  const i = digitsSet.labels.indexOf(5);
+  const r = await paintDigit(id, digitsSet.image(i), 20, 0, 0);
+  assert.equal(r.digit, 5);
+  assert.equal(r.shown, '5');
+}));
