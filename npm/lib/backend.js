@@ -45,10 +45,7 @@ export function resolveFile(name, wasmPaths = env.wasmPaths) {
 
 export async function defaultThreads() {
   if (env.numThreads > 0) return env.numThreads;
-  if (isNode) {
-    const os = await import('node:os');
-    return (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length) || 1;
-  }
+  if (isNode) return (await import('#node')).cpuCount();
   return (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
 }
 
@@ -207,7 +204,7 @@ async function instantiate(variant, wasmPaths, poolSize) {
   };
   try {
     let module;
-    if (isNode) module = await instantiateNode(variant, locate, config);
+    if (isNode) module = await (await import('#node')).instantiateNode(distFileNames(variant), locate, config, withTimeout);
     else if (poolSize > 0) module = await withTimeout(instantiateBrowser(variant, locate, config));
     else module = await instantiateBrowser(variant, locate, config);
     backend = new Backend(variant, module, poolSize);
@@ -234,116 +231,6 @@ function withTimeout(promise, ms = env.workerStartTimeoutMs) {
     timer = setTimeout(() => reject(new Error(`its pthread workers did not start within ${ms} ms (env.workerStartTimeoutMs)`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// ---------------------------------------------------------------- Node
-
-let nodeWorkers = null; // Set of pthread workers, unref'd once a module is ready
-
-async function toNodePath(loc) {
-  if (/^file:/i.test(loc)) return (await import('node:url')).fileURLToPath(loc);
-  if (/^[a-z]+:\/\//i.test(loc)) throw new Error(`Node can only load the WASM files from local paths, got ${loc}`);
-  return loc;
-}
-
-// Emscripten's pthread worker file is a CommonJS script, but this package is
-// "type": "module", so Node would load it as ESM and fail. Emscripten creates
-// workers with the global `Worker` (which its Node shell sets to
-// worker_threads.Worker); this shim runs the file's source as a CommonJS eval
-// worker instead, and unrefs the workers so they don't keep the process alive.
-async function installNodeWorkerShim() {
-  if (nodeWorkers) return;
-  nodeWorkers = new Set();
-  const wt = await import('node:worker_threads');
-  const fs = await import('node:fs');
-  const path = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const workers = nodeWorkers;
-  let ready = false;
-  class EmscriptenNodeWorker extends wt.Worker {
-    constructor(file, options) {
-      const p = file instanceof URL || /^file:/.test(String(file)) ? fileURLToPath(file) : String(file);
-      const prelude = `globalThis.__filename = ${JSON.stringify(p)}; globalThis.__dirname = ${JSON.stringify(path.dirname(p))};\n`;
-      super(prelude + fs.readFileSync(p, 'utf8'), { ...options, eval: true });
-      workers.add(this);
-      // Without an 'error' listener a dying worker throws in the host
-      // process. The module's own handler (bindings/pthread_hooks.js) reports
-      // it; one that dies before that hook is installed is remembered here.
-      // A pool worker never exits on its own: one that does is reported the
-      // same way (the module would wait for it forever), unless we ended it.
-      this.on('error', (e) => { this.tirError = this.tirError || e; });
-      this.once('exit', (code) => {
-        workers.delete(this);
-        if (this.tirTerminating || this.tirError) return;
-        this.tirError = new Error(`pthread worker exited unexpectedly (code ${code})`);
-        if (this.tirHooked) this.onerror(this.tirError);
-      });
-      if (ready) this.unref();
-    }
-  }
-  EmscriptenNodeWorker.markReady = () => {
-    ready = true;
-    for (const w of workers) w.unref();
-  };
-  Object.defineProperty(globalThis, 'Worker', {
-    configurable: true,
-    get: () => EmscriptenNodeWorker,
-    set: () => {}, // keep the shim when Emscripten's shell assigns worker_threads.Worker
-  });
-}
-
-async function instantiateNode(variant, locate, config) {
-  const fs = await import('node:fs');
-  const path = await import('node:path');
-  const vm = await import('node:vm');
-  const { createRequire } = await import('node:module');
-  const [jsName, wasmName, workerName] = distFileNames(variant);
-  const jsPath = await toNodePath(locate(jsName));
-  const wasmPath = await toNodePath(locate(wasmName));
-  const workerPath = workerName ? await toNodePath(locate(workerName)) : null;
-  const wasmBinary = fs.readFileSync(wasmPath);
-  if (workerPath) await installNodeWorkerShim();
-  // The MODULARIZE build is CommonJS; run it as such whatever the package type.
-  const src = fs.readFileSync(jsPath, 'utf8');
-  const fn = vm.compileFunction(
-    src + '\n;return typeof module.exports === "function" ? module.exports : createTorchIrWasm;',
-    ['require', 'module', 'exports', '__filename', '__dirname'],
-    { filename: jsPath },
-  );
-  const mod = { exports: {} };
-  const factory = fn(createRequire(jsPath), mod, mod.exports, jsPath, path.dirname(jsPath));
-  // Emscripten's Node shell adds process-wide uncaughtException /
-  // unhandledRejection handlers that rethrow: take them out again, so the
-  // host application keeps its own error handling.
-  const events = ['uncaughtException', 'unhandledRejection'];
-  const before = events.map((ev) => process.listeners(ev));
-  const workersBefore = new Set(nodeWorkers || []);
-  const ready = factory({
-    ...config,
-    wasmBinary,
-    mainScriptUrlOrBlob: jsPath,
-    locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : path.join(path.dirname(jsPath), name)),
-    print: (s) => process.stdout.write(s + '\n'),
-    printErr: (s) => process.stderr.write(s + '\n'),
-  });
-  events.forEach((ev, i) => {
-    for (const l of process.listeners(ev)) if (!before[i].includes(l)) process.removeListener(ev, l);
-  });
-  // This module's pool workers (created synchronously by the factory): a load
-  // that fails must not leave them running.
-  const own = [...(nodeWorkers || [])].filter((w) => !workersBefore.has(w));
-  let module;
-  try {
-    module = await (workerPath ? withTimeout(ready) : ready);
-  } catch (e) {
-    for (const w of own) {
-      w.tirTerminating = true;
-      w.terminate();
-    }
-    throw e;
-  }
-  if (workerPath) globalThis.Worker.markReady?.();
-  return module;
 }
 
 // ---------------------------------------------------------------- browser

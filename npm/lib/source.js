@@ -67,34 +67,12 @@ async function fetchBytes(url, onProgress) {
   return out;
 }
 
-async function readFileNode(path, onProgress) {
-  const fs = await import('node:fs/promises');
-  const fh = await fs.open(path, 'r');
-  try {
-    const { size } = await fh.stat();
-    const out = new Uint8Array(size);
-    const chunk = 16 << 20;
-    let pos = 0;
-    while (pos < size) {
-      const { bytesRead } = await fh.read(out, pos, Math.min(chunk, size - pos), pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      onProgress?.({ loaded: pos, total: size, source: path });
-    }
-    if (size === 0) onProgress?.({ loaded: 0, total: 0, source: path });
-    return pos === size ? out : out.subarray(0, pos);
-  } finally {
-    await fh.close();
-  }
-}
-
 // Node path or file: URL -> filesystem path, else null.
 export async function localPath(loc) {
   if (!isNode || isRemote(loc)) return null;
   const s = String(loc);
   if (s.startsWith('file:')) {
-    const { fileURLToPath } = await import('node:url');
-    return fileURLToPath(s);
+    return (await import('#node')).fileURLToPath(s);
   }
   return s;
 }
@@ -108,7 +86,7 @@ export async function readLocation(loc, onProgress) {
     return { bytes: new Uint8Array(await loc.arrayBuffer()), origin: loc.name || 'blob' };
   }
   const path = await localPath(loc);
-  if (path !== null) return { bytes: await readFileNode(path, onProgress), origin: path };
+  if (path !== null) return { bytes: await (await import('#node')).readFileNode(path, onProgress), origin: path };
   let url = loc;
   if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);
   else if (!isNode && typeof loc === 'string' && typeof location !== 'undefined') url = new URL(loc, location.href);

@@ -1,0 +1,3 @@
+// Node-only code of the package (package.json "imports": {"#node": {"node": ...}}).
+// Each file adds one line here.
+export * from './platform.js';
