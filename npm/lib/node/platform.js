@@ -44,14 +44,15 @@ function toNodePath(loc) {
 }
 
 let nodeWorkers = null; // Set of pthread workers, unref'd once a module is ready
+let NodePthreadWorker = null; // the shim class below, made once
 
 // Emscripten's pthread worker file is a CommonJS script, but this package is
 // "type": "module", so Node would load it as ESM and fail. Emscripten creates
-// workers with the global `Worker` (which its Node shell sets to
-// worker_threads.Worker); this shim runs the file's source as a CommonJS eval
-// worker instead, and unrefs the workers so they don't keep the process alive.
-function installNodeWorkerShim() {
-  if (nodeWorkers) return;
+// workers with the free variable `Worker`; instantiateNode binds that name to
+// this shim, which runs the file's source as a CommonJS eval worker instead,
+// and unrefs the workers so they don't keep the process alive.
+function nodeWorkerShim() {
+  if (NodePthreadWorker) return NodePthreadWorker;
   nodeWorkers = new Set();
   const workers = nodeWorkers;
   let ready = false;
@@ -80,11 +81,8 @@ function installNodeWorkerShim() {
     ready = true;
     for (const w of workers) w.unref();
   };
-  Object.defineProperty(globalThis, 'Worker', {
-    configurable: true,
-    get: () => EmscriptenNodeWorker,
-    set: () => {}, // keep the shim when Emscripten's shell assigns worker_threads.Worker
-  });
+  NodePthreadWorker = EmscriptenNodeWorker;
+  return NodePthreadWorker;
 }
 
 /**
@@ -98,30 +96,42 @@ export async function instantiateNode(names, locate, config, withTimeout) {
   const wasmPath = toNodePath(locate(wasmName));
   const workerPath = workerName ? toNodePath(locate(workerName)) : null;
   const wasmBinary = readFileSync(wasmPath);
-  if (workerPath) installNodeWorkerShim();
-  // The MODULARIZE build is CommonJS; run it as such whatever the package type.
+  const PthreadWorker = workerPath ? nodeWorkerShim() : undefined;
+  // The MODULARIZE build is CommonJS; run it as such whatever the package
+  // type. Its pthread code creates workers with the free name `Worker`: a
+  // parameter of the compiled function binds that name to the shim, so no
+  // global has to change.
   const src = readFileSync(jsPath, 'utf8');
   const fn = compileFunction(
     src + '\n;return typeof module.exports === "function" ? module.exports : createTorchIrWasm;',
-    ['require', 'module', 'exports', '__filename', '__dirname'],
+    ['require', 'module', 'exports', '__filename', '__dirname', 'Worker'],
     { filename: jsPath },
   );
   const mod = { exports: {} };
-  const factory = fn(createRequire(jsPath), mod, mod.exports, jsPath, dirname(jsPath));
+  const factory = fn(createRequire(jsPath), mod, mod.exports, jsPath, dirname(jsPath), PthreadWorker);
   // Emscripten's Node shell adds process-wide uncaughtException /
   // unhandledRejection handlers that rethrow: take them out again, so the
   // host application keeps its own error handling.
   const events = ['uncaughtException', 'unhandledRejection'];
   const before = events.map((ev) => process.listeners(ev));
   const workersBefore = new Set(nodeWorkers || []);
-  const ready = factory({
-    ...config,
-    wasmBinary,
-    mainScriptUrlOrBlob: jsPath,
-    locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : join(dirname(jsPath), name)),
-    print: (s) => process.stdout.write(s + '\n'),
-    printErr: (s) => process.stderr.write(s + '\n'),
-  });
+  // Its Node shell also assigns `global.Worker = worker_threads.Worker` (the
+  // threaded build) when the factory runs: put the global back as it was.
+  const workerGlobal = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
+  let ready;
+  try {
+    ready = factory({
+      ...config,
+      wasmBinary,
+      mainScriptUrlOrBlob: jsPath,
+      locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : join(dirname(jsPath), name)),
+      print: (s) => process.stdout.write(s + '\n'),
+      printErr: (s) => process.stderr.write(s + '\n'),
+    });
+  } finally {
+    if (workerGlobal) Object.defineProperty(globalThis, 'Worker', workerGlobal);
+    else delete globalThis.Worker;
+  }
   events.forEach((ev, i) => {
     for (const l of process.listeners(ev)) if (!before[i].includes(l)) process.removeListener(ev, l);
   });
@@ -138,6 +148,6 @@ export async function instantiateNode(names, locate, config, withTimeout) {
     }
     throw e;
   }
-  if (workerPath) globalThis.Worker.markReady?.();
+  PthreadWorker?.markReady();
   return module;
 }
