@@ -4,19 +4,29 @@
 import { isNode } from './source.js';
 import { TorchIrError } from './errors.js';
 import { classify, deadError, guardHandle } from './trap.js';
+import { warn } from './warn.js';
 
 export const env = {
   /** Where the dist files live: a URL/path prefix ending in '/', or {filename: url}. */
   wasmPaths: undefined,
-  /** Default thread count (0 = navigator.hardwareConcurrency / os.cpus().length). */
+  /** Default thread count (0 = min(4, CPU cores), like onnxruntime-web). */
   numThreads: 0,
   /** Pages: run models in a dedicated Web Worker (model methods then all return Promises). */
   proxy: false,
   /**
-   * Most ms to wait for the threaded build's pthread workers to load when a
-   * module is instantiated; a worker that fails to start rejects at once.
+   * URL of lib/proxy-worker.js for env.proxy, for bundlers that do not emit
+   * `new Worker(new URL('./proxy-worker.js', import.meta.url))` (esbuild:
+   * bundle it as a second entry point and point here).
    */
-  workerStartTimeoutMs: 60000,
+  workerPath: undefined,
+  /**
+   * Most ms the threaded build's pthread workers may take to start once the
+   * WASM module is compiled (the download is not timed); a worker that fails
+   * to start rejects the load at once.
+   */
+  workerStartTimeoutMs: 15000,
+  /** false silences the package's console warnings (e.g. a clamped thread count). */
+  warnings: true,
 };
 
 export const VARIANTS = {
@@ -31,6 +41,17 @@ export function distFileNames(variant) {
   return names;
 }
 
+// One literal `new URL('../dist/<file>', import.meta.url)` per file: the
+// pattern vite, webpack 5 and rollup plugins find and emit as assets (a
+// template string would not be; vite turns it into a glob).
+const DIST_URLS = {
+  'torch-ir-wasm-simd.js': () => new URL('../dist/torch-ir-wasm-simd.js', import.meta.url),
+  'torch-ir-wasm-simd.wasm': () => new URL('../dist/torch-ir-wasm-simd.wasm', import.meta.url),
+  'torch-ir-wasm-simd-threaded.js': () => new URL('../dist/torch-ir-wasm-simd-threaded.js', import.meta.url),
+  'torch-ir-wasm-simd-threaded.wasm': () => new URL('../dist/torch-ir-wasm-simd-threaded.wasm', import.meta.url),
+  'torch-ir-wasm-simd-threaded.worker.js': () => new URL('../dist/torch-ir-wasm-simd-threaded.worker.js', import.meta.url),
+};
+
 // URL (browser) or file path (Node) of a dist file, honoring wasmPaths.
 export function resolveFile(name, wasmPaths = env.wasmPaths) {
   if (wasmPaths && typeof wasmPaths === 'object' && !(wasmPaths instanceof URL)) {
@@ -40,13 +61,38 @@ export function resolveFile(name, wasmPaths = env.wasmPaths) {
     if (!prefix.endsWith('/')) prefix += '/';
     return prefix + name;
   }
-  return new URL(`../dist/${name}`, import.meta.url).href;
+  // vite's dev server pre-bundles dependencies into node_modules/.vite/deps/,
+  // where ../dist/ does not exist (the server would answer index.html).
+  if (/\/node_modules\/\.vite\/deps(_[a-z]+)?\//.test(import.meta.url)) {
+    throw new TorchIrError(
+      `vite's dependency pre-bundling moved torch-ir-wasm to ${import.meta.url}, away from its dist/ files: ` +
+        "add optimizeDeps: { exclude: ['torch-ir-wasm'] } to vite.config (or set env.wasmPaths)",
+    );
+  }
+  const url = DIST_URLS[name]?.();
+  if (!url) throw new TorchIrError(`unknown dist file '${name}'`);
+  return url.href;
 }
 
-export async function defaultThreads() {
-  if (env.numThreads > 0) return env.numThreads;
+const MAX_DEFAULT_THREADS = 4;
+
+/** CPU cores of this machine (navigator.hardwareConcurrency / os.availableParallelism()). */
+export async function hardwareThreads() {
   if (isNode) return (await import('#node')).cpuCount();
   return (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+}
+
+/** Thread count when none is requested: env.numThreads, else min(4, cores). */
+export async function defaultThreads() {
+  if (env.numThreads > 0) return env.numThreads;
+  return Math.min(MAX_DEFAULT_THREADS, await hardwareThreads());
+}
+
+const warned = new Set();
+function warnOnce(message) {
+  if (warned.has(message)) return;
+  warned.add(message);
+  warn(message);
 }
 
 // Threaded build when it can run: always in Node, in pages only when
@@ -163,18 +209,28 @@ const cache = new Map(); // key: variant + file locations -> Promise<Backend>
 /**
  * Returns the (cached) backend for the options: {threads, wasmPaths}.
  * threads: 1 = single-threaded build; otherwise the threaded build where
- * possible, with its pool set to `threads` (default: all cores).
+ * possible, running `threads` threads (default: env.numThreads, else
+ * min(4, cores)). A count above what can run (the CPU cores, the pool the
+ * module was loaded with, or 1 in the single-threaded build) is clamped with
+ * a warning.
  */
 export async function getBackend(options = {}) {
   const threads = options.threads ?? (env.numThreads > 0 ? env.numThreads : undefined);
   const variant = pickVariant(threads);
   const wasmPaths = options.wasmPaths ?? env.wasmPaths;
   const key = variant + '|' + JSON.stringify(wasmPaths ?? null);
+  const cores = await hardwareThreads();
+  if (threads > 1 && variant === VARIANTS.single) {
+    warnOnce(`threads: ${threads} requested, 1 used: the page is not cross-origin isolated (COOP/COEP headers), so the single-threaded build runs`);
+  } else if (threads > cores) {
+    warnOnce(`threads: ${threads} requested, ${cores} used (this machine has ${cores} CPU cores)`);
+  }
+  const wanted = Math.min(threads ?? (await defaultThreads()), cores);
   let p = cache.get(key);
   if (!p) {
     // The threaded build starts its pthread workers with the module: enough
     // for the requested count and for the default.
-    const poolSize = variant === VARIANTS.threaded ? Math.max(threads ?? 1, await defaultThreads()) : 0;
+    const poolSize = variant === VARIANTS.threaded ? Math.max(wanted, Math.min(await defaultThreads(), cores)) : 0;
     p = instantiate(variant, wasmPaths, poolSize);
     cache.set(key, p);
     const forget = () => { if (cache.get(key) === p) cache.delete(key); };
@@ -182,7 +238,13 @@ export async function getBackend(options = {}) {
   }
   const backend = await p;
   if (variant === VARIANTS.threaded) {
-    backend.setNumThreads(threads ?? (await defaultThreads()));
+    if (wanted > backend.maxThreads) {
+      warnOnce(
+        `threads: ${threads} requested, ${backend.maxThreads} used: the thread pool was sized to ${backend.maxThreads} when ` +
+          'the WASM module loaded (ask for more threads, or set env.numThreads, on the first load)',
+      );
+    }
+    backend.setNumThreads(wanted);
     await backend.workersStarted();
   }
   return backend;
@@ -204,8 +266,7 @@ async function instantiate(variant, wasmPaths, poolSize) {
   };
   try {
     let module;
-    if (isNode) module = await (await import('#node')).instantiateNode(distFileNames(variant), locate, config, withTimeout);
-    else if (poolSize > 0) module = await withTimeout(instantiateBrowser(variant, locate, config));
+    if (isNode) module = await (await import('#node')).instantiateNode(distFileNames(variant), locate, config, withWorkerTimeout);
     else module = await instantiateBrowser(variant, locate, config);
     backend = new Backend(variant, module, poolSize);
     if (early) {
@@ -223,14 +284,23 @@ async function instantiate(variant, wasmPaths, poolSize) {
 }
 
 // The threaded module resolves once every pool worker has loaded: a worker
-// that never answers must not hang the load forever.
-function withTimeout(promise, ms = env.workerStartTimeoutMs) {
-  if (!(ms > 0) || !Number.isFinite(ms)) return promise;
+// that never answers must not hang the load forever. The clock starts when
+// the compiled WASM module goes to the first worker (Emscripten's
+// PThread.loadWasmModuleToWorker on `module`, the object the factory got), so
+// a slow download of the .wasm does not count.
+function withWorkerTimeout(ready, module, ms = env.workerStartTimeoutMs) {
+  const P = module?.PThread;
+  if (!(ms > 0) || !Number.isFinite(ms) || !P) return ready;
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`its pthread workers did not start within ${ms} ms (env.workerStartTimeoutMs)`)), ms);
+    const load = P.loadWasmModuleToWorker;
+    P.loadWasmModuleToWorker = function startClock(...args) {
+      P.loadWasmModuleToWorker = load;
+      timer ??= setTimeout(() => reject(new Error(`its pthread workers did not start within ${ms} ms (env.workerStartTimeoutMs)`)), ms);
+      return load.apply(this, args);
+    };
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([ready, timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------- browser
@@ -268,7 +338,9 @@ function loadFactory(jsUrl) {
       }
     }
     const factory = globalThis.createTorchIrWasm;
-    if (typeof factory !== 'function') throw new Error(`${jsUrl} did not define createTorchIrWasm`);
+    if (typeof factory !== 'function') {
+      throw new Error(`${jsUrl} did not define createTorchIrWasm (is the file served at that URL? a dev server may answer index.html)`);
+    }
     globalThis.createTorchIrWasm = undefined;
     return factory;
   });
@@ -276,15 +348,44 @@ function loadFactory(jsUrl) {
   return next;
 }
 
+// Emscripten starts each pthread with `new Worker(<worker script URL>)`, a
+// classic worker that must be same-origin. A bundler may hand us a data: URL
+// (vite inlines files under 4 KB; a data: worker is opaque-origin and never
+// gets the module under COOP/COEP) or a CDN URL: so the script is fetched
+// here and started from a same-origin blob: URL. A missing script fails the
+// load now, with its URL, instead of as a worker 'error' Event.
+async function sameOriginWorkerUrl(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`cannot fetch the pthread worker script ${url}: ${e?.message || e}`);
+  }
+  if (!res.ok) throw new Error(`cannot fetch the pthread worker script ${url}: HTTP ${res.status}`);
+  const blob = new Blob([await res.text()], { type: 'text/javascript' });
+  return URL.createObjectURL(blob); // kept: the module may start more workers later
+}
+
 async function instantiateBrowser(variant, locate, config) {
-  const [jsName] = distFileNames(variant);
+  const [jsName, , workerName] = distFileNames(variant);
   const base = typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href;
   const abs = (u) => new URL(u, base).href;
   const jsUrl = abs(locate(jsName));
-  const factory = await loadFactory(jsUrl);
-  return factory({
+  const workerUrl = workerName ? abs(locate(workerName)) : null;
+  const [factory, workerBlobUrl] = await Promise.all([loadFactory(jsUrl), workerUrl && sameOriginWorkerUrl(workerUrl)]);
+  const moduleArg = {
     ...config,
     mainScriptUrlOrBlob: jsUrl, // pthread workers load the main script from here
-    locateFile: (name) => abs(locate(name)),
-  });
+    locateFile: (name) => (name === workerName ? workerBlobUrl : abs(locate(name))),
+  };
+  try {
+    const ready = factory(moduleArg);
+    return await (workerName ? withWorkerTimeout(ready, moduleArg) : ready);
+  } catch (e) {
+    // A worker that fails to load reports a bare Event (no message).
+    if (workerName && /\[object \w*Event\]/.test(String(e?.message ?? e))) {
+      throw new Error(`a pthread worker failed to start (worker script ${workerUrl}, main script ${jsUrl})`, { cause: e });
+    }
+    throw e;
+  }
 }

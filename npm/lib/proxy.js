@@ -5,6 +5,7 @@
 import {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError,
 } from './errors.js';
+import { env } from './backend.js';
 
 const CLASSES = { IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError };
 
@@ -35,9 +36,17 @@ export function canProxy() {
   return typeof window !== 'undefined' && typeof Worker === 'function';
 }
 
+// The literal `new Worker(new URL('./proxy-worker.js', import.meta.url), ...)`
+// is what vite and webpack 5 recognize and bundle as a worker; others
+// (esbuild) bundle lib/proxy-worker.js as an entry point and set env.workerPath.
 function getWorker() {
   if (worker) return worker;
-  worker = new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
+  const custom = env.workerPath;
+  const defaultScript = './proxy-worker.js'; // not a literal here: bundlers would emit it as an unbundled asset
+  const scriptUrl = () => (custom ? `env.workerPath ${custom}` : new URL(defaultScript, import.meta.url).href);
+  worker = custom
+    ? new Worker(custom, { type: 'module', name: 'torch-ir-wasm' })
+    : new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
   worker.onmessage = ({ data }) => {
     const p = pending.get(data.id);
     if (!p) return;
@@ -51,7 +60,11 @@ function getWorker() {
   };
   worker.onerror = (e) => {
     e?.preventDefault?.();
-    workerFailed(e?.message || String(e));
+    // A script that cannot be loaded (404, wrong MIME type, a bundle without
+    // it) fires a bare Event with no message.
+    workerFailed(e?.message ||
+      `the worker script ${scriptUrl()} failed to load (with a bundler that does not emit it, bundle ` +
+        "torch-ir-wasm's lib/proxy-worker.js as an entry point and set env.workerPath to its URL)");
   };
   worker.onmessageerror = () => workerFailed('a message from the worker could not be deserialized');
   return worker;

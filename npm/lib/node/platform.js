@@ -88,9 +88,9 @@ function nodeWorkerShim() {
 /**
  * Instantiates a WASM build in Node. names: [js, wasm, worker?] file names;
  * locate(name) -> path or file: URL; config: Emscripten module overrides;
- * withTimeout(promise) bounds the wait for the pthread workers.
+ * withWorkerTimeout(ready, moduleArg) bounds the wait for the pthread workers.
  */
-export async function instantiateNode(names, locate, config, withTimeout) {
+export async function instantiateNode(names, locate, config, withWorkerTimeout) {
   const [jsName, wasmName, workerName] = names;
   const jsPath = toNodePath(locate(jsName));
   const wasmPath = toNodePath(locate(wasmName));
@@ -118,16 +118,17 @@ export async function instantiateNode(names, locate, config, withTimeout) {
   // Its Node shell also assigns `global.Worker = worker_threads.Worker` (the
   // threaded build) when the factory runs: put the global back as it was.
   const workerGlobal = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
+  const moduleArg = {
+    ...config,
+    wasmBinary,
+    mainScriptUrlOrBlob: jsPath,
+    locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : join(dirname(jsPath), name)),
+    print: (s) => process.stdout.write(s + '\n'),
+    printErr: (s) => process.stderr.write(s + '\n'),
+  };
   let ready;
   try {
-    ready = factory({
-      ...config,
-      wasmBinary,
-      mainScriptUrlOrBlob: jsPath,
-      locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : join(dirname(jsPath), name)),
-      print: (s) => process.stdout.write(s + '\n'),
-      printErr: (s) => process.stderr.write(s + '\n'),
-    });
+    ready = factory(moduleArg);
   } finally {
     if (workerGlobal) Object.defineProperty(globalThis, 'Worker', workerGlobal);
     else delete globalThis.Worker;
@@ -140,7 +141,7 @@ export async function instantiateNode(names, locate, config, withTimeout) {
   const own = [...(nodeWorkers || [])].filter((w) => !workersBefore.has(w));
   let module;
   try {
-    module = await (workerPath ? withTimeout(ready) : ready);
+    module = await (workerPath ? withWorkerTimeout(ready, moduleArg) : ready);
   } catch (e) {
     for (const w of own) {
       w.tirTerminating = true;
