@@ -61,14 +61,6 @@ export function resolveFile(name, wasmPaths = env.wasmPaths) {
     if (!prefix.endsWith('/')) prefix += '/';
     return prefix + name;
   }
-  // vite's dev server pre-bundles dependencies into node_modules/.vite/deps/,
-  // where ../dist/ does not exist (the server would answer index.html).
-  if (/\/node_modules\/\.vite\/deps(_[a-z]+)?\//.test(import.meta.url)) {
-    throw new TorchIrError(
-      `vite's dependency pre-bundling moved torch-ir-wasm to ${import.meta.url}, away from its dist/ files: ` +
-        "add optimizeDeps: { exclude: ['torch-ir-wasm'] } to vite.config (or set env.wasmPaths)",
-    );
-  }
   const url = DIST_URLS[name]?.();
   if (!url) throw new TorchIrError(`unknown dist file '${name}'`);
   return url.href;
@@ -275,11 +267,24 @@ async function instantiate(variant, wasmPaths, poolSize) {
     }
     return backend;
   } catch (e) {
+    const js = safeLocate(locate, jsName);
+    // vite before 8 pre-bundles dependencies into node_modules/.vite/deps/
+    // without moving the files that `new URL(..., import.meta.url)` names.
+    const hint = /\/node_modules\/\.vite\//.test(js)
+      ? " (vite's dependency pre-bundling moved torch-ir-wasm away from its dist/ files: add optimizeDeps: { exclude: ['torch-ir-wasm'] } to vite.config, or set env.wasmPaths)"
+      : ' (build it with scripts/build_wasm.sh, or set env.wasmPaths / the wasmPaths option)';
     throw new TorchIrError(
-      `cannot load the ${variant} WASM build (${locate(jsName)}, ${locate(wasmName)}): ${e?.message || e}` +
-        ' (build it with scripts/build_wasm.sh, or set env.wasmPaths / the wasmPaths option)',
+      `cannot load the ${variant} WASM build (${js}, ${safeLocate(locate, wasmName)}): ${e?.message || e}${hint}`,
       { cause: e },
     );
+  }
+}
+
+function safeLocate(locate, name) {
+  try {
+    return locate(name);
+  } catch (e) {
+    return `<${name}: ${e?.message || e}>`;
   }
 }
 
