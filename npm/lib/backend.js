@@ -272,7 +272,7 @@ async function instantiate(variant, wasmPaths, poolSize) {
     // without moving the files that `new URL(..., import.meta.url)` names.
     const hint = /\/node_modules\/\.vite\//.test(js)
       ? " (vite's dependency pre-bundling moved torch-ir-wasm away from its dist/ files: add optimizeDeps: { exclude: ['torch-ir-wasm'] } to vite.config, or set env.wasmPaths)"
-      : ' (build it with scripts/build_wasm.sh, or set env.wasmPaths / the wasmPaths option)';
+      : ' (set env.wasmPaths / the wasmPaths option to where the dist files are served; in a checkout, build them with scripts/build_wasm.sh)';
     throw new TorchIrError(
       `cannot load the ${variant} WASM build (${js}, ${safeLocate(locate, wasmName)}): ${e?.message || e}${hint}`,
       { cause: e },

@@ -118,6 +118,29 @@ test('esbuild --bundle --platform=browser --format=esm (dist files copied, env.w
   await checkMatrix('esbuild', (isolate) => staticServer(out, isolate), 'wasmPaths=torch-ir-wasm/&workerPath=proxy-worker.js');
 });
 
+test('a pthread worker script that is missing or throws rejects the load within seconds, naming the URL', { skip }, async () => {
+  const out = join(OUT, 'esbuild'); // from the test above
+  for (const [dir, worker] of [['no-worker', null], ['throwing-worker', 'throw new Error("boom in the pthread worker");']]) {
+    mkdirSync(join(out, dir), { recursive: true });
+    for (const f of ['torch-ir-wasm-simd-threaded.js', 'torch-ir-wasm-simd-threaded.wasm']) copyFileSync(join(PKG, 'dist', f), join(out, dir, f));
+    if (worker) writeFileSync(join(out, dir, 'torch-ir-wasm-simd-threaded.worker.js'), worker);
+  }
+  const { url, close } = await staticServer(out, true);
+  closers.push(close);
+  for (const [dir, want] of [
+    ['no-worker', /cannot fetch the pthread worker script http:\/\/\S+\/no-worker\/torch-ir-wasm-simd-threaded\.worker\.js: HTTP 404/],
+    ['throwing-worker', /a pthread worker died: .*boom in the pthread worker/],
+  ]) {
+    const t0 = Date.now();
+    const { result, logs } = await runPage(`${url}?threads=2&wasmPaths=${dir}/`, 20000);
+    const took = Date.now() - t0;
+    assert.equal(result.ok, false, `${dir}: ${JSON.stringify(result)}`);
+    assert.match(result.error, want, `${dir}: ${logs.join('\n')}`);
+    assert.ok(took < 10000, `${dir}: rejected after ${took} ms`);
+    console.log(`ok ${dir}: rejected after ${took} ms: ${result.error}`);
+  }
+});
+
 test('vite build (dist files and the proxy worker emitted by vite, no configuration)', { skip }, async () => {
   const vite = await import('vite');
   const out = join(OUT, 'vite');
@@ -134,9 +157,13 @@ test('vite build (dist files and the proxy worker emitted by vite, no configurat
   });
   assert.deepEqual(warnings, [], 'vite build warnings');
   const assets = readdirSync(join(out, 'assets'));
-  for (const f of ['torch-ir-wasm-simd.wasm', 'torch-ir-wasm-simd-threaded.wasm', 'torch-ir-wasm-simd-threaded.js', 'proxy-worker']) {
-    assert.ok(assets.some((a) => a.startsWith(f.replace(/\.(\w+)$/, '')) && a.endsWith(f.includes('.') ? f.slice(f.lastIndexOf('.')) : '.js')), `vite emitted ${f}: ${assets}`);
+  for (const re of [/^torch-ir-wasm-simd-[\w-]{8}\.js$/, /^torch-ir-wasm-simd-[\w-]{8}\.wasm$/, /^torch-ir-wasm-simd-threaded-[\w-]{8}\.js$/,
+    /^torch-ir-wasm-simd-threaded-[\w-]{8}\.wasm$/, /^proxy-worker-[\w-]{8}\.js$/]) {
+    assert.ok(assets.some((a) => re.test(a)), `vite emitted ${re}: ${assets}`);
   }
+  // The 3 KB pthread worker script is under vite's assetsInlineLimit: a data:
+  // URL, which the loader must start from a blob: URL to work under COOP/COEP.
+  if (!assets.some((a) => a.startsWith('torch-ir-wasm-simd-threaded.worker'))) console.log('vite inlined the pthread worker script (data: URL)');
   await checkMatrix('vite build', (isolate) => staticServer(out, isolate));
 });
 
