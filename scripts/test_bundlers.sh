@@ -23,4 +23,4 @@ npm ci --no-audit --no-fund --loglevel=error
 # The package itself: not in package.json (its tarball changes with every
 # commit, a lockfile entry would pin one); installed as a user's `npm i` does.
 npm install --no-save --no-audit --no-fund --loglevel=error "$TARBALL"
-TIR_BUNDLER_TESTS=1 TIR_BUNDLER_OUT="$OUT" node --test --test-concurrency=1 --test-timeout=300000 bundlers.test.mjs
+TIR_BUNDLER_TESTS=1 TIR_BUNDLER_OUT="$OUT" node --test --test-concurrency=1 --test-timeout=120000 bundlers.test.mjs

@@ -385,6 +385,13 @@ async function instantiateBrowser(variant, locate, config) {
   };
   try {
     const ready = factory(moduleArg);
+    // The pool workers start now, but the module's error hook
+    // (bindings/pthread_hooks.js) is installed only once the .wasm is
+    // compiled: a worker that fails before then is remembered here, and the
+    // hook reports it (as the Node shim does).
+    for (const w of moduleArg.PThread?.unusedWorkers ?? []) {
+      w.addEventListener?.('error', (e) => { w.tirError = w.tirError || e; });
+    }
     return await (workerName ? withWorkerTimeout(ready, moduleArg) : ready);
   } catch (e) {
     // A worker that fails to load reports a bare Event (no message).

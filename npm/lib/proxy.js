@@ -42,8 +42,9 @@ export function canProxy() {
 function getWorker() {
   if (worker) return worker;
   const custom = env.workerPath;
-  const defaultScript = './proxy-worker.js'; // not a literal here: bundlers would emit it as an unbundled asset
-  const scriptUrl = () => (custom ? `env.workerPath ${custom}` : new URL(defaultScript, import.meta.url).href);
+  // (Not a second new URL(..., import.meta.url) for the message: bundlers
+  // would emit the file again, unbundled, or warn about an expression.)
+  const scriptName = custom ? `env.workerPath ${custom}` : "torch-ir-wasm's lib/proxy-worker.js (as your bundler emitted it)";
   worker = custom
     ? new Worker(custom, { type: 'module', name: 'torch-ir-wasm' })
     : new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
@@ -63,7 +64,7 @@ function getWorker() {
     // A script that cannot be loaded (404, wrong MIME type, a bundle without
     // it) fires a bare Event with no message.
     workerFailed(e?.message ||
-      `the worker script ${scriptUrl()} failed to load (with a bundler that does not emit it, bundle ` +
+      `the worker script ${scriptName} failed to load (with a bundler that does not emit it, bundle ` +
         "torch-ir-wasm's lib/proxy-worker.js as an entry point and set env.workerPath to its URL)");
   };
   worker.onmessageerror = () => workerFailed('a message from the worker could not be deserialized');

@@ -48,7 +48,7 @@ test('env.workerPath is the module worker the proxy starts; its load failure nam
 test('without env.workerPath the package\'s own lib/proxy-worker.js is used; the error says to set env.workerPath', async () => {
   env.workerPath = undefined;
   await assert.rejects(loadIR(IR), (e) => e instanceof EngineTrapError &&
-    /worker script file:\/\/\S+\/lib\/proxy-worker\.js failed to load/.test(e.message) && /env\.workerPath/.test(e.message));
+    /worker script torch-ir-wasm's lib\/proxy-worker\.js \(as your bundler emitted it\) failed to load/.test(e.message) && /env\.workerPath/.test(e.message));
   assert.match(created.at(-1).url, /\/lib\/proxy-worker\.js$/);
   assert.deepEqual(created.at(-1).options, { type: 'module', name: 'torch-ir-wasm' });
 });

@@ -54,7 +54,9 @@ function copyModel(dir) {
 
 async function staticServer(root, isolate) {
   const { server, url } = await serve({ root, port: 0, isolate });
-  return { url, close: () => new Promise((ok) => server.close(ok)) };
+  // (closeAllConnections: chromium keeps idle keep-alive sockets open, and
+  // close() alone waits for them.)
+  return { url, close: () => new Promise((ok) => { server.close(ok); server.closeAllConnections(); }) };
 }
 
 // Opens the app, waits for its #result; returns the result and the page's console errors.
