@@ -3,8 +3,9 @@
 # WASM variants, generates the large fixtures (weights and expected outputs of
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
 # parity, native CLI), the JS suites (node --test) on the WASM builds, the
-# package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), and the
-# graph viewer's browser tests (scripts/test_web.sh: headless chromium), then
+# package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), the
+# graph viewer's browser tests (scripts/test_web.sh: headless chromium), the
+# npm package built into an app by esbuild and vite (scripts/test_bundlers.sh), then
 # the unit tests under ASan+UBSan / TSan and a short libFuzzer run of every
 # fuzz target (TIR_CI_FUZZ_SECONDS each, default 45; any finding fails).
 set -euo pipefail
@@ -17,5 +18,6 @@ node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
 bash scripts/test_types.sh
 bash scripts/test_web.sh
+bash scripts/test_bundlers.sh
 bash scripts/test_sanitizers.sh
 bash scripts/fuzz.sh --time "${TIR_CI_FUZZ_SECONDS:-45}"

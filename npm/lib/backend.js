@@ -4,19 +4,29 @@
 import { isNode } from './source.js';
 import { TorchIrError } from './errors.js';
 import { classify, deadError, guardHandle } from './trap.js';
+import { warn } from './warn.js';
 
 export const env = {
   /** Where the dist files live: a URL/path prefix ending in '/', or {filename: url}. */
   wasmPaths: undefined,
-  /** Default thread count (0 = navigator.hardwareConcurrency / os.cpus().length). */
+  /** Default thread count (0 = min(4, CPU cores), like onnxruntime-web). */
   numThreads: 0,
   /** Pages: run models in a dedicated Web Worker (model methods then all return Promises). */
   proxy: false,
   /**
-   * Most ms to wait for the threaded build's pthread workers to load when a
-   * module is instantiated; a worker that fails to start rejects at once.
+   * URL of lib/proxy-worker.js for env.proxy, for bundlers that do not emit
+   * `new Worker(new URL('./proxy-worker.js', import.meta.url))` (esbuild:
+   * bundle it as a second entry point and point here).
    */
-  workerStartTimeoutMs: 60000,
+  workerPath: undefined,
+  /**
+   * Most ms the threaded build's pthread workers may take to start once the
+   * WASM module is compiled (the download is not timed); a worker that fails
+   * to start rejects the load at once.
+   */
+  workerStartTimeoutMs: 15000,
+  /** false silences the package's console warnings (e.g. a clamped thread count). */
+  warnings: true,
 };
 
 // onnxruntime-web's spelling: env.wasm.numThreads / wasmPaths / proxy read and
@@ -40,6 +50,17 @@ export function distFileNames(variant) {
   return names;
 }
 
+// One literal `new URL('../dist/<file>', import.meta.url)` per file: the
+// pattern vite, webpack 5 and rollup plugins find and emit as assets (a
+// template string would not be; vite turns it into a glob).
+const DIST_URLS = {
+  'torch-ir-wasm-simd.js': () => new URL('../dist/torch-ir-wasm-simd.js', import.meta.url),
+  'torch-ir-wasm-simd.wasm': () => new URL('../dist/torch-ir-wasm-simd.wasm', import.meta.url),
+  'torch-ir-wasm-simd-threaded.js': () => new URL('../dist/torch-ir-wasm-simd-threaded.js', import.meta.url),
+  'torch-ir-wasm-simd-threaded.wasm': () => new URL('../dist/torch-ir-wasm-simd-threaded.wasm', import.meta.url),
+  'torch-ir-wasm-simd-threaded.worker.js': () => new URL('../dist/torch-ir-wasm-simd-threaded.worker.js', import.meta.url),
+};
+
 // URL (browser) or file path (Node) of a dist file, honoring wasmPaths.
 export function resolveFile(name, wasmPaths = env.wasmPaths) {
   if (wasmPaths && typeof wasmPaths === 'object' && !(wasmPaths instanceof URL)) {
@@ -49,16 +70,30 @@ export function resolveFile(name, wasmPaths = env.wasmPaths) {
     if (!prefix.endsWith('/')) prefix += '/';
     return prefix + name;
   }
-  return new URL(`../dist/${name}`, import.meta.url).href;
+  const url = DIST_URLS[name]?.();
+  if (!url) throw new TorchIrError(`unknown dist file '${name}'`);
+  return url.href;
 }
 
+const MAX_DEFAULT_THREADS = 4;
+
+/** CPU cores of this machine (navigator.hardwareConcurrency / os.availableParallelism()). */
+export async function hardwareThreads() {
+  if (isNode) return (await import('#node')).cpuCount();
+  return (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+}
+
+/** Thread count when none is requested: env.numThreads, else min(4, cores). */
 export async function defaultThreads() {
   if (env.numThreads > 0) return env.numThreads;
-  if (isNode) {
-    const os = await import('node:os');
-    return (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length) || 1;
-  }
-  return (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+  return Math.min(MAX_DEFAULT_THREADS, await hardwareThreads());
+}
+
+const warned = new Set();
+function warnOnce(message) {
+  if (warned.has(message)) return;
+  warned.add(message);
+  warn(message);
 }
 
 // Threaded build when it can run: always in Node, in pages only when
@@ -175,18 +210,28 @@ const cache = new Map(); // key: variant + file locations -> Promise<Backend>
 /**
  * Returns the (cached) backend for the options: {threads, wasmPaths}.
  * threads: 1 = single-threaded build; otherwise the threaded build where
- * possible, with its pool set to `threads` (default: all cores).
+ * possible, running `threads` threads (default: env.numThreads, else
+ * min(4, cores)). A count above what can run (the CPU cores, the pool the
+ * module was loaded with, or 1 in the single-threaded build) is clamped with
+ * a warning.
  */
 export async function getBackend(options = {}) {
   const threads = options.threads ?? (env.numThreads > 0 ? env.numThreads : undefined);
   const variant = pickVariant(threads);
   const wasmPaths = options.wasmPaths ?? env.wasmPaths;
   const key = variant + '|' + JSON.stringify(wasmPaths ?? null);
+  const cores = await hardwareThreads();
+  if (threads > 1 && variant === VARIANTS.single) {
+    warnOnce(`threads: ${threads} requested, 1 used: the page is not cross-origin isolated (COOP/COEP headers), so the single-threaded build runs`);
+  } else if (threads > cores) {
+    warnOnce(`threads: ${threads} requested, ${cores} used (this machine has ${cores} CPU cores)`);
+  }
+  const wanted = Math.min(threads ?? (await defaultThreads()), cores);
   let p = cache.get(key);
   if (!p) {
     // The threaded build starts its pthread workers with the module: enough
     // for the requested count and for the default.
-    const poolSize = variant === VARIANTS.threaded ? Math.max(threads ?? 1, await defaultThreads()) : 0;
+    const poolSize = variant === VARIANTS.threaded ? Math.max(wanted, Math.min(await defaultThreads(), cores)) : 0;
     p = instantiate(variant, wasmPaths, poolSize);
     cache.set(key, p);
     const forget = () => { if (cache.get(key) === p) cache.delete(key); };
@@ -194,7 +239,13 @@ export async function getBackend(options = {}) {
   }
   const backend = await p;
   if (variant === VARIANTS.threaded) {
-    backend.setNumThreads(threads ?? (await defaultThreads()));
+    if (wanted > backend.maxThreads) {
+      warnOnce(
+        `threads: ${threads} requested, ${backend.maxThreads} used: the thread pool was sized to ${backend.maxThreads} when ` +
+          'the WASM module loaded (ask for more threads, or set env.numThreads, on the first load)',
+      );
+    }
+    backend.setNumThreads(wanted);
     await backend.workersStarted();
   }
   return backend;
@@ -216,8 +267,7 @@ async function instantiate(variant, wasmPaths, poolSize) {
   };
   try {
     let module;
-    if (isNode) module = await instantiateNode(variant, locate, config);
-    else if (poolSize > 0) module = await withTimeout(instantiateBrowser(variant, locate, config));
+    if (isNode) module = await (await import('#node')).instantiateNode(distFileNames(variant), locate, config, withWorkerTimeout);
     else module = await instantiateBrowser(variant, locate, config);
     backend = new Backend(variant, module, poolSize);
     if (early) {
@@ -226,133 +276,45 @@ async function instantiate(variant, wasmPaths, poolSize) {
     }
     return backend;
   } catch (e) {
+    const js = safeLocate(locate, jsName);
+    // vite before 8 pre-bundles dependencies into node_modules/.vite/deps/
+    // without moving the files that `new URL(..., import.meta.url)` names.
+    const hint = /\/node_modules\/\.vite\//.test(js)
+      ? " (vite's dependency pre-bundling moved torch-ir-wasm away from its dist/ files: add optimizeDeps: { exclude: ['torch-ir-wasm'] } to vite.config, or set env.wasmPaths)"
+      : ' (set env.wasmPaths / the wasmPaths option to where the dist files are served; in a checkout, build them with scripts/build_wasm.sh)';
     throw new TorchIrError(
-      `cannot load the ${variant} WASM build (${locate(jsName)}, ${locate(wasmName)}): ${e?.message || e}` +
-        ' (build it with scripts/build_wasm.sh, or set env.wasmPaths / the wasmPaths option)',
+      `cannot load the ${variant} WASM build (${js}, ${safeLocate(locate, wasmName)}): ${e?.message || e}${hint}`,
       { cause: e },
     );
   }
 }
 
+function safeLocate(locate, name) {
+  try {
+    return locate(name);
+  } catch (e) {
+    return `<${name}: ${e?.message || e}>`;
+  }
+}
+
 // The threaded module resolves once every pool worker has loaded: a worker
-// that never answers must not hang the load forever.
-function withTimeout(promise, ms = env.workerStartTimeoutMs) {
-  if (!(ms > 0) || !Number.isFinite(ms)) return promise;
+// that never answers must not hang the load forever. The clock starts when
+// the compiled WASM module goes to the first worker (Emscripten's
+// PThread.loadWasmModuleToWorker on `module`, the object the factory got), so
+// a slow download of the .wasm does not count.
+function withWorkerTimeout(ready, module, ms = env.workerStartTimeoutMs) {
+  const P = module?.PThread;
+  if (!(ms > 0) || !Number.isFinite(ms) || !P) return ready;
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`its pthread workers did not start within ${ms} ms (env.workerStartTimeoutMs)`)), ms);
+    const load = P.loadWasmModuleToWorker;
+    P.loadWasmModuleToWorker = function startClock(...args) {
+      P.loadWasmModuleToWorker = load;
+      timer ??= setTimeout(() => reject(new Error(`its pthread workers did not start within ${ms} ms (env.workerStartTimeoutMs)`)), ms);
+      return load.apply(this, args);
+    };
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// ---------------------------------------------------------------- Node
-
-let nodeWorkers = null; // Set of pthread workers, unref'd once a module is ready
-
-async function toNodePath(loc) {
-  if (/^file:/i.test(loc)) return (await import('node:url')).fileURLToPath(loc);
-  if (/^[a-z]+:\/\//i.test(loc)) throw new Error(`Node can only load the WASM files from local paths, got ${loc}`);
-  return loc;
-}
-
-// Emscripten's pthread worker file is a CommonJS script, but this package is
-// "type": "module", so Node would load it as ESM and fail. Emscripten creates
-// workers with the global `Worker` (which its Node shell sets to
-// worker_threads.Worker); this shim runs the file's source as a CommonJS eval
-// worker instead, and unrefs the workers so they don't keep the process alive.
-async function installNodeWorkerShim() {
-  if (nodeWorkers) return;
-  nodeWorkers = new Set();
-  const wt = await import('node:worker_threads');
-  const fs = await import('node:fs');
-  const path = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const workers = nodeWorkers;
-  let ready = false;
-  class EmscriptenNodeWorker extends wt.Worker {
-    constructor(file, options) {
-      const p = file instanceof URL || /^file:/.test(String(file)) ? fileURLToPath(file) : String(file);
-      const prelude = `globalThis.__filename = ${JSON.stringify(p)}; globalThis.__dirname = ${JSON.stringify(path.dirname(p))};\n`;
-      super(prelude + fs.readFileSync(p, 'utf8'), { ...options, eval: true });
-      workers.add(this);
-      // Without an 'error' listener a dying worker throws in the host
-      // process. The module's own handler (bindings/pthread_hooks.js) reports
-      // it; one that dies before that hook is installed is remembered here.
-      // A pool worker never exits on its own: one that does is reported the
-      // same way (the module would wait for it forever), unless we ended it.
-      this.on('error', (e) => { this.tirError = this.tirError || e; });
-      this.once('exit', (code) => {
-        workers.delete(this);
-        if (this.tirTerminating || this.tirError) return;
-        this.tirError = new Error(`pthread worker exited unexpectedly (code ${code})`);
-        if (this.tirHooked) this.onerror(this.tirError);
-      });
-      if (ready) this.unref();
-    }
-  }
-  EmscriptenNodeWorker.markReady = () => {
-    ready = true;
-    for (const w of workers) w.unref();
-  };
-  Object.defineProperty(globalThis, 'Worker', {
-    configurable: true,
-    get: () => EmscriptenNodeWorker,
-    set: () => {}, // keep the shim when Emscripten's shell assigns worker_threads.Worker
-  });
-}
-
-async function instantiateNode(variant, locate, config) {
-  const fs = await import('node:fs');
-  const path = await import('node:path');
-  const vm = await import('node:vm');
-  const { createRequire } = await import('node:module');
-  const [jsName, wasmName, workerName] = distFileNames(variant);
-  const jsPath = await toNodePath(locate(jsName));
-  const wasmPath = await toNodePath(locate(wasmName));
-  const workerPath = workerName ? await toNodePath(locate(workerName)) : null;
-  const wasmBinary = fs.readFileSync(wasmPath);
-  if (workerPath) await installNodeWorkerShim();
-  // The MODULARIZE build is CommonJS; run it as such whatever the package type.
-  const src = fs.readFileSync(jsPath, 'utf8');
-  const fn = vm.compileFunction(
-    src + '\n;return typeof module.exports === "function" ? module.exports : createTorchIrWasm;',
-    ['require', 'module', 'exports', '__filename', '__dirname'],
-    { filename: jsPath },
-  );
-  const mod = { exports: {} };
-  const factory = fn(createRequire(jsPath), mod, mod.exports, jsPath, path.dirname(jsPath));
-  // Emscripten's Node shell adds process-wide uncaughtException /
-  // unhandledRejection handlers that rethrow: take them out again, so the
-  // host application keeps its own error handling.
-  const events = ['uncaughtException', 'unhandledRejection'];
-  const before = events.map((ev) => process.listeners(ev));
-  const workersBefore = new Set(nodeWorkers || []);
-  const ready = factory({
-    ...config,
-    wasmBinary,
-    mainScriptUrlOrBlob: jsPath,
-    locateFile: (name) => (name === workerName ? workerPath : name === wasmName ? wasmPath : path.join(path.dirname(jsPath), name)),
-    print: (s) => process.stdout.write(s + '\n'),
-    printErr: (s) => process.stderr.write(s + '\n'),
-  });
-  events.forEach((ev, i) => {
-    for (const l of process.listeners(ev)) if (!before[i].includes(l)) process.removeListener(ev, l);
-  });
-  // This module's pool workers (created synchronously by the factory): a load
-  // that fails must not leave them running.
-  const own = [...(nodeWorkers || [])].filter((w) => !workersBefore.has(w));
-  let module;
-  try {
-    module = await (workerPath ? withTimeout(ready) : ready);
-  } catch (e) {
-    for (const w of own) {
-      w.tirTerminating = true;
-      w.terminate();
-    }
-    throw e;
-  }
-  if (workerPath) globalThis.Worker.markReady?.();
-  return module;
+  return Promise.race([ready, timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------- browser
@@ -390,7 +352,9 @@ function loadFactory(jsUrl) {
       }
     }
     const factory = globalThis.createTorchIrWasm;
-    if (typeof factory !== 'function') throw new Error(`${jsUrl} did not define createTorchIrWasm`);
+    if (typeof factory !== 'function') {
+      throw new Error(`${jsUrl} did not define createTorchIrWasm (is the file served at that URL? a dev server may answer index.html)`);
+    }
     globalThis.createTorchIrWasm = undefined;
     return factory;
   });
@@ -398,15 +362,51 @@ function loadFactory(jsUrl) {
   return next;
 }
 
+// Emscripten starts each pthread with `new Worker(<worker script URL>)`, a
+// classic worker that must be same-origin. A bundler may hand us a data: URL
+// (vite inlines files under 4 KB; a data: worker is opaque-origin and never
+// gets the module under COOP/COEP) or a CDN URL: so the script is fetched
+// here and started from a same-origin blob: URL. A missing script fails the
+// load now, with its URL, instead of as a worker 'error' Event.
+async function sameOriginWorkerUrl(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`cannot fetch the pthread worker script ${url}: ${e?.message || e}`);
+  }
+  if (!res.ok) throw new Error(`cannot fetch the pthread worker script ${url}: HTTP ${res.status}`);
+  const blob = new Blob([await res.text()], { type: 'text/javascript' });
+  return URL.createObjectURL(blob); // kept: the module may start more workers later
+}
+
 async function instantiateBrowser(variant, locate, config) {
-  const [jsName] = distFileNames(variant);
+  const [jsName, , workerName] = distFileNames(variant);
   const base = typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href;
   const abs = (u) => new URL(u, base).href;
   const jsUrl = abs(locate(jsName));
-  const factory = await loadFactory(jsUrl);
-  return factory({
+  const workerUrl = workerName ? abs(locate(workerName)) : null;
+  const [factory, workerBlobUrl] = await Promise.all([loadFactory(jsUrl), workerUrl && sameOriginWorkerUrl(workerUrl)]);
+  const moduleArg = {
     ...config,
     mainScriptUrlOrBlob: jsUrl, // pthread workers load the main script from here
-    locateFile: (name) => abs(locate(name)),
-  });
+    locateFile: (name) => (name === workerName ? workerBlobUrl : abs(locate(name))),
+  };
+  try {
+    const ready = factory(moduleArg);
+    // The pool workers start now, but the module's error hook
+    // (bindings/pthread_hooks.js) is installed only once the .wasm is
+    // compiled: a worker that fails before then is remembered here, and the
+    // hook reports it (as the Node shim does).
+    for (const w of moduleArg.PThread?.unusedWorkers ?? []) {
+      w.addEventListener?.('error', (e) => { w.tirError = w.tirError || e; });
+    }
+    return await (workerName ? withWorkerTimeout(ready, moduleArg) : ready);
+  } catch (e) {
+    // A worker that fails to load reports a bare Event (no message).
+    if (workerName && /\[object \w*Event\]/.test(String(e?.message ?? e))) {
+      throw new Error(`a pthread worker failed to start (worker script ${workerUrl}, main script ${jsUrl})`, { cause: e });
+    }
+    throw e;
+  }
 }

@@ -11,6 +11,7 @@
 import {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError,
 } from './errors.js';
+import { env } from './backend.js';
 
 const CLASSES = {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError, TypeError, RangeError,
@@ -66,10 +67,24 @@ export function canProxy() {
   return (typeof window !== 'undefined' && typeof Worker === 'function') || nodeMode();
 }
 
+// The literal `new Worker(new URL('./proxy-worker.js', import.meta.url), ...)`
+// is what vite and webpack 5 recognize and bundle as a worker; others
+// (esbuild) bundle lib/proxy-worker.js as an entry point and set env.workerPath.
 function getWorker() {
   if (worker) return worker;
-  if (createNodeWorker && nodeMode()) worker = createNodeWorker();
-  else worker = new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
+  let scriptName;
+  if (createNodeWorker && nodeMode()) {
+    worker = createNodeWorker();
+    scriptName = 'lib/node/engine-worker.js (Node worker thread)';
+  } else {
+    const custom = env.workerPath;
+    // (Not a second new URL(..., import.meta.url) for the message: bundlers
+    // would emit the file again, unbundled, or warn about an expression.)
+    scriptName = custom ? `env.workerPath ${custom}` : "torch-ir-wasm's lib/proxy-worker.js (as your bundler emitted it)";
+    worker = custom
+      ? new Worker(custom, { type: 'module', name: 'torch-ir-wasm' })
+      : new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
+  }
   worker.onmessage = ({ data }) => {
     const p = pending.get(data.id);
     if (!p) return;
@@ -84,7 +99,11 @@ function getWorker() {
   };
   worker.onerror = (e) => {
     e?.preventDefault?.();
-    workerFailed(e?.message || String(e));
+    // A script that cannot be loaded (404, wrong MIME type, a bundle without
+    // it) fires a bare Event with no message.
+    workerFailed(e?.message ||
+      `the worker script ${scriptName} failed to load (with a bundler that does not emit it, bundle ` +
+        "torch-ir-wasm's lib/proxy-worker.js as an entry point and set env.workerPath to its URL)");
   };
   worker.onmessageerror = () => workerFailed('a message from the worker could not be deserialized');
   return worker;

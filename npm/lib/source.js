@@ -76,36 +76,12 @@ async function fetchBytes(url, onProgress, { signal, fetchOptions } = {}) {
   return out;
 }
 
-// signal: checked between chunks (an abort stops the read and closes the file).
-async function readFileNode(path, onProgress, signal) {
-  const fs = await import('node:fs/promises');
-  const fh = await fs.open(path, 'r');
-  try {
-    const { size } = await fh.stat();
-    const out = new Uint8Array(size);
-    const chunk = 16 << 20;
-    let pos = 0;
-    while (pos < size) {
-      signal?.throwIfAborted();
-      const { bytesRead } = await fh.read(out, pos, Math.min(chunk, size - pos), pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      onProgress?.({ loaded: pos, total: size, source: path });
-    }
-    if (size === 0) onProgress?.({ loaded: 0, total: 0, source: path });
-    return pos === size ? out : out.subarray(0, pos);
-  } finally {
-    await fh.close();
-  }
-}
-
 // Node path or file: URL -> filesystem path, else null.
 export async function localPath(loc) {
   if (!isNode || isRemote(loc)) return null;
   const s = String(loc);
   if (s.startsWith('file:')) {
-    const { fileURLToPath } = await import('node:url');
-    return fileURLToPath(s);
+    return (await import('#node')).fileURLToPath(s);
   }
   return s;
 }
@@ -142,7 +118,7 @@ export async function readLocation(loc, onProgress, { signal, fetchOptions } = {
     if (isBlob) {
       bytes = new Uint8Array(await loc.arrayBuffer());
     } else if (path !== null) {
-      bytes = await readFileNode(path, report?.progress, signal);
+      bytes = await (await import('#node')).readFileNode(path, report?.progress, signal);
     } else {
       let url = loc;
       if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);

@@ -1,9 +1,13 @@
-// `#node` outside Node (package.json "imports" default condition): the same
-// names as lib/node/index.js, each failing clearly.
-function unavailable(name) {
-  return () => {
-    throw new Error(`torch-ir-wasm: ${name} needs Node.js (this runtime resolved '#node' to lib/node/unavailable.js)`);
-  };
-}
+// What `#node` resolves to outside Node (bundles for browsers, workers): the
+// same names as lib/node/index.js, each failing with a clear error. The
+// browser code paths never call them; reaching one means the package thought
+// it ran in Node while it was bundled for something else.
+const unavailable = (name) => () => {
+  throw new Error(`torch-ir-wasm: ${name}() needs Node.js, but this copy of the package was resolved for a browser (package.json "imports" #node -> lib/node/unavailable.js)`);
+};
 
+export const fileURLToPath = unavailable('fileURLToPath');
+export const cpuCount = unavailable('cpuCount');
+export const readFileNode = unavailable('readFileNode');
+export const instantiateNode = unavailable('instantiateNode');
 export const createEngineWorker = unavailable('createEngineWorker (env.proxy worker-thread mode)');
