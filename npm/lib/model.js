@@ -8,6 +8,7 @@ import {
 } from './errors.js';
 import { parseJsonLoose, stringifyIr } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
+import { checkTensorKeys } from './weight_keys.js';
 import { asUint8, errnoText, isBytesLike, isLocation, readLocation } from './source.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
@@ -110,6 +111,8 @@ export function irMetaFrom(text) {
     return parsed;
   };
   return () => ({
+    /** The parsed IR object, or null when the text is not JSON. */
+    ir: load,
     tensor(name) {
       const ir = load();
       if (!ir) return undefined;
@@ -136,6 +139,11 @@ const finalizer = typeof FinalizationRegistry === 'function'
     }
   })
   : null;
+
+// Inputs/expected given as a Map (name -> value) read like {name: value}.
+function byName(v) {
+  return v instanceof Map ? Object.fromEntries(v) : v;
+}
 
 function sameShape(a, b) {
   return a.length === b.length && a.every((d, i) => d === b[i]);
@@ -242,6 +250,7 @@ export class Model {
   }
 
   _run(inputs, carry) {
+    inputs = byName(inputs);
     this._ensureCompiled();
     const h = this._h;
     const carried = this._carryPlan(inputs, carry);
@@ -320,7 +329,7 @@ export class Model {
   }
 
   /**
-   * Runs the graph. inputs: array (graph_inputs order) or {name: value}.
+   * Runs the graph. inputs: array (graph_inputs order), {name: value} or a Map.
    * options.carry {inputName: outputName}: inputs left out of `inputs` take
    * that output of the previous run without leaving the engine; when the graph
    * rewrites the input out of place (index_copy into a KV cache), the input's
@@ -342,10 +351,11 @@ export class Model {
     this._run(inputs);
     const h = this._h;
     const metas = this.outputs;
-    let list = expected;
-    if (!Array.isArray(expected)) {
-      if (isTypedArray(expected) && metas.length === 1) list = [expected];
-      else if (expected && typeof expected === 'object') list = metas.map((m) => expected[m.name]);
+    const given = byName(expected);
+    let list = given;
+    if (!Array.isArray(given)) {
+      if (isTypedArray(given) && metas.length === 1) list = [given];
+      else if (given && typeof given === 'object') list = metas.map((m) => given[m.name]);
       else throw new VerificationError('expected must be an array (graph_outputs order) or an object keyed by output name');
     }
     const numOutputs = Number(h.numOutputs());
@@ -439,7 +449,8 @@ if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.
 
 /**
  * Loads an IR and its weights into a new Model.
- * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits}
+ * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits,
+ * strictWeights (keys that match nothing in the IR throw instead of warning)}
  */
 export async function loadIR(ir, options = {}) {
   const limits = validateLimits(options.limits, 'loadIR');
@@ -449,6 +460,7 @@ export async function loadIR(ir, options = {}) {
   const irMeta = irMetaFrom(irText);
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress);
   const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress);
+  checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
   const backend = await getBackend(options);
   const handle = backend.create('WasmModel');
   let model;
