@@ -2,7 +2,8 @@
 # Runs every test: installs missing packages, builds the native engine and both
 # WASM variants, generates the large fixtures (weights and expected outputs of
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
-# parity, native CLI), the JS suites (node --test) on the WASM builds, and the
+# parity, native CLI), the JS suites (node --test) on the WASM builds, the
+# packed npm package in a fresh project (scripts/test_package.sh), the
 # graph viewer's browser tests (scripts/test_web.sh: headless chromium), then
 # the unit tests under ASan+UBSan / TSan and a short libFuzzer run of every
 # fuzz target (TIR_CI_FUZZ_SECONDS each, default 45; any finding fails).
@@ -14,6 +15,7 @@ bash tools/make_fixtures.sh build/fixtures
 bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
+bash scripts/test_package.sh
 bash scripts/test_web.sh
 bash scripts/test_sanitizers.sh
 bash scripts/fuzz.sh --time "${TIR_CI_FUZZ_SECONDS:-45}"
