@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The npm package as users get it: packs npm/ (`npm pack`), checks the tarball's
-# file list and runs publint on it (npm/test/package-check/check_package.mjs,
+# file list and runs publint on it (tests/npm-package/check_package.mjs,
 # publint pinned in that folder's package-lock.json), then installs the tarball
 # into a fresh project (only `npm i TARBALL`) and runs a fixture model from ESM
 # `import`, CommonJS `require` and the `torch-ir-wasm` bin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-check=$root/npm/test/package-check
+check=$root/tests/npm-package
 model=$root/tests/fixtures/models/small_cnn/torch2.14-training
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -174,9 +174,6 @@ export async function loadLM(options = {}) {
   const meta = irMetaFrom(prefillText);
   const weightOps = await collectTensors(weights, 'weights', meta, onProgress);
   const constantOps = await collectTensors(constants, 'constants', meta, onProgress);
-  // Both graphs bind from the one weights source: a key either uses is known.
-  checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
-    options.strictWeights);
   const backend = await getBackend(options);
   const handle = backend.create('WasmLM');
   try {
@@ -187,6 +184,9 @@ export async function loadLM(options = {}) {
       throw withOrigins(e, options);
     }
     addTensors(handle, weightOps, constantOps);
+    // Both graphs bind from the one weights source: a key either uses is known.
+    checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
+      options.strictWeights);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
     return new LanguageModel(backend, handle);
   } catch (e) {

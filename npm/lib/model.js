@@ -460,7 +460,6 @@ export async function loadIR(ir, options = {}) {
   const irMeta = irMetaFrom(irText);
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress);
   const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress);
-  checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
   const backend = await getBackend(options);
   const handle = backend.create('WasmModel');
   let model;
@@ -468,6 +467,9 @@ export async function loadIR(ir, options = {}) {
     applyLimits(handle, limits, 'loadIR');
     check(handle.loadIR(irText, irOrigin(ir)), 'IRFormatError');
     addTensors(handle, weightOps, constantOps);
+    // After the engine read the sources (a broken file is reported as such),
+    // before compile (whose missing-weight error a typo would explain).
+    checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
     const compileNow = options.compile ?? (weights !== undefined || constants !== undefined);

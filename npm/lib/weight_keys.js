@@ -57,7 +57,8 @@ function safetensorsEntries(bytes) {
     if (name === '__metadata__') continue;
     const [begin, end] = Array.isArray(info?.data_offsets) ? info.data_offsets : [];
     const inRange = Number.isSafeInteger(begin) && Number.isSafeInteger(end) && begin <= end && base + end <= bytes.length;
-    out.push({ name, shape: Array.isArray(info?.shape) ? info.shape : null, bytes: inRange ? bytes.subarray(base + begin, base + end) : null });
+    if (!inRange || !Array.isArray(info.shape)) return null;
+    out.push({ name, shape: info.shape, bytes: bytes.subarray(base + begin, base + end) });
   }
   return out;
 }

@@ -3,11 +3,11 @@
 // space-separated, as the last line of stdout.
 #include "cli/generate.h"
 
-#include "cli/weight_keys.h"
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
+#include "cli/weight_keys.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/thread_pool.h"

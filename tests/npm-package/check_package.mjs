@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 
-const NPM_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// npm/ of this repo (this folder is tests/npm-package: outside npm/test, which node --test runs whole).
+const NPM_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'npm');
 const [tarball, ...packed] = process.argv.slice(2);
 const files = new Set(packed);
 const pkg = JSON.parse(readFileSync(join(NPM_DIR, 'package.json'), 'utf8'));
