@@ -4,6 +4,7 @@
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
 # parity, native CLI), the JS suites (node --test) on the WASM builds, the
 # package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), the
+# packed npm package in a fresh project (scripts/test_package.sh), the
 # graph viewer's browser tests (scripts/test_web.sh: headless chromium), the
 # npm package built into an app by esbuild and vite (scripts/test_bundlers.sh), then
 # the unit tests under ASan+UBSan / TSan and a short libFuzzer run of every
@@ -17,6 +18,7 @@ bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
 bash scripts/test_types.sh
+bash scripts/test_package.sh
 bash scripts/test_web.sh
 bash scripts/test_bundlers.sh
 bash scripts/test_sanitizers.sh

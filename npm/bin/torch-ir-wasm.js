@@ -7,19 +7,49 @@ import { parseSafetensors, writeSafetensors } from '../lib/safetensors.js';
 import { formatReport, shapeText } from '../lib/report.js';
 import { errnoText } from '../lib/source.js';
 
+// Each command's usage lines and the options it takes (value options, then
+// flags without a value). The native torchir's commands and flags.
+const LIMITS = ['--max-tensor-bytes', '--max-arena-bytes', '--max-run-work'];
+const LOAD = ['--weights', '--constants', '--threads', '--weight-dtype', ...LIMITS];
+const COMMANDS = {
+  info: { usage: 'info IR [--json] [-o FILE]', values: ['-o'], flags: ['--json'] },
+  visualize: { usage: 'visualize IR [--max-nodes N] [--no-weights] [-o FILE]', values: ['--max-nodes', '-o'], flags: ['--no-weights'] },
+  pie: { usage: 'pie IR [--top N] [-o FILE]', values: ['--top', '-o'], flags: [] },
+  run: {
+    usage: 'run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n' +
+      '      [--threads N] [--weight-dtype D] [--strict-weights] [LIMITS]',
+    values: [...LOAD, '--inputs', '-o', '--repeat'],
+    flags: ['--profile', '--strict-weights'],
+  },
+  verify: {
+    usage: 'verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--threads N]\n' +
+      '      [--weight-dtype D] [--strict-weights] [LIMITS]',
+    values: [...LOAD, '--io', '--rtol', '--atol', '--backend'],
+    flags: ['--strict-weights'],
+  },
+  generate: {
+    usage: 'generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n' +
+      '      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n' +
+      '      [--threads N] [--weight-dtype D] [--no-donate] [--strict-weights] [LIMITS]\n' +
+      '      (new ids on the last stdout line; timing on stderr)',
+    values: [...LOAD, '--kv-mapping', '--prompt-ids', '--max-new-tokens', '--temperature', '--top-k', '--top-p',
+      '--seed', '--stop'],
+    flags: ['--no-donate', '--strict-weights'],
+  },
+};
+
 const USAGE =
   'usage: torch-ir-wasm <command> ...\n' +
-  '  info IR [--json] [-o FILE]\n' +
-  '  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n' +
-  '  pie IR [--top N] [-o FILE]\n' +
-  '  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--threads N]\n' +
-  '  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--threads N]\n' +
-  '  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n' +
-  '      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n' +
-  '      [--threads N] [--no-donate]   (new ids on the last stdout line; timing on stderr)\n' +
+  Object.values(COMMANDS).map((c) => `  ${c.usage}\n`).join('') +
+  '  torch-ir-wasm --version | --help\n' +
   'IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n' +
-  '--threads 1 uses the single-threaded build; default: all cores on the threaded build.\n';
+  '--threads 1 uses the single-threaded build; default: all cores on the threaded build.\n' +
+  '--weight-dtype float32|float16|bfloat16: how linear/matmul weights are stored (default float32).\n' +
+  '--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n' +
+  'LIMITS: --max-tensor-bytes N, --max-arena-bytes N, --max-run-work N (suffixes K/M/G/T; 0: default).\n' +
+  'Exit status: 0 success, 1 error (verify: outputs differ), 2 usage error.\n';
 
+// A bad command line: printed with the command's usage, exit 2.
 class UsageError extends Error {}
 class CliError extends Error {
   get name() {
@@ -27,13 +57,14 @@ class CliError extends Error {
   }
 }
 
-function parseArgs(argv, flags) {
+function parseArgs(argv, spec) {
   const a = { positional: [], options: new Map() };
   for (let i = 0; i < argv.length; ++i) {
     const s = argv[i];
     if (s.length > 1 && s[0] === '-') {
-      if (flags.includes(s)) a.options.set(s, '');
-      else if (i + 1 >= argv.length) throw new CliError(`option ${s} expects a value`);
+      if (spec.flags.includes(s)) a.options.set(s, '');
+      else if (!spec.values.includes(s)) throw new UsageError(`unknown option ${s}`);
+      else if (i + 1 >= argv.length) throw new UsageError(`option ${s} expects a value`);
       else a.options.set(s, argv[++i]);
     } else {
       a.positional.push(s);
@@ -45,43 +76,67 @@ function parseArgs(argv, flags) {
     if (!a.options.has(k)) return def;
     const v = a.options.get(k);
     const d = v.trim() === '' ? NaN : Number(v);
-    if (Number.isNaN(d) && v.trim().toLowerCase() !== 'nan') throw new CliError(`option ${k} expects a number, got '${v}'`);
+    if (Number.isNaN(d) && v.trim().toLowerCase() !== 'nan') throw new UsageError(`option ${k} expects a number, got '${v}'`);
     return d;
   };
   return a;
 }
 
+// "4096", "512M", "2G" (K/M/G/T = 2^10..2^40, optional B), as the native CLI reads them.
+function parseSize(text, option) {
+  const m = /^(\d+)(?:([kmgt])b?)?$/i.exec(text);
+  const shift = m?.[2] ? { k: 10, m: 20, g: 30, t: 40 }[m[2].toLowerCase()] : 0;
+  const v = m ? Number(m[1]) * 2 ** shift : NaN;
+  if (!m) throw new UsageError(`${option} expects a non-negative integer with an optional K/M/G/T suffix, got '${text}'`);
+  if (!Number.isSafeInteger(v)) throw new UsageError(`${option}: '${text}' is too large`);
+  return v;
+}
+
+// The options every loading command shares, as loadIR/loadLM options.
+function loadOptions(a) {
+  const limits = {};
+  const keys = { '--max-tensor-bytes': 'maxTensorBytes', '--max-arena-bytes': 'maxArenaBytes', '--max-run-work': 'maxRunWork' };
+  for (const [opt, key] of Object.entries(keys)) if (a.has(opt)) limits[key] = parseSize(a.get(opt), opt);
+  const weightDtype = a.get('--weight-dtype', 'float32');
+  if (!['float32', 'float16', 'bfloat16'].includes(weightDtype)) {
+    throw new UsageError(`--weight-dtype must be float32, float16 or bfloat16, got '${weightDtype}'`);
+  }
+  const threads = a.has('--threads') ? a.num('--threads', 0) : undefined;
+  if (threads < 0) throw new UsageError('--threads must be positive');
+  return {
+    weights: required(a, '--weights'),
+    constants: a.get('--constants') || undefined,
+    threads,
+    weightDtype,
+    limits,
+    strictWeights: a.has('--strict-weights'),
+  };
+}
+
 const irPath = (a) => {
-  if (!a.positional.length) throw new CliError('missing IR file argument');
+  if (!a.positional.length) throw new UsageError('missing IR file argument');
   return a.positional[0];
 };
 const required = (a, opt) => {
-  if (!a.has(opt)) throw new CliError(`missing required option ${opt}`);
+  if (!a.has(opt)) throw new UsageError(`missing required option ${opt}`);
   return a.get(opt);
 };
 
-async function writeText(text, path) {
-  if (!path) process.stdout.write(text + '\n');
-  else {
-    try {
-      await writeFile(path, text + '\n');
-    } catch (e) {
-      throw new CliError(`cannot write '${path}'`, { cause: e });
-    }
+async function writeOut(path, data) {
+  try {
+    await writeFile(path, data);
+  } catch (e) {
+    throw new CliError(`cannot write '${path}': ${errnoText(e)}`, { cause: e });
   }
 }
 
-function threadsOption(a) {
-  return a.has('--threads') ? a.num('--threads', 0) : undefined;
+async function writeText(text, path) {
+  if (!path) process.stdout.write(text + '\n');
+  else await writeOut(path, text + '\n');
 }
 
 async function openModel(a) {
-  return loadIR(irPath(a), {
-    weights: required(a, '--weights'),
-    constants: a.get('--constants') || undefined,
-    threads: threadsOption(a),
-    profile: a.has('--profile'),
-  });
+  return loadIR(irPath(a), { ...loadOptions(a), profile: a.has('--profile') });
 }
 
 // The fixture io file: input.<name> / output.<i>.
@@ -129,28 +184,36 @@ const commands = {
   },
   async run(a) {
     const ioPath = required(a, '--inputs');
+    const repeat = a.num('--repeat', 1);
+    if (!(repeat >= 1)) throw new UsageError('--repeat must be at least 1');
     const model = await openModel(a);
     const inputs = ioInputs(model, await readIo(ioPath), ioPath);
-    const t0 = performance.now();
-    const outputs = await model.execute(inputs);
-    const ms = performance.now() - t0;
+    const times = [];
+    let outputs;
+    for (let r = 0; r < repeat; ++r) {
+      const t0 = performance.now();
+      outputs = await model.execute(inputs);
+      times.push(performance.now() - t0);
+    }
     outputs.forEach((o, i) => console.log(`output ${i}: ${shapeText(o.shape)} ${o.dtype}`));
-    console.log(`run time: ${ms.toFixed(3)} ms`);
+    const median = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
+    console.log(repeat > 1
+      ? `run time: ${median.toFixed(3)} ms (median of ${repeat} runs; first ${times[0].toFixed(3)} ms)`
+      : `run time: ${times[0].toFixed(3)} ms`);
     if (a.has('--profile')) {
       for (const t of model.profile()) console.log(`  ${t.node.padEnd(40)} ${t.opType.padEnd(40)} ${t.ms.toFixed(3).padStart(9)} ms`);
     }
-    if (a.has('-o')) {
-      await writeFile(a.get('-o'), writeSafetensors(outputs.map((o, i) => ({ ...o, name: `output.${i}` }))));
-    }
+    if (a.has('-o')) await writeOut(a.get('-o'), writeSafetensors(outputs.map((o, i) => ({ ...o, name: `output.${i}` }))));
     return 0;
   },
   async verify(a) {
     const ioPath = required(a, '--io');
+    if (a.has('--backend') && !['native', 'libtorch'].includes(a.get('--backend'))) {
+      throw new UsageError(`unknown backend '${a.get('--backend')}' (native|libtorch)`);
+    }
     const backend = a.get('--backend', 'native');
     if (backend !== 'native') {
-      throw new CliError(backend === 'libtorch'
-        ? "backend 'libtorch' needs the native build (torchir verify --backend libtorch)"
-        : `unknown backend '${backend}' (native|libtorch)`);
+      throw new CliError("backend 'libtorch' needs the native build (torchir verify --backend libtorch)");
     }
     const model = await openModel(a);
     const io = await readIo(ioPath);
@@ -162,21 +225,20 @@ const commands = {
     return r.isValid ? 0 : 1;
   },
   async generate(a) {
-    if (a.positional.length !== 2) throw new CliError('generate needs two IR files: PREFILL DECODE');
+    if (a.positional.length !== 2) throw new UsageError('generate needs two IR files: PREFILL DECODE');
+    required(a, '--prompt-ids');
     const ids = (opt) => a.get(opt).split(',').map((t) => {
-      if (!/^\s*-?\d+\s*$/.test(t)) throw new CliError(`${opt}: '${t}' is not an integer token id (expected e.g. 1,2,3)`);
+      if (!/^\s*-?\d+\s*$/.test(t)) throw new UsageError(`${opt}: '${t}' is not an integer token id (expected e.g. 1,2,3)`);
       return Number(t);
     });
     const lm = await loadLM({
       prefill: a.positional[0],
       decode: a.positional[1],
       kvMapping: required(a, '--kv-mapping'),
-      weights: required(a, '--weights'),
-      constants: a.get('--constants') || undefined,
-      threads: threadsOption(a),
+      ...loadOptions(a),
       donate: !a.has('--no-donate'),
     });
-    const prompt = ids(a.has('--prompt-ids') ? '--prompt-ids' : required(a, '--prompt-ids'));
+    const prompt = ids('--prompt-ids');
     const out = await lm.generate(prompt, {
       maxNewTokens: a.num('--max-new-tokens', 32),
       temperature: a.num('--temperature', 0),
@@ -201,19 +263,34 @@ const commands = {
   },
 };
 
+async function version() {
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+  return pkg.version;
+}
+
 async function main(argv) {
   if (argv.length < 1 || argv[0] === '-h' || argv[0] === '--help') {
     process.stdout.write(USAGE);
     return argv.length < 1 ? 2 : 0;
   }
+  if (argv[0] === '--version') {
+    process.stdout.write(`torch-ir-wasm ${await version()}\n`);
+    return 0;
+  }
   const cmd = argv[0];
+  if (!Object.hasOwn(commands, cmd)) {
+    process.stderr.write(`torch-ir-wasm: unknown command '${cmd}'\n${USAGE}`);
+    return 2;
+  }
   try {
-    const a = parseArgs(argv.slice(1), ['--json', '--no-weights', '--profile', '--no-donate']);
-    if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command '${cmd}'`);
+    // parity/ops only explain that they are native-only, whatever the flags.
+    const spec = COMMANDS[cmd] ?? { values: [], flags: [], any: true };
+    const a = spec.any ? { positional: [] } : parseArgs(argv.slice(1), spec);
     return await commands[cmd](a);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`torch-ir-wasm: ${e.message}\n${USAGE}`);
+      process.stderr.write(`torch-ir-wasm: usage error: ${e.message}\n` +
+        `usage: torch-ir-wasm ${COMMANDS[cmd].usage}\n(torch-ir-wasm --help lists every command and option)\n`);
       return 2;
     }
     if (e instanceof TorchIrError || e instanceof CliError) {

@@ -5,7 +5,8 @@
 import { getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { addTensors, collectTensors, irMetaFrom, readIrText } from './model.js';
+import { addTensors, collectTensors, irMetaFrom, irOrigin, readIrText } from './model.js';
+import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
 
 // Lets timers, rendering and I/O run between tokens (a macrotask, without
@@ -140,12 +141,25 @@ async function readMapping(src, onProgress) {
  * options: {prefill, decode, kvMapping, weights, constants, threads,
  * wasmPaths, donate (default true: caches updated in place), weightDtype
  * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress,
- * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR)}.
+ * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR), strictWeights (see loadIR)}.
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
-  'onProgress', 'donate', 'weightDtype', 'limits']);
+  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights']);
+
+// The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
+// its messages; where they came from a file or URL, name that instead.
+function withOrigins(e, { prefill, decode, kvMapping }) {
+  const labels = [['prefill IR: ', prefill], ['decode IR: ', decode], ['kvMapping: ', kvMapping]];
+  for (const [label, src] of labels) {
+    const origin = irOrigin(src);
+    if (e.message.startsWith(label) && origin !== '<string>') {
+      return new e.constructor(`${origin}: ${e.message.slice(label.length)}`, { cause: e });
+    }
+  }
+  return e;
+}
 
 export async function loadLM(options = {}) {
   for (const k of Object.keys(options)) {
@@ -164,8 +178,15 @@ export async function loadLM(options = {}) {
   const handle = backend.create('WasmLM');
   try {
     applyLimits(handle, limits, 'loadLM');
-    check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
+    try {
+      check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
+    } catch (e) {
+      throw withOrigins(e, options);
+    }
     addTensors(handle, weightOps, constantOps);
+    // Both graphs bind from the one weights source: a key either uses is known.
+    checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
+      options.strictWeights);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
     return new LanguageModel(backend, handle);
   } catch (e) {

@@ -8,6 +8,7 @@ import {
 } from './errors.js';
 import { parseJsonLoose, stringifyIr } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
+import { checkTensorKeys } from './weight_keys.js';
 import { asUint8, errnoText, isBytesLike, isLocation, readLocation } from './source.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
@@ -113,6 +114,8 @@ export function irMetaFrom(text) {
     return parsed;
   };
   return () => ({
+    /** The parsed IR object, or null when the text is not JSON. */
+    ir: load,
     tensor(name) {
       const ir = load();
       if (!ir) return undefined;
@@ -139,6 +142,11 @@ const finalizer = typeof FinalizationRegistry === 'function'
     }
   })
   : null;
+
+// Inputs/expected given as a Map (name -> value) read like {name: value}.
+function byName(v) {
+  return v instanceof Map ? Object.fromEntries(v) : v;
+}
 
 function sameShape(a, b) {
   return a.length === b.length && a.every((d, i) => d === b[i]);
@@ -245,6 +253,7 @@ export class Model {
   }
 
   _run(inputs, carry) {
+    inputs = byName(inputs);
     this._ensureCompiled();
     const h = this._h;
     const carried = this._carryPlan(inputs, carry);
@@ -323,7 +332,7 @@ export class Model {
   }
 
   /**
-   * Runs the graph. inputs: array (graph_inputs order) or {name: value}.
+   * Runs the graph. inputs: array (graph_inputs order), {name: value} or a Map.
    * options.carry {inputName: outputName}: inputs left out of `inputs` take
    * that output of the previous run without leaving the engine; when the graph
    * rewrites the input out of place (index_copy into a KV cache), the input's
@@ -345,10 +354,11 @@ export class Model {
     this._run(inputs);
     const h = this._h;
     const metas = this.outputs;
-    let list = expected;
-    if (!Array.isArray(expected)) {
-      if (isTypedArray(expected) && metas.length === 1) list = [expected];
-      else if (expected && typeof expected === 'object') list = metas.map((m) => expected[m.name]);
+    const given = byName(expected);
+    let list = given;
+    if (!Array.isArray(given)) {
+      if (isTypedArray(given) && metas.length === 1) list = [given];
+      else if (given && typeof given === 'object') list = metas.map((m) => given[m.name]);
       else throw new VerificationError('expected must be an array (graph_outputs order) or an object keyed by output name');
     }
     const numOutputs = Number(h.numOutputs());
@@ -478,7 +488,8 @@ function loadIRProxied(ir, options, { signal, fetchOptions }) {
 /**
  * Loads an IR and its weights into a new Model.
  * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits,
- * signal (AbortSignal: rejects with its reason, nothing stays loaded), fetchOptions (RequestInit for URLs)}
+ * signal (AbortSignal: rejects with its reason, nothing stays loaded), fetchOptions (RequestInit for URLs),
+ * strictWeights (keys that match nothing in the IR throw instead of warning)}
  */
 export async function loadIR(ir, options = {}) {
   const limits = validateLimits(options.limits, 'loadIR');
@@ -499,6 +510,9 @@ export async function loadIR(ir, options = {}) {
     applyLimits(handle, limits, 'loadIR');
     check(handle.loadIR(irText, irOrigin(ir)), 'IRFormatError');
     addTensors(handle, weightOps, constantOps);
+    // After the engine read the sources (a broken file is reported as such),
+    // before compile (whose missing-weight error a typo would explain).
+    checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
     const compileNow = options.compile ?? (weights !== undefined || constants !== undefined);

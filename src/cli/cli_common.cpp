@@ -1,5 +1,6 @@
 #include "cli/cli_common.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <unordered_map>
@@ -15,21 +16,25 @@ double Args::num(const std::string& k, double def) const {
   char* end = nullptr;
   const std::string v = get(k);
   const double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end) throw Error("option " + k + " expects a number, got '" + v + "'");
+  if (v.empty() || *end) throw UsageError("option " + k + " expects a number, got '" + v + "'");
   return d;
 }
 
-Args parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags) {
+const std::vector<std::string> kLimitOptions = {"--max-tensor-bytes", "--max-arena-bytes", "--max-run-work"};
+
+Args parse_args(int argc, char** argv, int first, const CommandOptions& options) {
+  auto listed = [](const std::vector<std::string>& list, const std::string& s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+  };
   Args a;
   for (int i = first; i < argc; ++i) {
     std::string s = argv[i];
     if (s.size() > 1 && s[0] == '-') {
-      bool is_flag = false;
-      for (const auto& f : flags) is_flag = is_flag || f == s;
-      if (is_flag) {
+      if (listed(options.flags, s)) {
         a.options[s] = "";
       } else {
-        if (i + 1 >= argc) throw Error("option " + s + " expects a value");
+        if (!listed(options.values, s)) throw UsageError("unknown option " + s);
+        if (i + 1 >= argc) throw UsageError("option " + s + " expects a value");
         a.options[s] = argv[++i];
       }
     } else {
@@ -37,6 +42,11 @@ Args parse_args(int argc, char** argv, int first, const std::vector<std::string>
     }
   }
   return a;
+}
+
+std::string required(const Args& a, const std::string& opt) {
+  if (!a.has(opt)) throw UsageError("missing required option " + opt);
+  return a.get(opt);
 }
 
 std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std::string& origin) {
@@ -119,7 +129,7 @@ SessionOptions session_options(const Args& a) {
   const std::string wd = a.get("--weight-dtype", "float32");
   if (!try_parse_dtype(wd, &o.weight_dtype) ||
       (o.weight_dtype != DType::F32 && o.weight_dtype != DType::F16 && o.weight_dtype != DType::BF16))
-    throw Error("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
+    throw UsageError("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
   return o;
 }
 

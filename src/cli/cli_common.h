@@ -27,11 +27,22 @@ struct Args {
     auto it = options.find(k);
     return it == options.end() ? def : it->second;
   }
-  double num(const std::string& k, double def) const;
+  double num(const std::string& k, double def) const;  // UsageError when not a number
 };
 
-// `flags` are options without a value.
-Args parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags);
+// The options one command takes: `values` are followed by a value, `flags` are not.
+struct CommandOptions {
+  std::vector<std::string> values;
+  std::vector<std::string> flags;
+};
+// The limit flags run/verify/parity/generate share (--max-tensor-bytes ...).
+extern const std::vector<std::string> kLimitOptions;
+
+// UsageError for an option the command does not take or one missing its value.
+Args parse_args(int argc, char** argv, int first, const CommandOptions& options);
+
+// UsageError naming `opt` when it is absent.
+std::string required(const Args& a, const std::string& opt);
 
 // Fixture I/O file: input.<graph_input_name> and output.<i>.
 std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std::string& origin);

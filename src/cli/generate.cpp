@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/weight_keys.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/thread_pool.h"
@@ -20,7 +21,8 @@ namespace tir::cli {
 const char* kGenerateUsage =
     "  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n"
     "      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n"
-    "      [--threads N] [--weight-dtype D] [--no-donate] [LIMITS]   (new ids on the last stdout line; timing on stderr)\n";
+    "      [--threads N] [--weight-dtype D] [--no-donate] [--strict-weights] [LIMITS]\n"
+    "      (new ids on the last stdout line; timing on stderr)\n";
 
 namespace {
 
@@ -37,7 +39,7 @@ std::vector<int64_t> parse_ids(const std::string& text, const char* opt) {
       used = 0;
     }
     if (item.empty() || used != item.size())
-      throw Error(std::string(opt) + ": '" + item + "' is not an integer token id (expected e.g. 1,2,3)");
+      throw UsageError(std::string(opt) + ": '" + item + "' is not an integer token id (expected e.g. 1,2,3)");
     ids.push_back(v);
   }
   return ids;
@@ -51,19 +53,21 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 int cmd_generate(const Args& a) {
-  if (a.positional.size() != 2) throw Error("generate needs two IR files: PREFILL DECODE");
-  if (!a.has("--kv-mapping")) throw Error("missing required option --kv-mapping");
-  if (!a.has("--weights")) throw Error("missing required option --weights");
-  if (!a.has("--prompt-ids")) throw Error("missing required option --prompt-ids");
+  if (a.positional.size() != 2) throw UsageError("generate needs two IR files: PREFILL DECODE");
+  const std::string mapping_path = required(a, "--kv-mapping"), weights_path = required(a, "--weights");
+  required(a, "--prompt-ids");
   const int64_t threads = int64_t(a.num("--threads", 0));
-  if (threads < 0) throw Error("--threads must be positive");
+  if (threads < 0) throw UsageError("--threads must be positive");
   if (threads > 0) set_num_threads(int(threads));
-  const std::string mapping_path = a.get("--kv-mapping");
   SessionOptions options = session_options(a);
   options.update_in_place = !a.has("--no-donate");
-  LanguageModel lm(load_model_file(a.positional[0]), load_model_file(a.positional[1]),
-                   parse_kv_mapping(read_text(mapping_path), mapping_path), read_weights_file(a.get("--weights")),
-                   load_optional_tensors(a.get("--constants")), options);
+  Model prefill = load_model_file(a.positional[0]), decode = load_model_file(a.positional[1]);
+  KvMapping mapping = parse_kv_mapping(read_text(mapping_path), mapping_path);
+  TensorMap weights = read_weights_file(weights_path), constants = load_optional_tensors(a.get("--constants"));
+  // Both graphs bind from the one weights file: a key either uses is known.
+  check_weight_keys({&prefill, &decode}, weights, "weights", a.has("--strict-weights"));
+  check_weight_keys({&prefill, &decode}, constants, "constants", a.has("--strict-weights"));
+  LanguageModel lm(std::move(prefill), std::move(decode), mapping, weights, constants, options);
   SamplingOptions sampling;
   sampling.temperature = a.num("--temperature", 0);
   sampling.top_k = int64_t(a.num("--top-k", 0));

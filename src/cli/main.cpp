@@ -1,7 +1,9 @@
 // torchir: native CLI over the engine (info / visualize / pie / run / verify / parity).
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <fstream>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "cli/generate.h"
 #include "cli/parity.h"
+#include "cli/weight_keys.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 #include "ir/info.h"
@@ -25,30 +28,72 @@ using namespace tir::cli;
 
 namespace {
 
-const char* kUsage =
-    "usage: torchir <command> ...\n"
-    "  info IR [--json] [-o FILE]\n"
-    "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n"
-    "  pie IR [--top N] [-o FILE]\n"
-    "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n"
-    "      [--threads N] [--weight-dtype D] [LIMITS]   (--repeat: N runs, median time and per-node median profile)\n"
-    "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
-    "      [--weight-dtype D] [LIMITS]\n"
-    "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda] [LIMITS]\n"
-    "%GENERATE%"
-    "  ops                       (lists the supported op types)\n"
-    "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
-    "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
-    "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
-    "%LIMITS%";
+// One entry per command: its usage lines (each starting "  ") and options.
+struct Command {
+  const char* name;
+  std::string usage;
+  CommandOptions options;
+  int (*run)(const Args&);
+};
 
-// kUsage with the generate command's lines in place of %GENERATE%.
+std::vector<std::string> with_limits(std::vector<std::string> values) {
+  values.insert(values.end(), kLimitOptions.begin(), kLimitOptions.end());
+  return values;
+}
+
+int cmd_info(const Args& a);
+int cmd_visualize(const Args& a);
+int cmd_pie(const Args& a);
+int cmd_run(const Args& a);
+int cmd_verify(const Args& a);
+int cmd_parity(const Args& a);
+int cmd_ops(const Args& a);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"info", "  info IR [--json] [-o FILE]\n", {{"-o"}, {"--json"}}, cmd_info},
+      {"visualize", "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n", {{"--max-nodes", "-o"}, {"--no-weights"}},
+       cmd_visualize},
+      {"pie", "  pie IR [--top N] [-o FILE]\n", {{"--top", "-o"}, {}}, cmd_pie},
+      {"run",
+       "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n"
+       "      [--threads N] [--weight-dtype D] [--strict-weights] [LIMITS]   (--repeat: N runs, median time and\n"
+       "      per-node median profile)\n",
+       {with_limits({"--weights", "--constants", "--inputs", "-o", "--repeat", "--threads", "--weight-dtype"}),
+        {"--profile", "--strict-weights"}},
+       cmd_run},
+      {"verify",
+       "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
+       "      [--device cpu|cuda] [--threads N] [--weight-dtype D] [--strict-weights] [LIMITS]\n",
+       {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--backend", "--device", "--threads",
+                     "--weight-dtype"}),
+        {"--strict-weights"}},
+       cmd_verify},
+      {"parity",
+       "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
+       "      [--strict-weights] [LIMITS]\n",
+       {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--device"}), {"--strict-weights"}},
+       cmd_parity},
+      {"generate", kGenerateUsage,
+       {with_limits({"--kv-mapping", "--weights", "--constants", "--prompt-ids", "--max-new-tokens", "--temperature",
+                     "--top-k", "--top-p", "--seed", "--stop", "--threads", "--weight-dtype"}),
+        {"--no-donate", "--strict-weights"}},
+       cmd_generate},
+      {"ops", "  ops                       (lists the supported op types)\n", {}, cmd_ops},
+  };
+  return list;
+}
+
 std::string usage() {
-  std::string u = kUsage;
-  const std::string mark = "%GENERATE%";
-  u.replace(u.find(mark), mark.size(), kGenerateUsage);
-  const std::string limits = "%LIMITS%";
-  return u.replace(u.find(limits), limits.size(), kLimitsUsage);
+  std::string u = "usage: torchir <command> ...\n";
+  for (const auto& c : commands()) u += c.usage;
+  u += "  torchir --version | --help\n"
+       "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
+       "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
+       "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
+       "--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n";
+  u += kLimitsUsage;
+  return u + "Exit status: 0 success, 1 error (verify: outputs differ), 2 usage error.\n";
 }
 
 void write_text(const std::string& text, const std::string& path) {
@@ -57,19 +102,16 @@ void write_text(const std::string& text, const std::string& path) {
     return;
   }
   std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot write '" + path + "'");
+  if (!f) throw Error("cannot write '" + path + "': " + std::strerror(errno));
   f << text << "\n";
+  if (!f.flush()) throw Error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
 const std::string& ir_path(const Args& a) {
-  if (a.positional.empty()) throw Error("missing IR file argument");
+  if (a.positional.empty()) throw UsageError("missing IR file argument");
   return a.positional[0];
 }
 
-std::string required(const Args& a, const std::string& opt) {
-  if (!a.has(opt)) throw Error("missing required option " + opt);
-  return a.get(opt);
-}
 
 int cmd_info(const Args& a) {
   Model m = load_model_file(ir_path(a));
@@ -89,10 +131,28 @@ int cmd_pie(const Args& a) {
   return 0;
 }
 
+// The weights and constants files, their keys checked against the IR.
+std::pair<TensorMap, TensorMap> read_sources(const Args& a, const Model& model) {
+  std::pair<TensorMap, TensorMap> s{read_weights_file(required(a, "--weights")),
+                                    load_optional_tensors(a.get("--constants"))};
+  check_weight_keys({&model}, s.first, "weights", a.has("--strict-weights"));
+  check_weight_keys({&model}, s.second, "constants", a.has("--strict-weights"));
+  return s;
+}
+
+// --threads N (0 or absent: every core).
+void apply_threads(const Args& a) {
+  const int64_t threads = int64_t(a.num("--threads", 0));
+  if (threads < 0) throw UsageError("--threads must be positive");
+  if (threads > 0) set_num_threads(int(threads));
+}
+
 // Loads IR + weights + constants into a bound native session.
 std::unique_ptr<Session> open_session(const Args& a, Model model) {
-  auto s = std::make_unique<Session>(std::move(model), session_options(a));
-  s->bind(read_weights_file(required(a, "--weights")), load_optional_tensors(a.get("--constants")));
+  const SessionOptions options = session_options(a);
+  auto [weights, constants] = read_sources(a, model);
+  auto s = std::make_unique<Session>(std::move(model), options);
+  s->bind(weights, constants);
   return s;
 }
 
@@ -133,10 +193,9 @@ int cmd_run(const Args& a) {
   const std::string io_path = required(a, "--inputs");
   TensorMap io = read_weights_file(io_path);
   auto inputs = io_inputs(m, io, io_path);
-  const int64_t repeat = a.num("--repeat", 1), threads = a.num("--threads", 0);
-  if (repeat < 1) throw Error("--repeat must be at least 1");
-  if (threads < 0) throw Error("--threads must be positive");
-  if (threads > 0) set_num_threads(int(threads));
+  const int64_t repeat = a.num("--repeat", 1);
+  if (repeat < 1) throw UsageError("--repeat must be at least 1");
+  apply_threads(a);
   auto session = open_session(a, m);
   session->set_profiling(a.has("--profile"));
   std::vector<Tensor> outputs;
@@ -170,21 +229,21 @@ int cmd_verify(const Args& a) {
   auto inputs = io_inputs(m, io, io_path);
   auto expected = io_outputs(m, io, io_path);
   const std::string backend = a.get("--backend", "native");
+  if (backend != "native" && backend != "libtorch") throw UsageError("unknown backend '" + backend + "' (native|libtorch)");
+  apply_threads(a);
   std::vector<Tensor> actual;
   if (backend == "native") {
     actual = open_session(a, m)->run(inputs);
-  } else if (backend == "libtorch") {
-    actual = run_reference(m, read_weights_file(required(a, "--weights")),
-                           load_optional_tensors(a.get("--constants")), inputs, a.get("--device", "cpu"));
   } else {
-    throw Error("unknown backend '" + backend + "' (native|libtorch)");
+    auto [weights, constants] = read_sources(a, m);
+    actual = run_reference(m, weights, constants, inputs, a.get("--device", "cpu"));
   }
   VerifyReport r = verify_outputs(actual, expected, a.num("--rtol", 1e-5), a.num("--atol", 1e-5));
   std::cout << format_report(r);
   return r.is_valid ? 0 : 1;
 }
 
-int cmd_ops() {
+int cmd_ops(const Args&) {
   for (const auto& op : OpRegistry::instance().op_types()) std::cout << op << "\n";
   return 0;
 }
@@ -198,8 +257,8 @@ int cmd_parity(const Args& a) {
   o.atol = a.num("--atol", 1e-4);
   o.device = a.get("--device", "cpu");
   o.limits = limits_from_args(a);
-  return run_parity(m, read_weights_file(required(a, "--weights")), load_optional_tensors(a.get("--constants")),
-                    io_inputs(m, io, io_path), o, std::cout);
+  auto [weights, constants] = read_sources(a, m);
+  return run_parity(m, weights, constants, io_inputs(m, io, io_path), o, std::cout);
 }
 
 }  // namespace
@@ -209,21 +268,22 @@ int main(int argc, char** argv) {
     std::cout << usage();
     return argc < 2 ? 2 : 0;
   }
-  const std::string cmd = argv[1];
-  try {
-    const Args a = parse_args(argc, argv, 2, {"--json", "--no-weights", "--profile", "--no-donate"});
-    if (cmd == "info") return cmd_info(a);
-    if (cmd == "visualize") return cmd_visualize(a);
-    if (cmd == "pie") return cmd_pie(a);
-    if (cmd == "run") return cmd_run(a);
-    if (cmd == "verify") return cmd_verify(a);
-    if (cmd == "parity") return cmd_parity(a);
-    if (cmd == "generate") return cmd_generate(a);
-    if (cmd == "ops") return cmd_ops();
-    std::cerr << "torchir: unknown command '" << cmd << "'\n" << usage();
+  const std::string name = argv[1];
+  if (name == "--version") {
+    std::cout << "torchir " << TIR_VERSION << "\n";
+    return 0;
+  }
+  const auto& list = commands();
+  const auto cmd = std::find_if(list.begin(), list.end(), [&](const Command& c) { return name == c.name; });
+  if (cmd == list.end()) {
+    std::cerr << "torchir: unknown command '" << name << "'\n" << usage();
     return 2;
+  }
+  try {
+    return cmd->run(parse_args(argc, argv, 2, cmd->options));
   } catch (const UsageError& e) {
-    std::cerr << "torchir: usage error: " << e.what() << " (torchir --help lists the options)\n";
+    std::cerr << "torchir: usage error: " << e.what() << "\nusage: torchir " << cmd->usage.substr(2)
+              << "(torchir --help lists every command and option)\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <sys/stat.h>
 
 #include "core/errors.h"
 #include "core/json.h"
@@ -343,6 +344,12 @@ Model load_model_json(const std::string& text, const std::string& origin, const 
 Model load_model_file(const std::string& path, const json::Limits& limits) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw IRFormatError(path + ": cannot open IR file: " + std::strerror(errno));
+  // fopen opens a directory on Linux; its "size" would be LONG_MAX.
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    std::fclose(f);
+    throw IRFormatError(path + ": cannot open IR file: " + std::strerror(EISDIR));
+  }
   // Refuse an oversized file before reading it into memory.
   if (std::fseek(f, 0, SEEK_END) == 0) {
     const long size = std::ftell(f);
@@ -357,9 +364,9 @@ Model load_model_file(const std::string& path, const json::Limits& limits) {
   char buf[1 << 16];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool read_error = std::ferror(f) != 0;
+  const int read_errno = std::ferror(f) ? errno : 0;
   std::fclose(f);
-  if (read_error) throw IRFormatError(path + ": cannot read IR file");
+  if (read_errno) throw IRFormatError(path + ": cannot read IR file: " + std::strerror(read_errno));
   return load_model_json(text, path, limits);
 }
 

@@ -63,6 +63,14 @@ printf '{"model_name": "x",\n  "nodes": [,]}' > "$tmp/bad.json"
 expect_output "malformed json" 1 "line 2, column" "$torchir" info "$tmp/bad.json"
 expect_output "missing file" 1 "nope.json" "$torchir" info "$tmp/nope.json"
 expect_output "unknown command" 2 "unknown command" "$torchir" frobnicate
+# Issue 12: --version, per-command options, usage errors exit 2, file names in file errors.
+expect_output "--version" 0 "torchir 0." "$torchir" --version
+expect_output "unknown option" 2 "usage error: unknown option --bogus" "$torchir" info "$seed" --bogus
+expect_output "another command's option" 2 "usage error: unknown option --weights" "$torchir" info "$seed" --weights x
+expect_output "missing required option" 2 "usage error: missing required option --io" "$torchir" verify "$seed" --weights x
+expect_output "bad number" 2 "usage error: option --top expects a number, got 'x'" "$torchir" pie "$seed" --top x
+expect_output "IR is a directory" 1 "$tmp: cannot open IR file: Is a directory" "$torchir" info "$tmp"
+expect_output "unwritable -o" 1 "cannot write '$tmp/no/such.txt': No such file or directory" "$torchir" info "$seed" -o "$tmp/no/such.txt"
 printf 'not a weights file at all' > "$tmp/junk.safetensors"
 # run --profile --repeat --threads: median timing and the per-op-type table
 cnn=$fixtures/models/small_cnn/torch2.14-training
@@ -71,7 +79,7 @@ if [ -f "$cnn/weights.safetensors" ]; then
     --inputs "$cnn/io.safetensors" --profile --repeat 3 --threads 1
   expect_output "run profile op table" 0 "per op type (median of 3 run(s)):" "$torchir" run "$cnn/model.json" \
     --weights "$cnn/weights.safetensors" --inputs "$cnn/io.safetensors" --profile --repeat 3
-  expect_output "run --repeat 0" 1 "--repeat must be at least 1" "$torchir" run "$cnn/model.json" \
+  expect_output "run --repeat 0" 2 "--repeat must be at least 1" "$torchir" run "$cnn/model.json" \
     --weights "$cnn/weights.safetensors" --inputs "$cnn/io.safetensors" --repeat 0
 else
   bad "small_cnn fixture missing"
@@ -82,9 +90,23 @@ for wd in float16 bfloat16; do
   expect_output "verify --weight-dtype $wd" 0 "Verification PASSED" "$torchir" verify "$mlp/model.json" \
     --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --weight-dtype $wd --rtol 1e-2 --atol 1e-2
 done
+# Unknown weight keys (issue 12): a warning naming the key and the closest IR key; --strict-weights: an error.
+/usr/bin/python3 - "$mlp/weights.safetensors" "$tmp/typo.safetensors" <<'PY'
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", b[:8])[0]
+header, data = json.loads(b[8:8 + n]), b[8 + n:]
+header["fc1.wieght"] = {"dtype": "F32", "shape": [1], "data_offsets": [len(data), len(data) + 4]}
+h = json.dumps(header).encode()
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(h)) + h + data + b"\0\0\0\0")
+PY
+expect_output "unknown weight key warns" 0 "torchir: warning: weights: 1 key matches no weight, buffer or constant of the IR: 'fc1.wieght' (did you mean 'fc1.weight'?)" \
+  "$torchir" verify "$mlp/model.json" --weights "$tmp/typo.safetensors" --io "$mlp/io.safetensors"
+expect_output "--strict-weights" 1 "WeightLoadError: weights: 1 key matches no weight" "$torchir" verify "$mlp/model.json" \
+  --weights "$tmp/typo.safetensors" --io "$mlp/io.safetensors" --strict-weights
 expect_output "run --weight-dtype" 0 "run time:" "$torchir" run "$mlp/model.json" --weights "$mlp/weights.safetensors" \
   --inputs "$mlp/io.safetensors" --weight-dtype bfloat16
-expect_output "bad --weight-dtype" 1 "--weight-dtype must be float32, float16 or bfloat16, got 'int8'" "$torchir" run \
+expect_output "bad --weight-dtype" 2 "--weight-dtype must be float32, float16 or bfloat16, got 'int8'" "$torchir" run \
   "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --weight-dtype int8
 # Limits (issue 10): caps from the command line, with suffixes; a bad value is a usage error (exit 2).
 expect_output "run --max-tensor-bytes under" 0 "run time:" "$torchir" run "$mlp/model.json" \
@@ -124,9 +146,9 @@ print(",".join(map(str, p["input_ids"])), "_".join(map(str, p["generated_ids"]))
   done
   expect_output "generate prompt too long" 1 "takes at most 32" "$torchir" generate "$llm/prefill.json" "$llm/decode.json" \
     --kv-mapping "$llm/kv_mapping.json" --weights "$llmw" --prompt-ids "$(seq -s, 1 33)"
-  expect_output "generate bad id" 1 "--prompt-ids: 'x' is not an integer token id" "$torchir" generate "$llm/prefill.json" \
+  expect_output "generate bad id" 2 "--prompt-ids: 'x' is not an integer token id" "$torchir" generate "$llm/prefill.json" \
     "$llm/decode.json" --kv-mapping "$llm/kv_mapping.json" --weights "$llmw" --prompt-ids 1,x
-  expect_output "generate one IR" 1 "generate needs two IR files" "$torchir" generate "$llm/prefill.json" --kv-mapping x --weights x --prompt-ids 1
+  expect_output "generate one IR" 2 "generate needs two IR files" "$torchir" generate "$llm/prefill.json" --kv-mapping x --weights x --prompt-ids 1
 else
   bad "LLM weights missing: $llmw (tools/make_fixtures.sh)"
 fi
