@@ -50,7 +50,7 @@ export function distFileNames(variant) {
   return names;
 }
 
-// One literal `new URL('../dist/<file>', import.meta.url)` per file: the
+// One literal new-URL expression (dist file name + import.meta.url) per file: the
 // pattern vite, webpack 5 and rollup plugins find and emit as assets (a
 // template string would not be; vite turns it into a glob).
 const DIST_URLS = {
