@@ -9,14 +9,10 @@ import {
 import { parseJsonLoose, stringifyIr } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
-import { asUint8, errnoText, isBytesLike, isLocation, readLocation } from './source.js';
+import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
 const decoder = new TextDecoder();
-
-function isBlob(v) {
-  return typeof Blob !== 'undefined' && v instanceof Blob;
-}
 
 // IR argument -> JSON text (also used by lm.js). load: {signal, fetchOptions}
 // for paths and URLs (an abort rejects with the signal's reason, unwrapped).

@@ -29,6 +29,10 @@ export function asUint8(v) {
   return new Uint8Array(v);
 }
 
+export function isBlob(v) {
+  return typeof Blob !== 'undefined' && v instanceof Blob;
+}
+
 // A string or URL naming a file/resource (as opposed to inline data).
 export function isLocation(v) {
   return typeof v === 'string' || (typeof URL !== 'undefined' && v instanceof URL);
@@ -109,13 +113,13 @@ function progressReporter(onProgress, file) {
  */
 export async function readLocation(loc, onProgress, { signal, fetchOptions } = {}) {
   signal?.throwIfAborted();
-  const isBlob = typeof Blob !== 'undefined' && loc instanceof Blob;
-  const path = isBlob ? null : await localPath(loc);
-  const origin = isBlob ? loc.name || 'blob' : path ?? String(loc);
+  const blob = isBlob(loc);
+  const path = blob ? null : await localPath(loc);
+  const origin = blob ? loc.name || 'blob' : path ?? String(loc);
   const report = progressReporter(onProgress, origin);
   let bytes;
   try {
-    if (isBlob) {
+    if (blob) {
       bytes = new Uint8Array(await loc.arrayBuffer());
     } else if (path !== null) {
       bytes = await (await import('#node')).readFileNode(path, report?.progress, signal);
