@@ -11,7 +11,7 @@ export const env = {
   wasmPaths: undefined,
   /** Default thread count (0 = min(4, CPU cores), like onnxruntime-web). */
   numThreads: 0,
-  /** Pages: run models in a dedicated Web Worker (model methods then all return Promises). */
+  /** Run models in a worker (a Web Worker in pages, a worker_threads Worker in Node): execute() no longer blocks, and model methods all return Promises. */
   proxy: false,
   /**
    * URL of lib/proxy-worker.js for env.proxy, for bundlers that do not emit
