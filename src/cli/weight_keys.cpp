@@ -97,7 +97,10 @@ std::vector<std::string> unknown_weight_keys(const std::vector<const Model*>& mo
   for (const auto& [key, t] : source.items)
     if (n.accepted.count(key)) bound.push_back(&t);
   std::vector<std::string> unknown;
-  for (const auto& [key, t] : source.items) {
+  for (const auto& item : source.items) {
+    // A named reference, not a structured binding: clang 14 cannot capture bindings in lambdas.
+    const std::string& key = item.first;
+    const Tensor& t = item.second;
     if (n.accepted.count(key) || ends_with(key, "num_batches_tracked")) continue;
     if (std::any_of(bound.begin(), bound.end(), [&](const Tensor* b) { return same_tensor(t, *b); })) continue;
     unknown.push_back(key);
