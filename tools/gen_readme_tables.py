@@ -21,6 +21,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(REPO, "README.md")
 SPEC = os.path.join(REPO, "tests", "fixtures", "spec", "aten_schemas.tsv")
+LEFT_OUT = os.path.join(REPO, "tests", "fixtures", "spec", "tier3_left_out.tsv")
 MODELS = os.path.join(REPO, "tests", "fixtures", "models")
 GENERATED = os.path.join(REPO, "build", "fixtures")
 
@@ -41,6 +42,18 @@ def spec_tiers():
     return tiers
 
 
+def left_out_ops():
+    """tier3_left_out.tsv: op_type -> why (tier-3 ops deliberately not registered)."""
+    rows = {}
+    with open(LEFT_OUT, encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            op, _, why = line.rstrip("\n").partition("\t")
+            if op:
+                rows[op] = why
+    return rows
+
+
 def op_name(op_type):
     """'aten.add_.Tensor' -> 'add' (in-place twins share a row); non-ATen names stay whole."""
     if not op_type.startswith("aten."):
@@ -58,10 +71,16 @@ def ops_table(torchir):
         rows.setdefault(op_name(op), []).append(op)
     wanted = sorted(k for k, t in tiers.items() if t <= 2)
     missing = [k for k in wanted if k not in set(ops)]
+    tier3 = sorted(k for k, t in tiers.items() if t == 3)
+    left_out = left_out_ops()
+    tier3_missing = [k for k in tier3 if k not in set(ops) and k not in left_out]
     lines = [
         f"{len(ops)} op types registered, grouped below by op name "
         f"({len(wanted) - len(missing)} of the {len(wanted)} tier-1/2 op types of the ATen spec"
-        + (f"; missing: {', '.join(missing)}" if missing else "") + ").",
+        + (f"; missing: {', '.join(missing)}" if missing else "")
+        + f"; {sum(1 for k in tier3 if k in set(ops))} of its {len(tier3)} tier-3 op types, "
+        f"{sum(1 for k in tier3 if k in left_out and k not in set(ops))} left out as the table after this one says"
+        + (f"; missing without a reason: {', '.join(tier3_missing)}" if tier3_missing else "") + ").",
         "Tier: the lowest spec tier among the row's op types (1 = most common; - = not in the spec).",
         "",
         "| Op | Op types | Tier |",
@@ -73,6 +92,9 @@ def ops_table(torchir):
         tier = str(min(known)) if known else "-"
         cell = ", ".join(f"`{t}`" for t in sorted(types))
         lines.append(f"| {name.replace('<', '&lt;').replace('>', '&gt;')} | {cell} | {tier} |")
+    lines += ["", "Tier-3 op types left out, and why (tests/fixtures/spec/tier3_left_out.tsv):", "",
+              "| Op type | Why |", "| --- | --- |"]
+    lines += [f"| `{op}` | {why} |" for op, why in sorted(left_out.items()) if op not in set(ops)]
     return "\n".join(lines)
 
 
