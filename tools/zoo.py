@@ -465,6 +465,8 @@ ZOO = collections.OrderedDict([
     ("lifted_constants", (lambda: LiftedConstants(), [(1, 3, 8, 8)])),
     ("clip", (lambda: _zt.CLIPModel(), [(2, 3, 32, 32), _zt.clip_input_ids])),
     ("t5", (lambda: _zt.T5Model(), [_token_ids(64, (1, 8)), _token_ids(64, (1, 6))])),
+    ("flan_t5", (lambda: _zt.T5Model(gated=True, tied=False),
+                 [_token_ids(64, (1, 8)), _token_ids(64, (1, 6))])),
     ("mixtral_moe", (lambda: _zt.MixtralDecoder(), [_token_ids(64, (1, 6))])),
     ("sd_unet_block", (lambda: _zd.SDUNetBlock(),
                        [(1, 4, 16, 16), lambda g: torch.tensor([981]), (1, 8, 24)])),

@@ -325,11 +325,13 @@ class T5Model(nn.Module):
     """HF T5ForConditionalGeneration in miniature: shared embedding, 2+2 layers, d_model 32,
     4 heads of 8, relative position bias in the first layer of each stack (8 buckets, max
     distance 20, so both the exact and the log-spaced buckets occur), T5LayerNorm, unscaled
-    attention, ReLU FF (gated=True: gated GELU), lm_head tied to the shared embedding with the
-    d_model**-0.5 rescale. Inputs input_ids int64 [1,8], decoder_input_ids int64 [1,6]; outputs
-    logits [1,6,64], encoder last hidden state [1,8,32]."""
+    attention, ReLU FF, lm_head tied to the shared embedding with the d_model**-0.5 rescale
+    (original T5). gated=True, tied=False: T5 v1.1 / Flan-T5 (gated-GELU FF, own lm_head, no
+    rescale). Inputs input_ids int64 [1,8], decoder_input_ids int64 [1,6]; outputs logits
+    [1,6,64], encoder last hidden state [1,8,32]."""
 
-    def __init__(self, vocab=64, d_model=32, d_kv=8, heads=4, d_ff=64, layers=2, gated=False):
+    def __init__(self, vocab=64, d_model=32, d_kv=8, heads=4, d_ff=64, layers=2, gated=False,
+                 tied=True):
         super().__init__()
         cfg = dict(d_model=d_model, d_kv=d_kv, heads=heads, d_ff=d_ff, layers=layers,
                    num_buckets=8, max_distance=20, gated=gated)
@@ -338,12 +340,15 @@ class T5Model(nn.Module):
         self.encoder = T5Stack(cfg, False)
         self.decoder = T5Stack(cfg, True)
         self.lm_head = nn.Linear(d_model, vocab, bias=False)
-        self.lm_head.weight = self.shared.weight
+        self.tie_word_embeddings = tied
+        if tied:
+            self.lm_head.weight = self.shared.weight
 
     def forward(self, input_ids, decoder_input_ids):
         enc = self.encoder(self.shared(input_ids))
         dec = self.decoder(self.shared(decoder_input_ids), enc)
-        dec = dec * (self.model_dim ** -0.5)
+        if self.tie_word_embeddings:
+            dec = dec * (self.model_dim ** -0.5)
         return self.lm_head(dec), enc
 
 
