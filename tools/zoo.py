@@ -444,6 +444,9 @@ class LiftedConstants(nn.Module):
 
 # ---- registry -----------------------------------------------------------------------------
 
+import zoo_diffusion as _zd  # noqa: E402  (they use the helpers above)
+import zoo_transformers as _zt  # noqa: E402
+
 # name -> (constructor, example inputs): a shape gives a randn float32 input, a callable(g)
 # any other input.
 ZOO = collections.OrderedDict([
@@ -460,6 +463,13 @@ ZOO = collections.OrderedDict([
     ("lstm", (lambda: LSTMModel(), [(1, 6, 8)])),
     ("gru", (lambda: GRUModel(), [(1, 6, 8)])),
     ("lifted_constants", (lambda: LiftedConstants(), [(1, 3, 8, 8)])),
+    ("clip", (lambda: _zt.CLIPModel(), [(2, 3, 32, 32), _zt.clip_input_ids])),
+    ("t5", (lambda: _zt.T5Model(), [_token_ids(64, (1, 8)), _token_ids(64, (1, 6))])),
+    ("flan_t5", (lambda: _zt.T5Model(gated=True, tied=False),
+                 [_token_ids(64, (1, 8)), _token_ids(64, (1, 6))])),
+    ("mixtral_moe", (lambda: _zt.MixtralDecoder(), [_token_ids(64, (1, 6))])),
+    ("sd_unet_block", (lambda: _zd.SDUNetBlock(),
+                       [(1, 4, 16, 16), lambda g: torch.tensor([981]), (1, 8, 24)])),
 ])
 
 # Families already covered by export_fixture.py's own models, exported by --zoo too.

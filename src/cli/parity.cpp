@@ -28,6 +28,17 @@ std::vector<Tensor> run_reference(const Model& model, const TensorMap& weights, 
   return ref.run(inputs);
 }
 
+namespace {
+// empty / empty_like / new_empty / empty_strided leave their values unspecified (whatever
+// the allocator hands out): both backends are right whatever they hold, and a consumer such
+// as diffusers' baddbmm(empty(...), q, k, beta=0) never reads them. Not compared.
+bool unspecified_values(const std::string& op_type) {
+  for (const char* p : {"aten.empty.", "aten.empty_like.", "aten.new_empty.", "aten.empty_strided."})
+    if (op_type.rfind(p, 0) == 0) return true;
+  return false;
+}
+}  // namespace
+
 int run_parity(const Model& model, const TensorMap& weights, const TensorMap& constants,
                const std::vector<Tensor>& inputs, const ParityOptions& o, std::ostream& out) {
   SessionOptions so;
@@ -49,6 +60,12 @@ int run_parity(const Model& model, const TensorMap& weights, const TensorMap& co
       const Tensor* a = native.value(meta.name);
       const Tensor* b = ref.value(meta.name);
       if (!a || !b) continue;
+      if (unspecified_values(node.op_type)) {
+        std::snprintf(line, sizeof line, "  %-36s %-44s not compared (values unspecified)\n", meta.name.c_str(),
+                      node.op_type.c_str());
+        out << line;
+        continue;
+      }
       VerifyReport r = verify_outputs({*a}, {*b}, o.rtol, o.atol);
       ++compared;
       std::snprintf(line, sizeof line, "  %-36s %-44s max_diff %.3e %s\n", meta.name.c_str(), node.op_type.c_str(),
