@@ -9,7 +9,7 @@
 # there too, so OUTDIR/<model>/<flavor>/ holds model.json, weights.safetensors, io.safetensors.
 # All of them run in one exporter process (export_fixture.py --from-ir-batch).
 # Output is deterministic (fixed seeds); a directory whose files are newer than its model.json
-# and than export_fixture.py / zoo.py is left as it is.
+# and than export_fixture.py / tools/zoo*.py is left as it is.
 #
 # Also writes OUTDIR/llm/<name>/weights.safetensors for every tests/fixtures/llm/<name>/config.json
 # (tools/llm_weights.py: pure Python, no torch; skipped when newer than config.json and
@@ -25,7 +25,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SRC=${TIR_FIXTURES:-$REPO/tests/fixtures/models}
 PY=${TIR_PYTHON:-/usr/bin/python3}
 EXPORTER=$REPO/tools/export_fixture.py
-ZOO=$REPO/tools/zoo.py
+ZOO=$(ls -t "$REPO"/tools/zoo*.py | head -n1)  # the newest zoo module (zoo.py, zoo_<family>.py)
 LLM_WEIGHTS=$REPO/tools/llm_weights.py
 
 # LLM fixtures (tests/fixtures/llm/<name>): weights from a pure-Python generator, no torch needed.
