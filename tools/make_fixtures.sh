@@ -2,7 +2,7 @@
 # make_fixtures.sh OUTDIR — generate the weights and reference I/O that are not committed.
 #
 # For every tests/fixtures/models/<model>/<flavor>/model.json that has no weights.safetensors
-# beside it (resnet18, resnet50, mobilenet_v2, mobilenet_v3_small, efficientnet_b0: too big to
+# beside it (tools/zoo.py's ZOO_IR_ONLY: resnet18/50, mobilenet_v2, gpt2_wide...: too big to
 # commit), runs
 #   export_fixture.py <model> --from-ir model.json --out OUTDIR/<model>/<flavor>
 # on the host torch (Debian python3-torch 1.13 + python3-torchvision), and copies model.json
