@@ -422,7 +422,8 @@ def export_decomposed(model, inputs):
         from functorch.experimental import functionalize
         from torch.nn.utils.stateless import functional_call
 
-    params = collections.OrderedDict((k, v.detach()) for k, v in model.named_parameters())
+    params = collections.OrderedDict((k, v.detach()) for k, v in model.state_dict(keep_vars=True).items()
+                                     if isinstance(v, nn.Parameter))  # tied weights under each key
     buffers = collections.OrderedDict(model.named_buffers())
     input_names = list(inputs)
 
@@ -559,7 +560,7 @@ def check_against_ir(model, inputs, ir, path):
     ir_keys = [w["name"] for w in ir["weights"] if w["name"] not in const_keys]
     ir_keys = [mapping.get(k, k) for k in ir_keys]  # older files list placeholder names
     sd = model.state_dict()
-    named = dict(list(model.named_parameters()) + list(model.named_buffers()))
+    named = dict(list(model.named_parameters()) + list(model.named_buffers()) + list(sd.items()))
     missing = [k for k in ir_keys if k not in named]
     extra = [k for k in sd if k not in set(ir_keys)]
     if missing or extra:

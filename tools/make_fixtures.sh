@@ -2,14 +2,14 @@
 # make_fixtures.sh OUTDIR — generate the weights and reference I/O that are not committed.
 #
 # For every tests/fixtures/models/<model>/<flavor>/model.json that has no weights.safetensors
-# beside it (resnet18, resnet50, mobilenet_v2, mobilenet_v3_small, efficientnet_b0: too big to
+# beside it (tools/zoo.py's ZOO_IR_ONLY: resnet18/50, mobilenet_v2, gpt2_wide...: too big to
 # commit), runs
 #   export_fixture.py <model> --from-ir model.json --out OUTDIR/<model>/<flavor>
 # on the host torch (Debian python3-torch 1.13 + python3-torchvision), and copies model.json
 # there too, so OUTDIR/<model>/<flavor>/ holds model.json, weights.safetensors, io.safetensors.
 # All of them run in one exporter process (export_fixture.py --from-ir-batch).
 # Output is deterministic (fixed seeds); a directory whose files are newer than its model.json
-# and than export_fixture.py / zoo.py is left as it is.
+# and than export_fixture.py / tools/zoo*.py is left as it is.
 #
 # Also writes OUTDIR/llm/<name>/weights.safetensors for every tests/fixtures/llm/<name>/config.json
 # (tools/llm_weights.py: pure Python, no torch; skipped when newer than config.json and
@@ -25,7 +25,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SRC=${TIR_FIXTURES:-$REPO/tests/fixtures/models}
 PY=${TIR_PYTHON:-/usr/bin/python3}
 EXPORTER=$REPO/tools/export_fixture.py
-ZOO=$REPO/tools/zoo.py
+ZOO=$(ls -t "$REPO"/tools/zoo*.py | head -n1)  # the newest zoo module (zoo.py, zoo_<family>.py)
 LLM_WEIGHTS=$REPO/tools/llm_weights.py
 
 # LLM fixtures (tests/fixtures/llm/<name>): weights from a pure-Python generator, no torch needed.

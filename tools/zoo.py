@@ -15,6 +15,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import zoo_gpt2
+import zoo_vision
+
 
 def seeded_generator(seed, key):
     """Per-key generator: the same (seed, key) gives the same values in every torch version."""
@@ -470,6 +473,14 @@ ZOO = collections.OrderedDict([
     ("mixtral_moe", (lambda: _zt.MixtralDecoder(), [_token_ids(64, (1, 6))])),
     ("sd_unet_block", (lambda: _zd.SDUNetBlock(),
                        [(1, 4, 16, 16), lambda g: torch.tensor([981]), (1, 8, 24)])),
+    ("resnet50_raw", (lambda: _tv().models.resnet50(), [zoo_vision.raw_pixels((1, 3, 64, 64))])),
+    ("gpt2_wide", (lambda: zoo_gpt2.gpt2_wide(), [_token_ids(50257, (1, 8))])),
+    ("deeplabv3", (lambda: zoo_vision.deeplabv3(), [(1, 3, 64, 64)])),
+    ("convnext_tiny", (lambda: _tv().models.convnext_tiny(), [(1, 3, 64, 64)])),
+    ("convnext_half", (lambda: zoo_vision.convnext_small_half(),
+                       [zoo_vision.half_randn((1, 3, 32, 32))])),
+    ("swin", (lambda: zoo_vision.swin_small(), [(1, 3, 32, 32)])),
+    ("swin_half", (lambda: zoo_vision.swin_small(half=True), [zoo_vision.half_randn((1, 3, 32, 32))])),
 ])
 
 # Families already covered by export_fixture.py's own models, exported by --zoo too.
@@ -477,3 +488,4 @@ ZOO_REUSED = ["resnet18", "mobilenet_v2", "vit_tiny"]
 
 # Too big to commit weights: model.json only; make_fixtures.sh generates weights + io.
 ZOO_IR_ONLY = {"resnet18", "mobilenet_v2", "resnet50", "mobilenet_v3_small", "efficientnet_b0"}
+ZOO_IR_ONLY |= {"resnet50_raw", "gpt2_wide", "deeplabv3", "convnext_tiny"}  # issue 11

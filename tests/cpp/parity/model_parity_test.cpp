@@ -44,7 +44,12 @@ TEST_P(ModelParityTest, NativeMatchesLibTorch) {
     GTEST_SKIP() << "LibTorch " << libtorch_version() << " has no " << missing
                  << " (checked against torch 2.x by tools/check_libtorch2.sh)";
   const TensorMap io = read_weights_file(f.io);
-  EXPECT_TRUE(model_parity(model, read_weights_file(f.weights), {}, fixture_inputs(model, io)));
+  const ::testing::AssertionResult r = model_parity(model, read_weights_file(f.weights), {}, fixture_inputs(model, io));
+  // float16 models (convnext_half, swin_half): LibTorch 1.13's CPU has no half conv / addmm /
+  // layer_norm; their recorded outputs are torch 2.14's own half run, checked by the model tests.
+  if (!r && std::string(r.message()).find("not implemented for 'Half'") != std::string::npos)
+    GTEST_SKIP() << "LibTorch " << libtorch_version() << " CPU lacks a float16 kernel: " << r.message();
+  EXPECT_TRUE(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelParityTest, ::testing::ValuesIn(model_fixtures()),
