@@ -73,12 +73,25 @@ class _KeepFloat64(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
-        if getattr(func, "__name__", "") in ("float", "half", "bfloat16"):
+        name = getattr(func, "__name__", "")
+        if name in ("float", "half", "bfloat16"):
             return args[0].to(torch.float64)
+        if name == "view" and len(args) == 2 and isinstance(args[1], torch.dtype):
+            return _view_dtype(args[0], args[1])
         args = tuple(torch.float64 if a in _FLOATS else a for a in args)
         if kwargs.get("dtype") in _FLOATS:
             kwargs["dtype"] = torch.float64
         return func(*args, **kwargs)
+
+
+def _view_dtype(t, dtype):
+    """x.view(dtype) reinterprets bits, which only the recorded dtype defines: a float64 tensor
+    is rounded to the float type of the target's width first (float32 bits for int32)."""
+    size = torch.empty(0, dtype=dtype).element_size()
+    if t.dtype == torch.float64 and size != 8:
+        t = t.to({4: torch.float32, 2: torch.bfloat16 if dtype == torch.bfloat16 else torch.float16,
+                  1: torch.float32}[size])
+    return t.view(dtype)
 
 
 @contextlib.contextmanager
