@@ -189,6 +189,36 @@ export interface VerifyOptions {
   rtol?: number;
   /** Default 1e-5. */
   atol?: number;
+  /**
+   * Float64 outputs of the same model (same forms as `expected`): the report then has
+   * `reference64`, our and `expected`'s errors against them side by side. isValid stays rtol/atol's.
+   */
+  reference64?: Expected;
+}
+
+/** One output against the float64 reference: error = max |x - float64|, scale = max |float64|. */
+export interface Reference64Output {
+  index: number;
+  /** false for non-floating outputs (compared exactly by verify, not here). */
+  judged: boolean;
+  /** Our max error against float64. */
+  ours: number;
+  /** `expected`'s (PyTorch float32's) max error against float64. */
+  reference: number;
+  scale: number;
+  /** 2 * reference + 1e-6 * scale. */
+  bound: number;
+  withinBound: boolean;
+}
+
+export interface Reference64Report {
+  /** Every output within its bound. */
+  withinBound: boolean;
+  /** isValid is false (rtol/atol) but every output is within its bound: only reassociation. */
+  reassociationOnly: boolean;
+  outputs: Reference64Output[];
+  /** Count or shape mismatch against the float64 outputs; null otherwise. */
+  errorMessage: string | null;
 }
 
 export interface OutputDetail {
@@ -208,6 +238,8 @@ export interface VerifyReport {
   outputDetails: OutputDetail[];
   /** null when valid. */
   errorMessage: string | null;
+  /** Present when verify() was given options.reference64. */
+  reference64?: Reference64Report;
 }
 
 export interface NodeTiming {

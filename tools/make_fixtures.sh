@@ -15,6 +15,12 @@
 # (tools/llm_weights.py: pure Python, no torch; skipped when newer than config.json and
 # llm_weights.py).
 #
+# Then, for EVERY fixture directory (committed or generated), writes the float64 truth
+# OUTDIR/<model>/<flavor>/truth64.safetensors (+ truth64_step<k>.safetensors for io_step<k>):
+# tools/fixture_truth.py runs the same module with the fixture's weights and inputs in float64,
+# all fixtures in one process; a truth file newer than the fixture's weights/io files and than
+# the fixture tools (export_fixture.py, zoo*.py, fixture_truth.py) is left as it is.
+#
 # Environment: TIR_PYTHON (default /usr/bin/python3), TIR_FIXTURES (default
 # <repo>/tests/fixtures/models).
 set -euo pipefail
@@ -75,3 +81,29 @@ if [[ ${#jobs[@]} -gt 0 ]]; then
     done
 fi
 echo "make_fixtures: generated ${#jobs[@]} fixture(s) under $OUT"
+
+# Float64 truth for every fixture directory (the model tests fail without it).
+TRUTH=$REPO/tools/fixture_truth.py
+tools_newest=$(ls -t "$EXPORTER" "$TRUTH" "$REPO"/tools/zoo*.py | head -1)
+truth_jobs=()
+while IFS= read -r json; do
+    dir=$(dirname "$json")
+    rel=${dir#"$SRC"/}
+    model=${rel%%/*}
+    base=$dir
+    [[ -f $base/weights.safetensors ]] || base=$OUT/$rel
+    dest=$OUT/$rel/truth64.safetensors
+    fresh=1
+    [[ -f $dest ]] || fresh=0
+    for f in "$base"/weights.safetensors "$base"/io.safetensors "$base"/io_step*.safetensors \
+             "$tools_newest"; do
+        [[ -f $f ]] || continue  # an unmatched io_step* glob
+        [[ $dest -nt $f ]] || fresh=0
+    done
+    ((fresh)) && continue
+    truth_jobs+=("$model $base/weights.safetensors $base/io.safetensors $OUT/$rel")
+done < <(find "$SRC" -name model.json | LC_ALL=C sort)
+if [[ ${#truth_jobs[@]} -gt 0 ]]; then
+    printf '%s\n' "${truth_jobs[@]}" | "$PY" "$TRUTH"
+fi
+echo "make_fixtures: wrote ${#truth_jobs[@]} float64 truth file(s) under $OUT"

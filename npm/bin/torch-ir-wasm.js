@@ -23,8 +23,10 @@ const COMMANDS = {
   },
   verify: {
     usage: 'verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--threads N]\n' +
-      '      [--weight-dtype D] [--strict-weights] [LIMITS]',
-    values: [...LOAD, '--io', '--rtol', '--atol', '--backend'],
+      '      [--weight-dtype D] [--strict-weights] [--reference64 T] [LIMITS]\n' +
+      '      (--reference64: float64 outputs output.<i>; also reports our and the reference\'s max error\n' +
+      '      against them, and whether an rtol/atol failure is only reassociation)',
+    values: [...LOAD, '--io', '--rtol', '--atol', '--backend', '--reference64'],
     flags: ['--strict-weights'],
   },
   generate: {
@@ -217,9 +219,12 @@ const commands = {
     }
     const model = await openModel(a);
     const io = await readIo(ioPath);
+    const truthPath = a.get('--reference64');
+    const reference64 = truthPath ? ioOutputs(model, await readIo(truthPath), truthPath) : undefined;
     const r = await model.verify(ioInputs(model, io, ioPath), ioOutputs(model, io, ioPath), {
       rtol: a.num('--rtol', 1e-5),
       atol: a.num('--atol', 1e-5),
+      reference64,
     });
     process.stdout.write(formatReport(r));
     return r.isValid ? 0 : 1;

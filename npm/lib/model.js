@@ -10,6 +10,7 @@ import { parseJsonLoose, stringifyIr } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
+import { compareWithTruth } from './truth.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
 const decoder = new TextDecoder();
@@ -155,6 +156,15 @@ function infoList(handle, count, get) {
     out.push(Object.freeze({ name: String(m.name), dtype: String(m.dtype), shape: Object.freeze(toShape(m.shape)) }));
   }
   return Object.freeze(out);
+}
+
+// expected / reference64 argument -> array in graph_outputs order.
+function outputList(given, metas, what) {
+  const v = byName(given);
+  if (Array.isArray(v)) return v;
+  if (isTypedArray(v) && metas.length === 1) return [v];
+  if (v && typeof v === 'object') return metas.map((m) => v[m.name]);
+  throw new VerificationError(`${what} must be an array (graph_outputs order) or an object keyed by output name`);
 }
 
 function camelReport(r) {
@@ -345,18 +355,17 @@ export class Model {
     return this._lastCarryBytes ?? 0;
   }
 
-  /** Runs and compares with `expected` (graph_outputs order) like pytorch-ir's verify_ir. */
-  async verify(inputs, expected, { rtol = 1e-5, atol = 1e-5 } = {}) {
+  /**
+   * Runs and compares with `expected` (graph_outputs order) like pytorch-ir's verify_ir.
+   * options.reference64: float64 outputs (same forms as `expected`); the report then also has
+   * `reference64`: per output our max error and `expected`'s max error against them, and whether
+   * an rtol/atol failure is only reassociation (lib/truth.js). isValid stays rtol/atol's.
+   */
+  async verify(inputs, expected, { rtol = 1e-5, atol = 1e-5, reference64 } = {}) {
     this._run(inputs);
     const h = this._h;
     const metas = this.outputs;
-    const given = byName(expected);
-    let list = given;
-    if (!Array.isArray(given)) {
-      if (isTypedArray(given) && metas.length === 1) list = [given];
-      else if (given && typeof given === 'object') list = metas.map((m) => given[m.name]);
-      else throw new VerificationError('expected must be an array (graph_outputs order) or an object keyed by output name');
-    }
+    const list = outputList(expected, metas, 'expected');
     const numOutputs = Number(h.numOutputs());
     if (list.length !== numOutputs) {
       // Same report as the engine's verify_outputs for a count mismatch.
@@ -365,15 +374,24 @@ export class Model {
         errorMessage: `Output count mismatch: expected ${list.length}, got ${numOutputs}`,
       };
     }
-    list.forEach((v, i) => {
+    const tensors = list.map((v, i) => {
       const t = toTensor(v, metas[i], (msg) => {
         throw new VerificationError(`expected output ${i} ('${metas[i].name}'): ${msg}`);
       });
       check(h.setExpected(i, t.dtype, t.shape, t.bytes), 'VerificationError');
+      return t;
     });
     const r = parseJsonLoose(h.verify(rtol, atol));
     if (r && r.kind && r.message !== undefined) check(JSON.stringify(r), 'VerificationError');
-    return camelReport(r);
+    const report = camelReport(r);
+    if (reference64 !== undefined && reference64 !== null) {
+      const truth = outputList(reference64, metas, 'reference64').map((v, i) => toTensor(
+        v, metas[i] ? { shape: metas[i].shape, dtype: 'float64' } : undefined,
+        (msg) => { throw new VerificationError(`reference64 output ${i} ('${metas[i]?.name}'): ${msg}`); }));
+      const t = compareWithTruth(this._readOutputs(), tensors, truth);
+      report.reference64 = { ...t, reassociationOnly: !report.isValid && t.withinBound };
+    }
+    return report;
   }
 
   /** pytorch-ir's `info` text, or its JSON (a string) with {json: true}. */

@@ -1,6 +1,8 @@
 // Text formatting shared by the CLI and the examples, matching the native
 // CLI (src/verify/verify.cpp format_report, printf "%.6e").
 
+import { formatTruthReport } from './truth.js';
+
 // printf("%.6e", v) as glibc prints it.
 export function formatE(v) {
   if (Number.isNaN(v)) return 'nan';
@@ -24,5 +26,6 @@ export function formatReport(r) {
       `max_diff ${formatE(o.maxDiff)}, mean_diff ${formatE(o.meanDiff)}\n`;
   }
   if (r.errorMessage) s += `  error: ${r.errorMessage}\n`;
+  if (r.reference64) s += formatTruthReport(r.reference64, !r.isValid);
   return s;
 }

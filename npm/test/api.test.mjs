@@ -2,12 +2,12 @@
 // inputs, output dtypes, info / Mermaid / pie byte identity, profiling, progress.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as api from '../index.js';
-import { loadIR, execute, verify, parseSafetensors, writeSafetensors } from '../index.js';
-import { FIXTURES, TOL, assertClose, assertDist, fixture, ioInputs, readIo } from './helpers.mjs';
+import { loadIR, execute, verify, formatReport, parseSafetensors, writeSafetensors } from '../index.js';
+import { FIXTURES, TOL, assertClose, assertDist, fixture, ioInputs, readIo, truthPath } from './helpers.mjs';
 
 before(assertDist);
 
@@ -181,6 +181,64 @@ test('inputs as array, object by name, bare typed array, {data, shape, dtype}, p
   const r = await verify(m, { x: x.data }, [cnnIo.outputs[0].data]);
   assert.ok(r.isValid);
   m.dispose();
+});
+
+test('verify { reference64 }: errors against float64 side by side; isValid stays rtol/atol', async () => {
+  const truthFile = truthPath('small_cnn/torch2.14-training');
+  assert.ok(existsSync(truthFile), `no float64 truth ${truthFile} (run tools/make_fixtures.sh build/fixtures)`);
+  const truth = readIo(truthFile).outputs;
+  const m = await loadIR(cnn.model, { weights: cnn.weights });
+  try {
+    const inputs = ioInputs(m, cnnIo);
+    assert.equal((await m.verify(inputs, cnnIo.outputs)).reference64, undefined);
+    const name = m.outputs[0].name;
+    for (const [form, ref] of Object.entries({
+      array: truth, byName: { [name]: truth[0] }, typedArray: truth[0].data, plainArray: [Array.from(truth[0].data)],
+      map: new Map([[name, truth[0]]]),
+    })) {
+      const r = await m.verify(inputs, cnnIo.outputs, { reference64: ref });
+      assert.ok(r.isValid, form);
+      const t = r.reference64;
+      assert.equal(t.withinBound, true, form);
+      assert.equal(t.reassociationOnly, false, form);
+      assert.equal(t.errorMessage, null, form);
+      const [o] = t.outputs;
+      assert.equal(o.judged, true);
+      // PyTorch float32's error is the recorded outputs' max |x - float64|; scale max |float64|
+      let torchErr = 0;
+      let scale = 0;
+      cnnIo.outputs[0].data.forEach((v, i) => {
+        torchErr = Math.max(torchErr, Math.abs(v - truth[0].data[i]));
+        scale = Math.max(scale, Math.abs(truth[0].data[i]));
+      });
+      assert.equal(o.reference, torchErr, form);
+      assert.equal(o.scale, scale, form);
+      assert.equal(o.bound, 2 * torchErr + 1e-6 * scale);
+      assert.ok(o.ours > 0 && o.ours <= o.bound, `${form}: ${o.ours}`);
+    }
+    // rtol = atol = 0: invalid, but only reassociation
+    let r = await m.verify(inputs, cnnIo.outputs, { rtol: 0, atol: 0, reference64: truth });
+    assert.equal(r.isValid, false);
+    assert.equal(r.reference64.reassociationOnly, true);
+    assert.match(formatReport(r), /=> the rtol\/atol failure is only reassociation/);
+    // A float64 reference (and float32 expected outputs close to it) far from ours: outside
+    // the bound, not reassociation
+    const off = Float64Array.from(truth[0].data, (v) => v + 1e-3);
+    r = await m.verify(inputs, [Float32Array.from(off)], { reference64: [off] });
+    assert.equal(r.isValid, false);
+    assert.equal(r.reference64.withinBound, false);
+    assert.equal(r.reference64.reassociationOnly, false);
+    assert.match(formatReport(r), /OUTSIDE bound[^]*=> not only reassociation/);
+    // Count and shape mismatches are reported, not thrown
+    r = await m.verify(inputs, cnnIo.outputs, { reference64: [truth[0], truth[0]] });
+    assert.match(r.reference64.errorMessage, /output count mismatch: 1 outputs, 1 reference, 2 float64 reference/);
+    assert.equal(r.reference64.withinBound, false);
+    r = await m.verify(inputs, cnnIo.outputs, { reference64: [{ data: truth[0].data, shape: [10, 1], dtype: 'float64' }] });
+    assert.match(r.reference64.errorMessage, /output 0: shape \[1, 10\] \(reference \[1, 10\]\) but the float64 reference is \[10, 1\]/);
+    await assert.rejects(m.verify(inputs, cnnIo.outputs, { reference64: 3 }), { name: 'VerificationError', message: /reference64 must be an array/ });
+  } finally {
+    m.dispose();
+  }
 });
 
 test('execute copies inputs into the engine and outputs out of it: nothing aliases WASM memory between runs', async () => {

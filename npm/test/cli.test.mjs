@@ -3,11 +3,13 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSafetensors, writeSafetensors } from '../index.js';
-import { FIXTURES, NPM_DIR, TOL, assertClose, assertDist, fixture, nativeCli, readIo } from './helpers.mjs';
+import {
+  FIXTURES, NPM_DIR, TOL, assertClose, assertDist, fixture, nativeCli, readIo, truthPath,
+} from './helpers.mjs';
 
 before(assertDist);
 
@@ -66,6 +68,33 @@ test('verify exits 1 and prints FAILED when outputs differ (tight tolerance on a
   assert.match(r.stdout, /^Verification FAILED\n/);
   assert.match(r.stdout, /NOT close/);
   assert.match(r.stdout, /  error: Output tensors do not match within tolerance\n$/);
+});
+
+test('verify --reference64: ours and PyTorch against float64 side by side, like the native CLI', (t) => {
+  const truth = truthPath('small_cnn/torch2.14-training');
+  assert.ok(existsSync(truth), `no float64 truth ${truth} (run tools/make_fixtures.sh build/fixtures)`);
+  const args = [cnn.model, '--weights', cnn.weights, '--io', cnn.io, '--reference64', truth];
+  let r = cli('verify', ...args);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\nFloat64 reference \(error = max \|x - float64\|, bound = 2 x PyTorch's \+ 1e-6 x max\|float64\|\):\n  output 0: ours \d\.\d{3}e-\d\d, PyTorch 2\.479e-07, ratio \S+, scale 8\.802e-01: within bound 1\.376e-06\n$/);
+  // rtol = atol = 0 fails, but only by reassociation: the exit status stays rtol/atol's
+  r = cli('verify', ...args, '--rtol', '0', '--atol', '0');
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /  => the rtol\/atol failure is only reassociation: our error vs float64 is within 2x PyTorch's\n$/);
+  // bfloat16 weights: far from float64, not reassociation
+  r = cli('verify', ...args, '--weight-dtype', 'bfloat16');
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /OUTSIDE bound/);
+  assert.match(r.stdout, /  => not only reassociation: our error vs float64 exceeds 2x PyTorch's\n$/);
+  if (native) {
+    const n = nat('verify', ...args, '--weight-dtype', 'bfloat16');
+    assert.equal(n.status, 1);
+    assert.equal(r.stdout.split('\n').slice(-4).join('\n').replace(/\d\.\d+e[-+]\d+/g, 'N'),
+      n.stdout.split('\n').slice(-4).join('\n').replace(/\d\.\d+e[-+]\d+/g, 'N'));
+  }
+  r = cli('verify', ...args.slice(0, -1), join(tmp, 'nope.safetensors'));
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /nope\.safetensors/);
 });
 
 test('run prints shapes and time, writes outputs, and matches native', () => {

@@ -25,8 +25,11 @@ export function assertDist() {
   assert.deepEqual(missing, [], `npm/dist is missing ${missing.join(', ')}: run scripts/build_wasm.sh first`);
 }
 
+// Where tools/make_fixtures.sh writes a fixture's float64 truth (output.<i>, float64).
+export const truthPath = (name) => join(GENERATED, name, 'truth64.safetensors');
+
 // Every fixture dir with committed weights + io, plus the generated large ones when present.
-// -> [{name: 'small_cnn/torch2.14-training', dir, model, weights, io}]
+// -> [{name: 'small_cnn/torch2.14-training', dir, model, weights, io, truth}]
 export function fixtureDirs({ generated = true } = {}) {
   const out = [];
   for (const root of generated ? [MODELS, GENERATED] : [MODELS]) {
@@ -39,7 +42,10 @@ export function fixtureDirs({ generated = true } = {}) {
         const files = ['model.json', 'weights.safetensors', 'io.safetensors'].map((f) => join(dir, f));
         if (!files.every((f) => existsSync(f))) continue;
         if (out.some((f) => f.name === `${model}/${flavor}`)) continue;
-        out.push({ name: `${model}/${flavor}`, dir, model: files[0], weights: files[1], io: files[2] });
+        out.push({
+          name: `${model}/${flavor}`, dir, model: files[0], weights: files[1], io: files[2],
+          truth: truthPath(`${model}/${flavor}`),
+        });
       }
     }
   }

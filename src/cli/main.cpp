@@ -19,6 +19,7 @@
 #include "ir/mermaid.h"
 #include "ops/op.h"
 #include "runtime/session.h"
+#include "verify/truth.h"
 #include "verify/verify.h"
 #include "weights/safetensors.h"
 #include "weights/torch_save.h"
@@ -64,9 +65,12 @@ const std::vector<Command>& commands() {
        cmd_run},
       {"verify",
        "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
-       "      [--device cpu|cuda] [--threads N] [--weight-dtype D] [--strict-weights] [LIMITS]\n",
+       "      [--device cpu|cuda] [--threads N] [--weight-dtype D] [--strict-weights] [--reference64 T] [LIMITS]\n"
+       "      (--reference64: float64 outputs output.<i>; also reports, per output, our max error and the\n"
+       "      reference's max error against them, and whether an rtol/atol failure is only reassociation;\n"
+       "      the exit status still follows rtol/atol)\n",
        {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--backend", "--device", "--threads",
-                     "--weight-dtype"}),
+                     "--weight-dtype", "--reference64"}),
         {"--strict-weights"}},
        cmd_verify},
       {"parity",
@@ -228,6 +232,9 @@ int cmd_verify(const Args& a) {
   TensorMap io = read_weights_file(io_path);
   auto inputs = io_inputs(m, io, io_path);
   auto expected = io_outputs(m, io, io_path);
+  const std::string truth_path = a.get("--reference64");
+  const std::vector<Tensor> truth =
+      truth_path.empty() ? std::vector<Tensor>{} : io_outputs(m, read_weights_file(truth_path), truth_path);
   const std::string backend = a.get("--backend", "native");
   if (backend != "native" && backend != "libtorch") throw UsageError("unknown backend '" + backend + "' (native|libtorch)");
   apply_threads(a);
@@ -240,6 +247,7 @@ int cmd_verify(const Args& a) {
   }
   VerifyReport r = verify_outputs(actual, expected, a.num("--rtol", 1e-5), a.num("--atol", 1e-5));
   std::cout << format_report(r);
+  if (!truth_path.empty()) std::cout << format_truth_report(compare_with_truth(actual, expected, truth), !r.is_valid);
   return r.is_valid ? 0 : 1;
 }
 

@@ -4,10 +4,10 @@
 // panels, both zero-padded; loops jc (NC) / pc (KC) / ic (MC) / jr (NR) / ir
 // (MR) around an MR x NR register-blocked micro-kernel that keeps the tile in
 // 2*MR vector accumulators. The epilogue (alpha/beta, bias, residual, relu or
-// clamp) runs on the registers after the last K block, so the output is
-// written once. Each element accumulates k = 0..K-1 in order (one multiply-add
-// chain), whatever the blocking or thread split: results do not depend on the
-// thread count. Packed half-precision B (gemm_half-inl.h): the GEMV widens
+// clamp) runs on the registers after the last K block. Each element
+// accumulates k = 0..K-1 in order in blocks of kKSub (each a multiply-add chain
+// from zero, then added to C), whatever the thread split: results do not depend
+// on the thread count. Packed half-precision B (gemm_half-inl.h): the GEMV widens
 // in registers, the blocked path widens each KC x NC block of B into thread
 // scratch before its micro-kernels, so both sum exactly what the f32 path sums
 // on the widened weights.
@@ -44,6 +44,7 @@ constexpr int64_t kNR = 2 * kL;
 // Cache blocks: a KC x NR sliver of B stays in L1 while MC rows of A (MC x KC,
 // 96-144 KiB) stream from L2; the packed KC x NC block of B is per thread.
 constexpr int64_t kKC = 256;
+constexpr int64_t kKSub = 64;  // accumulation block inside a KC block (micro_kernel)
 constexpr int64_t kMC = kMR * 24;
 constexpr int64_t kNC = 256;  // columns: 32 panels in WASM, 16 with AVX2, 8 with AVX-512
 // Thread splits use a few chunks per thread, claimed dynamically (see
@@ -141,18 +142,25 @@ HWY_NOINLINE void micro_kernel(const Job& job, int64_t kc, const float* HWY_REST
                                bool first, bool last) {
   const D d;
   V c0[MR], c1[MR];
-  for (int i = 0; i < MR; ++i) c0[i] = c1[i] = hn::Zero(d);
-  for (int64_t k = 0; k < kc; ++k) {
-    const V b0 = hn::LoadU(d, b), b1 = hn::LoadU(d, b + kL);
-    for (int i = 0; i < MR; ++i) {
-      const V ai = hn::Set(d, a[i]);
-      c0[i] = hn::MulAdd(ai, b0, c0[i]);
-      c1[i] = hn::MulAdd(ai, b1, c1[i]);
+  // Blocked accumulation: each kKSub-long run of k sums from zero in registers and is then
+  // added to C, so no float chain is longer than kKSub + K / kKSub (vs K): about half the
+  // rounding error of one chain on long K (im2col and Winograd convolutions), for one extra
+  // C-tile load/store per kKSub multiply-adds.
+  for (int64_t k0 = 0; k0 < kc; k0 += kKSub) {
+    const int64_t k1 = std::min(kc, k0 + kKSub);
+    for (int i = 0; i < MR; ++i) c0[i] = c1[i] = hn::Zero(d);
+    for (int64_t k = k0; k < k1; ++k) {
+      const V b0 = hn::LoadU(d, b), b1 = hn::LoadU(d, b + kL);
+      for (int i = 0; i < MR; ++i) {
+        const V ai = hn::Set(d, a[i]);
+        c0[i] = hn::MulAdd(ai, b0, c0[i]);
+        c1[i] = hn::MulAdd(ai, b1, c1[i]);
+      }
+      a += kMR;
+      b += kNR;
     }
-    a += kMR;
-    b += kNR;
+    store_tile<MR>(job, c0, c1, row, col, mr, nr, first && k0 == 0, last && k1 == kc);
   }
-  store_tile<MR>(job, c0, c1, row, col, mr, nr, first, last);
 }
 
 void run_tile(const Job& job, int64_t kc, const float* a, const float* b, int64_t row, int64_t col, int64_t mr,

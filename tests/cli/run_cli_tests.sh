@@ -45,6 +45,13 @@ while IFS= read -r json; do
   [ -f "$io" ] || io=$generated/$rel/io.safetensors
   if [ ! -f "$w" ] || [ ! -f "$io" ]; then echo "skip $rel (weights/io not generated)"; continue; fi
   expect_output "verify $rel" 0 "Verification PASSED" "$torchir" verify "$json" --weights "$w" --io "$io"
+  # float64 truth (tools/make_fixtures.sh): every output within 2x PyTorch's error + 1e-6 x scale
+  t=$generated/$rel/truth64.safetensors
+  if [ ! -f "$t" ]; then
+    bad "verify --reference64 $rel: no float64 truth $t (run tools/make_fixtures.sh)"
+  elif out=$("$torchir" verify "$json" --weights "$w" --io "$io" --reference64 "$t" 2>&1) \
+       && grep -q "within bound" <<<"$out" && ! grep -q "OUTSIDE" <<<"$out"; then ok
+  else bad "verify --reference64 $rel: $out"; fi
   if "$torchir" verify "$json" --weights "$w" --io "$io" --backend libtorch >"$tmp/ref.txt" 2>&1; then
     ok; have_libtorch=1
     expect_output "parity $rel" 0 "parity: no divergence" "$torchir" parity "$json" --weights "$w" --io "$io"
@@ -92,6 +99,22 @@ for wd in float16 bfloat16; do
   expect_output "verify --weight-dtype $wd" 0 "Verification PASSED" "$torchir" verify "$mlp/model.json" \
     --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --weight-dtype $wd --rtol 1e-2 --atol 1e-2
 done
+# --reference64: ours and PyTorch's errors vs float64 side by side; the exit status stays rtol/atol's.
+cnn_truth=$generated/small_cnn/torch2.14-training/truth64.safetensors
+if [ -f "$cnn_truth" ]; then
+  cnn_args=("$cnn/model.json" --weights "$cnn/weights.safetensors" --io "$cnn/io.safetensors" --reference64 "$cnn_truth")
+  expect_output "--reference64 passed" 0 "output 0: ours " "$torchir" verify "${cnn_args[@]}"
+  expect_output "--reference64 reassociation only" 1 "the rtol/atol failure is only reassociation" \
+    "$torchir" verify "${cnn_args[@]}" --rtol 0 --atol 0
+  expect_output "--reference64 inaccurate" 1 "not only reassociation: our error vs float64 exceeds 2x PyTorch's" \
+    "$torchir" verify "${cnn_args[@]}" --weight-dtype bfloat16
+  expect_output "--reference64 missing file" 1 "$tmp/nope.safetensors" "$torchir" verify "$cnn/model.json" \
+    --weights "$cnn/weights.safetensors" --io "$cnn/io.safetensors" --reference64 "$tmp/nope.safetensors"
+  expect_output "--reference64 wrong outputs" 1 "no tensor 'output.0'" "$torchir" verify "$cnn/model.json" \
+    --weights "$cnn/weights.safetensors" --io "$cnn/io.safetensors" --reference64 "$cnn/weights.safetensors"
+else
+  bad "no float64 truth $cnn_truth (run tools/make_fixtures.sh)"
+fi
 # Unknown weight keys (issue 12): a warning naming the key and the closest IR key; --strict-weights: an error.
 /usr/bin/python3 - "$mlp/weights.safetensors" "$tmp/typo.safetensors" <<'PY'
 import json, struct, sys

@@ -25,10 +25,15 @@ std::vector<ModelFixture> model_fixtures() {
       if (f.weights.empty() && fs::exists(base / "weights.safetensors")) f.weights = (base / "weights.safetensors").string();
       if (f.io.empty() && fs::exists(base / "io.safetensors")) f.io = (base / "io.safetensors").string();
     }
+    f.truth = fs::exists(dir / "truth64.safetensors") ? (dir / "truth64.safetensors").string() : truth_path(f.id);
     out.push_back(f);
   }
   std::sort(out.begin(), out.end(), [](const ModelFixture& a, const ModelFixture& b) { return a.id < b.id; });
   return out;
+}
+
+std::string truth_path(const std::string& rel) {
+  return (fs::path(generated_fixtures_dir()) / rel / "truth64.safetensors").string();
 }
 
 std::string fixture_test_name(const ModelFixture& f) {

@@ -1,6 +1,7 @@
 // Discovery of whole-model fixtures: every tests/fixtures/models/<model>/<flavor>/model.json,
 // with weights.safetensors + io.safetensors beside it or, for large models, in the
-// generated-fixtures dir at the same relative path (tools/make_fixtures.sh).
+// generated-fixtures dir at the same relative path (tools/make_fixtures.sh), and the float64
+// truth truth64.safetensors that make_fixtures.sh writes there for every fixture.
 #pragma once
 #include <ostream>
 #include <string>
@@ -13,11 +14,14 @@ struct ModelFixture {
   std::string ir;        // model.json
   std::string weights;   // weights.safetensors ("" when not generated)
   std::string io;        // io.safetensors ("" when not generated)
+  std::string truth;     // truth64.safetensors (the path where it belongs, even when missing)
 };
 
 std::vector<ModelFixture> model_fixtures();
 // GoogleTest prints the id instead of the struct's bytes.
 inline void PrintTo(const ModelFixture& f, std::ostream* os) { *os << f.id; }
+// Where make_fixtures.sh writes a fixture's float64 truth.
+std::string truth_path(const std::string& rel);  // generated dir / rel / truth64.safetensors
 // Test-name-safe id.
 std::string fixture_test_name(const ModelFixture& f);
 

@@ -56,6 +56,13 @@ await model.execute([
 ]);
 const report = await verify(model, [new Float32Array(4)], { out: new Float32Array(2) }, { atol: 1e-4 });
 if (!report.isValid) console.log(report.errorMessage?.toUpperCase(), report.outputDetails[0]?.maxDiff);
+// Float64 reference: our and PyTorch's errors against it, side by side.
+const r64 = await model.verify([new Float32Array(4)], [new Float32Array(2)], { reference64: [new Float64Array(2)] });
+const t64 = r64.reference64;
+if (t64 && !t64.withinBound) {
+  const o = t64.outputs[0];
+  console.log(t64.reassociationOnly, o?.judged, o?.ours.toFixed(3), o?.reference, o?.scale, o?.bound, o?.withinBound);
+}
 model.dispose();
 
 // `using` frees the model at the end of the block.

@@ -227,6 +227,26 @@ TEST(GemmKernel, ResultDoesNotDependOnThreadCount) {
   }
 }
 
+// Blocked accumulation (micro_kernel sums each 64-long run of k from zero, then adds it to C):
+// a row [1, d, d, ..., d] with d = 2^-25 (a quarter ulp of 1) loses every d in one float chain
+// (1 + d rounds back to 1), but only the first block's 63 here: the later blocks sum their 64
+// d exactly (2^-19) before adding it. This is what keeps Winograd / im2col convolutions within
+// PyTorch's error against float64 (tests/cpp/unit/models_test.cpp).
+TEST(GemmKernel, LongSumsAccumulateInBlocks) {
+  const float d = std::ldexp(1.0f, -25);
+  for (const int64_t M : {int64_t(4), int64_t(8), int64_t(13)}) {
+    const int64_t N = 2 * gemm_nr() + 1, K = 256;
+    std::vector<float> A(size_t(M * K), d), B(size_t(K * N), 1.0f), C(size_t(M * N));
+    for (int64_t i = 0; i < M; ++i) A[size_t(i * K)] = 1.0f;
+    gemm_f32(M, N, K, A.data(), K, false, B.data(), N, false, C.data(), N, 1.0f, 0.0f);
+    const double truth = 1.0 + 255.0 * d;
+    for (int64_t i = 0; i < M * N; ++i) {
+      ASSERT_LE(std::fabs(double(C[size_t(i)]) - truth), 63.0 * d) << "M=" << M << " element " << i << ": " << C[size_t(i)];
+      ASSERT_GT(C[size_t(i)], 1.0f) << "M=" << M << " element " << i << ": every small term lost (one float chain)";
+    }
+  }
+}
+
 TEST(GemmKernel, PackBHalfRoundsToNearestEvenInPanelLayout) {
   const int64_t nr = gemm_nr();
   for (bool tb : {false, true}) {
