@@ -44,14 +44,26 @@ while IFS= read -r json; do
   [ -f "$w" ] || w=$generated/$rel/weights.safetensors
   [ -f "$io" ] || io=$generated/$rel/io.safetensors
   if [ ! -f "$w" ] || [ ! -f "$io" ]; then echo "skip $rel (weights/io not generated)"; continue; fi
-  expect_output "verify $rel" 0 "Verification PASSED" "$torchir" verify "$json" --weights "$w" --io "$io"
-  # float64 truth (tools/make_fixtures.sh): every output within 2x PyTorch's error + 1e-6 x scale
+  # float64 truth (tools/make_fixtures.sh): every output within 2x PyTorch's error + 1e-6 x scale.
+  # `reassoc`: verify's rtol = atol = 1e-5 fails, and the truth report says that is only
+  # reassociation (large activations: resnet50_raw, gpt2_wide; float16 references: *_half).
   t=$generated/$rel/truth64.safetensors
+  reassoc=0
   if [ ! -f "$t" ]; then
     bad "verify --reference64 $rel: no float64 truth $t (run tools/make_fixtures.sh)"
-  elif out=$("$torchir" verify "$json" --weights "$w" --io "$io" --reference64 "$t" 2>&1) \
+  else
+    out=$("$torchir" verify "$json" --weights "$w" --io "$io" --reference64 "$t" 2>&1) && rc=0 || rc=$?
+    grep -q "only reassociation" <<<"$out" && reassoc=1
+    if { [ $rc -eq 0 ] || { [ $rc -eq 1 ] && [ $reassoc -eq 1 ]; }; } \
        && grep -q "within bound" <<<"$out" && ! grep -q "OUTSIDE" <<<"$out"; then ok
-  else bad "verify --reference64 $rel: $out"; fi
+    else bad "verify --reference64 $rel (exit $rc): $out"; fi
+  fi
+  if [ $reassoc -eq 1 ]; then
+    expect_output "verify $rel (fails rtol by reassociation only)" 1 "Verification FAILED" "$torchir" verify "$json" --weights "$w" --io "$io"
+    echo "skip libtorch checks for $rel: rtol = atol = 1e-5 misses by reassociation (ModelParityTest judges it against float64)"
+    continue
+  fi
+  expect_output "verify $rel" 0 "Verification PASSED" "$torchir" verify "$json" --weights "$w" --io "$io"
   if "$torchir" verify "$json" --weights "$w" --io "$io" --backend libtorch >"$tmp/ref.txt" 2>&1; then
     ok; have_libtorch=1
     expect_output "parity $rel" 0 "parity: no divergence" "$torchir" parity "$json" --weights "$w" --io "$io"

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "test_util.h"
+#include "verify/truth.h"
+#include "weights/torch_save.h"
 
 namespace fs = std::filesystem;
 
@@ -41,6 +43,23 @@ std::string fixture_test_name(const ModelFixture& f) {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
+}
+
+::testing::AssertionResult within_truth(const std::string& truth_file, const std::vector<Tensor>& ours,
+                                        const std::vector<Tensor>& torch_f32) {
+  if (!fs::exists(truth_file))
+    return ::testing::AssertionFailure() << "no float64 truth " << truth_file
+                                         << " (run tools/make_fixtures.sh build/fixtures)";
+  const TensorMap tm = read_weights_file(truth_file);
+  std::vector<Tensor> truth;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const Tensor* t = tm.find("output." + std::to_string(i));
+    if (!t) return ::testing::AssertionFailure() << truth_file << " lacks output." << i;
+    truth.push_back(*t);
+  }
+  const TruthReport r = compare_with_truth(ours, torch_f32, truth);
+  if (r.ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << format_truth_report(r, true);
 }
 
 }  // namespace tir::test

@@ -44,7 +44,14 @@ TEST_P(ModelParityTest, NativeMatchesLibTorch) {
     GTEST_SKIP() << "LibTorch " << libtorch_version() << " has no " << missing
                  << " (checked against torch 2.x by tools/check_libtorch2.sh)";
   const TensorMap io = read_weights_file(f.io);
-  const ::testing::AssertionResult r = model_parity(model, read_weights_file(f.weights), {}, fixture_inputs(model, io));
+  std::vector<Tensor> truth;  // float64 outputs (tools/fixture_truth.py), when generated
+  if (file_exists(f.truth)) {
+    const TensorMap tm = read_weights_file(f.truth);
+    for (size_t i = 0; i < model.graph_outputs.size(); ++i)
+      if (const Tensor* t = tm.find("output." + std::to_string(i))) truth.push_back(*t);
+  }
+  const ::testing::AssertionResult r = model_parity(model, read_weights_file(f.weights), {}, fixture_inputs(model, io),
+                                                    1e-5, 1e-5, truth.empty() ? nullptr : &truth);
   // float16 models (convnext_half, swin_half): LibTorch 1.13's CPU has no half conv / addmm /
   // layer_norm; their recorded outputs are torch 2.14's own half run, checked by the model tests.
   if (!r && std::string(r.message()).find("not implemented for 'Half'") != std::string::npos)

@@ -549,8 +549,9 @@ TEST_F(ThreadPoolTest, ModelFixturesAreIdenticalWithTwoThreads) {
       ASSERT_EQ(one[i].nbytes(), two[i].nbytes());
       EXPECT_EQ(std::memcmp(one[i].raw(), two[i].raw(), one[i].nbytes()), 0) << "output " << i;
     }
+    // rtol = atol = 1e-5, or (large activations) as close to float64 truth as PyTorch.
     const VerifyReport r = verify_outputs(two, expected, 1e-5, 1e-5);
-    EXPECT_TRUE(r.is_valid) << format_report(r);
+    if (!r.is_valid) EXPECT_TRUE(test::within_truth(f.truth, two, expected)) << format_report(r);
     ++checked;
   }
   EXPECT_GT(checked, 0);
