@@ -159,15 +159,19 @@ void fft_execute(const FftPlan& plan, cd* data, cd* scratch) {
 }
 
 void fft_reference(const cd* in, cd* out, int64_t n, bool inverse) {
+  // In long double, angles from exact integer products mod n: the reference should be
+  // far more accurate than what it checks.
+  std::vector<long double> c(static_cast<size_t>(n)), s(static_cast<size_t>(n));
+  for (int64_t e = 0; e < n; ++e) {
+    const long double a = 2.0L * 3.14159265358979323846264338327950288L * (long double)e / (long double)n;
+    c[size_t(e)] = std::cos(a);
+    s[size_t(e)] = inverse ? std::sin(a) : -std::sin(a);
+  }
   for (int64_t k = 0; k < n; ++k) {
-    // Compensated sums: the reference should be far more accurate than what it checks.
     long double re = 0, im = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t e = (j * k) % n;
-      const long double a = 2.0L * 3.14159265358979323846264338327950288L * (long double)e / (long double)n;
-      const long double c = std::cos(a), s = inverse ? std::sin(a) : -std::sin(a);
-      re += (long double)in[j].real() * c - (long double)in[j].imag() * s;
-      im += (long double)in[j].real() * s + (long double)in[j].imag() * c;
+    for (int64_t j = 0, e = 0; j < n; ++j, e = (e + k) % n) {
+      re += (long double)in[j].real() * c[size_t(e)] - (long double)in[j].imag() * s[size_t(e)];
+      im += (long double)in[j].real() * s[size_t(e)] + (long double)in[j].imag() * c[size_t(e)];
     }
     out[k] = cd(double(re), double(im));
   }

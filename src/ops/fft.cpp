@@ -2,8 +2,9 @@
 // decomposed torch.stft lower to) and stft.default (training-flavor IR keeps
 // torch.stft whole). Any length (kernels/fft.h: mixed radix + Bluestein,
 // computed in double). normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n, n being
-// the product of the signal sizes. Plans (twiddles) and line buffers are made
-// once in prepare; run allocates nothing but the line iteration.
+// the product of the signal sizes. Plans (twiddles: they depend on the shapes
+// only) and line buffers are made once at plan time; run allocates nothing but
+// the line iteration.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -26,9 +27,9 @@ struct FftState {
   double scale = 1;
   int64_t hop = 1;                 // stft
   bool squeeze_batch = false;      // stft of a 1-d signal
-  std::vector<FftPlan> plans;      // one per dim (prepare)
-  std::vector<cd> buf;             // line buffer (prepare)
-  Tensor tmp;                      // c2r: the input after the c2c passes (prepare)
+  std::vector<FftPlan> plans;      // one per dim
+  std::vector<cd> buf;             // line buffer
+  Tensor tmp;                      // c2r: the input after the c2c passes
 };
 
 DType complex_of(DType d) { return d == DType::F64 ? DType::C128 : DType::C64; }
@@ -58,6 +59,18 @@ void check_sizes(OpCall& call, const std::vector<int64_t>& sizes) {
     call.check(n > 0, "Invalid number of data points (" + std::to_string(n) + ") specified");
 }
 
+// The twiddles and buffers of every transform length (after the plan_* checks).
+void make_plans(OpCall& call, FftState& st) {
+  st.plans.clear();
+  int64_t buf = 0;
+  for (int64_t n : st.sizes) {
+    st.plans.push_back(make_fft_plan(n, !st.forward));
+    buf = std::max(buf, fft_line_buffer(st.plans.back()));
+  }
+  st.buf.assign(size_t(buf), cd(0, 0));
+  if (st.kind == Kind::C2R && st.dims.size() > 1) st.tmp = make_owned(call.in[0].dtype, call.in[0].shape);
+}
+
 void plan_r2c(OpCall& call) {
   call.expect_inputs(1, 1);
   const Tensor& self = call.in[0];
@@ -74,6 +87,7 @@ void plan_r2c(OpCall& call) {
   const int64_t last = st->dims.back();
   if (call.b("onesided")) out[size_t(last)] = out[size_t(last)] / 2 + 1;
   call.fresh(0, complex_of(self.dtype), out);
+  make_plans(call, *st);
   call.state = st;
 }
 
@@ -90,6 +104,7 @@ void plan_c2c(OpCall& call) {
   st->scale = norm_scale(call, call.i("normalization"), total);
   st->forward = call.b("forward");
   call.fresh(0, self.dtype, self.shape);
+  make_plans(call, *st);
   call.state = st;
 }
 
@@ -115,6 +130,7 @@ void plan_c2r(OpCall& call) {
   Shape out = self.shape;
   out[size_t(last)] = n;
   call.fresh(0, real_of(self.dtype), out);
+  make_plans(call, *st);
   call.state = st;
 }
 
@@ -160,19 +176,8 @@ void plan_stft(OpCall& call) {
     out.push_back(2);
     call.fresh(0, self.dtype, out);
   }
+  make_plans(call, *st);
   call.state = st;
-}
-
-void prepare_fft(OpCall& call) {
-  auto& st = call.state_as<FftState>();
-  st.plans.clear();
-  int64_t buf = 0;
-  for (int64_t n : st.sizes) {
-    st.plans.push_back(make_fft_plan(n, !st.forward));
-    buf = std::max(buf, fft_line_buffer(st.plans.back()));
-  }
-  st.buf.assign(size_t(buf), cd(0, 0));
-  if (st.kind == Kind::C2R && st.dims.size() > 1) st.tmp = make_owned(call.in[0].dtype, call.in[0].shape);
 }
 
 void run_fft(OpCall& call) {
@@ -215,7 +220,7 @@ void run_fft(OpCall& call) {
   }
 }
 
-OpDef fft_def(void (*plan)(OpCall&)) { return {plan, run_fft, prepare_fft}; }
+OpDef fft_def(void (*plan)(OpCall&)) { return {plan, run_fft, nullptr}; }
 
 }  // namespace
 
