@@ -81,15 +81,24 @@ class WhisperEncoder(nn.Module):
 
     def __init__(self, n_fft=64, hop=16, n_mels=16, width=32, heads=4, layers=2, samples=1600):
         super().__init__()
-        self.n_fft, self.hop = n_fft, hop
-        self.register_buffer("window", torch.hann_window(n_fft))
-        self.register_buffer("mel_filters", _mel_filters(n_mels, n_fft // 2 + 1, 16000))
-        frames = samples // hop
+        self.n_fft, self.hop, self.n_mels, self.width, self.frames = n_fft, hop, n_mels, width, samples // hop
+        self.register_buffer("window", torch.empty(n_fft))
+        self.register_buffer("mel_filters", torch.empty(n_mels, n_fft // 2 + 1))
         self.conv1 = nn.Conv1d(n_mels, width, kernel_size=3, padding=1)
         self.conv2 = nn.Conv1d(width, width, kernel_size=3, stride=2, padding=1)
-        self.register_buffer("positional_embedding", _sinusoids((frames + 1) // 2, width))
+        self.register_buffer("positional_embedding", torch.empty((self.frames + 1) // 2, width))
         self.blocks = nn.ModuleList(WhisperBlock(width, heads) for _ in range(layers))
         self.ln_post = nn.LayerNorm(width)
+        self.fixture_post_init()
+
+    def fixture_post_init(self):
+        """The fixed buffers get their real values back after export_fixture's seeded
+        re-initialisation: a random "window" and "filterbank" would make the log-mel
+        ill-conditioned (mel sums near 0), which no real model has."""
+        with torch.no_grad():
+            self.window.copy_(torch.hann_window(self.n_fft))
+            self.mel_filters.copy_(_mel_filters(self.n_mels, self.n_fft // 2 + 1, 16000))
+            self.positional_embedding.copy_(_sinusoids((self.frames + 1) // 2, self.width))
 
     def log_mel(self, audio):
         stft = torch.stft(audio, self.n_fft, self.hop, window=self.window, return_complex=True)
