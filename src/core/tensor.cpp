@@ -149,10 +149,48 @@ Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label)
   return t;
 }
 
+Tensor complex_as_real(const Tensor& t) {
+  Shape shape = t.shape;
+  Strides strides = t.strides;
+  for (int64_t& s : strides) s *= 2;
+  shape.push_back(2);
+  strides.push_back(1);
+  Tensor r = t.view_as(shape, strides, t.offset * 2);
+  r.dtype = t.dtype == DType::C128 ? DType::F64 : DType::F32;
+  return r;
+}
+
+Tensor real_as_complex(const Tensor& t) {
+  if (t.dtype != DType::F32 && t.dtype != DType::F64)
+    throw ExecutionError(std::string("view_as_complex is only supported for float and double tensors, got ") +
+                         dtype_name(t.dtype));
+  if (t.shape.empty() || t.shape.back() != 2)
+    throw ExecutionError("view_as_complex needs a last dimension of size 2, got shape " + shape_to_string(t.shape));
+  if (t.strides.back() != 1) throw ExecutionError("view_as_complex needs the last dimension to have stride 1");
+  Shape shape(t.shape.begin(), t.shape.end() - 1);
+  Strides strides(t.strides.begin(), t.strides.end() - 1);
+  for (int64_t& s : strides) {
+    if (s % 2 != 0) throw ExecutionError("view_as_complex needs every stride but the last to be even");
+    s /= 2;
+  }
+  if (t.offset % 2 != 0) throw ExecutionError("view_as_complex needs an even storage offset");
+  Tensor c = t.view_as(shape, strides, t.offset / 2);
+  c.dtype = t.dtype == DType::F64 ? DType::C128 : DType::C64;
+  return c;
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.shape != src.shape)
     throw ExecutionError("copy: shape " + shape_to_string(src.shape) + " does not match " +
                          shape_to_string(dst.shape));
+  if (is_complex(dst.dtype) || is_complex(src.dtype)) {
+    // Complex copies and casts go through (re, im) pairs; real -> complex is not a copy.
+    if (!is_complex(dst.dtype) || !is_complex(src.dtype))
+      throw ExecutionError(std::string("copy: cannot copy ") + dtype_name(src.dtype) + " into " +
+                           dtype_name(dst.dtype));
+    copy_into(complex_as_real(dst), complex_as_real(src));
+    return;
+  }
   if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
     if (dst.raw() != src.raw()) std::memmove(dst.raw(), src.raw(), dst.nbytes());
     return;

@@ -59,5 +59,12 @@ Tensor contiguous_or_self(const Tensor& t);
 void copy_into(const Tensor& dst, const Tensor& src);
 // New owned contiguous tensor of `dtype` holding src's values.
 Tensor to_dtype_owned(const Tensor& src, DType dtype);
+// A complex64/complex128 tensor seen as float32/float64 with a trailing dim of
+// 2 (real, imaginary): torch.view_as_real, on the same buffer.
+Tensor complex_as_real(const Tensor& t);
+// The inverse (torch.view_as_complex): t is float32/float64 with a last dim of
+// 2 at stride 1, every other stride and the offset even; throws ExecutionError
+// with the reason otherwise.
+Tensor real_as_complex(const Tensor& t);
 
 }  // namespace tir

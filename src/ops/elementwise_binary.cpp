@@ -7,6 +7,7 @@
 
 #include "kernels/elementwise.h"
 #include "ops/common.h"
+#include "ops/complex.h"
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
 
@@ -277,7 +278,7 @@ TIR_REGISTER_OPS(
     // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     {"aten.rsub.Tensor", binary(kRsub)},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
-    {"aten.mul.Tensor", binary(kMul)},
+    {"aten.mul.Tensor", complex_or(binary(kMul), complex_mul())},
     // mul.Scalar(Tensor self, Scalar other) -> Tensor
     {"aten.mul.Scalar", binary(kMul)},
     // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)

@@ -6,6 +6,7 @@
 
 #include "kernels/elementwise.h"
 #include "ops/common.h"
+#include "ops/complex.h"
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
 
@@ -271,7 +272,7 @@ TIR_REGISTER_OPS(
     {"aten.neg.default", unary(UnaryOp::Neg)},
     {"aten.neg_.default", unary_(UnaryOp::Neg)},
     // abs(Tensor self) -> Tensor
-    {"aten.abs.default", unary(UnaryOp::Abs)},
+    {"aten.abs.default", complex_or(unary(UnaryOp::Abs), complex_abs())},
     {"aten.abs_.default", unary_(UnaryOp::Abs)},
     // exp / log / sqrt / rsqrt / sin / cos / erf / reciprocal (Tensor self) -> Tensor
     {"aten.exp.default", unary(UnaryOp::Exp)},

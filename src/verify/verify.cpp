@@ -10,8 +10,9 @@ namespace tir {
 
 namespace {
 
+// Complex tensors compare as their (real, imaginary) pairs.
 std::vector<double> as_doubles(const Tensor& t) {
-  Tensor c = to_dtype_owned(t, DType::F64);
+  Tensor c = to_dtype_owned(is_complex(t.dtype) ? complex_as_real(t) : t, DType::F64);
   const double* p = c.data<double>();
   return std::vector<double>(p, p + c.numel());
 }
