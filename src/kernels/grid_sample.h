@@ -1,0 +1,33 @@
+// grid_sampler_2d / grid_sampler_3d and affine_grid_generator, with torch's
+// index math (ATen/native/GridSampler.h): unnormalize, then border clip or
+// reflection, then bilinear / nearest (round half to even) / bicubic (cubic
+// convolution A = -0.75, each tap's coordinate padded on its own). Scalar
+// reference code over contiguous data; instantiated for float and double.
+#pragma once
+#include <cstdint>
+
+namespace tir {
+
+enum class GridInterp : int { Bilinear = 0, Nearest = 1, Bicubic = 2 };
+enum class GridPad : int { Zeros = 0, Border = 1, Reflection = 2 };
+
+struct GridSampleArgs {
+  int64_t N = 0, C = 0;
+  int64_t D = 1, H = 0, W = 0;      // input spatial (D = 1 for 2-D)
+  int64_t oD = 1, oH = 0, oW = 0;   // grid positions
+  bool three_d = false;
+  GridInterp interp = GridInterp::Bilinear;
+  GridPad pad = GridPad::Zeros;
+  bool align_corners = false;
+};
+
+// in [N, C, (D,) H, W], grid [N, (oD,) oH, oW, 2 or 3] (x, y(, z)), out [N, C, (oD,) oH, oW].
+template <typename T> void grid_sample(const GridSampleArgs& a, const T* in, const T* grid, T* out);
+
+// theta [N, 2, 3] (2-D: sizes = {H, W}) or [N, 3, 4] (3-D: {D, H, W});
+// grid [N, (D,) H, W, 2 or 3] = base @ theta^T, base = (x, y(, z), 1) on
+// linspace(-1, 1) scaled by (n-1)/n without align_corners (0 for a size of 1).
+template <typename T> void affine_grid(int64_t N, const int64_t* sizes, int nsp, bool align_corners, const T* theta,
+                                       T* grid);
+
+}  // namespace tir
