@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/parallel.h"
+
 namespace tir {
 namespace {
 
@@ -49,8 +51,10 @@ template <typename T> T dist(Norm k, double p, int64_t M, const T* x, const T* y
 
 template <typename T> void cdist_rows(int64_t P, int64_t R, int64_t M, double p, const T* a, const T* b, T* out) {
   const Norm k = norm_of(p);
-  for (int64_t i = 0; i < P; ++i)
-    for (int64_t j = 0; j < R; ++j) out[i * R + j] = dist(k, p, M, a + i * M, b + j * M);
+  parallel_for_chunks(P, chunks_for(P, R * M * (k == Norm::General ? 16 : 2)), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = 0; j < R; ++j) out[i * R + j] = dist(k, p, M, a + i * M, b + j * M);
+  });
 }
 
 template <typename T> void pdist_rows(int64_t N, int64_t M, double p, const T* x, T* out) {

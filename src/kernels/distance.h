@@ -2,8 +2,8 @@
 // sums its own |x - y| terms, so p = 2 has none of the cancellation of torch's
 // |x|^2 + |y|^2 - 2 x.y matrix-multiplication path (compute_mode) and is at
 // least as accurate. p = 0 counts the differing coordinates, p = inf takes the
-// largest |x - y|. Scalar reference code; instantiated for float and double
-// (float accumulates in double).
+// largest |x - y|. Scalar code, threads over rows of a; instantiated for float
+// and double (float accumulates in double).
 #pragma once
 #include <cstdint>
 

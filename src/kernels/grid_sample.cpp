@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "kernels/parallel.h"
+
 namespace tir {
 namespace {
 
@@ -60,7 +62,8 @@ template <typename T> void sample_2d(const GridSampleArgs& a, const T* in, const
     const T* g = grid + n * P * 2;
     const T* img = in + n * a.C * HW;
     T* o = out + n * a.C * P;
-    for (int64_t p = 0; p < P; ++p) {
+    parallel_for_chunks(P, chunks_for(P, 16 * a.C), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
       const T gx = g[2 * p], gy = g[2 * p + 1];
       if (a.interp == GridInterp::Bilinear) {
         const T x = ax.source(gx), y = ay.source(gy);
@@ -102,6 +105,7 @@ template <typename T> void sample_2d(const GridSampleArgs& a, const T* in, const
         }
       }
     }
+    });
   }
 }
 
@@ -113,7 +117,8 @@ template <typename T> void sample_3d(const GridSampleArgs& a, const T* in, const
     const T* g = grid + n * P * 3;
     const T* img = in + n * a.C * S;
     T* o = out + n * a.C * P;
-    for (int64_t p = 0; p < P; ++p) {
+    parallel_for_chunks(P, chunks_for(P, 32 * a.C), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
       const T x = ax.source(g[3 * p]), y = ay.source(g[3 * p + 1]), z = az.source(g[3 * p + 2]);
       if (a.interp == GridInterp::Nearest) {
         const int64_t xi = ax.index(std::nearbyint(x)), yi = ay.index(std::nearbyint(y)),
@@ -142,6 +147,7 @@ template <typename T> void sample_3d(const GridSampleArgs& a, const T* in, const
         o[c * P + p] = acc;
       }
     }
+    });
   }
 }
 

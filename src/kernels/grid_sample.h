@@ -2,7 +2,8 @@
 // index math (ATen/native/GridSampler.h): unnormalize, then border clip or
 // reflection, then bilinear / nearest (round half to even) / bicubic (cubic
 // convolution A = -0.75, each tap's coordinate padded on its own). Scalar
-// reference code over contiguous data; instantiated for float and double.
+// code over contiguous data, threads over output positions (each position is
+// computed the same way on any thread); instantiated for float and double.
 #pragma once
 #include <cstdint>
 

@@ -125,7 +125,8 @@ void plan_trilinear(OpCall& call) {
   }
   st->full.assign(size_t(total), 1);
   for (int64_t d = 0; d < total; ++d) {
-    for (const Shape& s : shapes) st->full[size_t(d)] = std::max(st->full[size_t(d)], s[size_t(d)]);
+    for (const Shape& s : shapes)
+      if (s[size_t(d)] != 1) st->full[size_t(d)] = s[size_t(d)];  // a size 0 wins over 1
     for (int k = 0; k < 3; ++k) {
       const int64_t n = shapes[size_t(k)][size_t(d)];
       call.check(n == 1 || n == st->full[size_t(d)],

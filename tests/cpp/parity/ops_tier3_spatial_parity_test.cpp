@@ -30,6 +30,9 @@ struct Geom {
   std::string attrs() const {
     return "\"kernel_size\":" + ints(k) + ",\"dilation\":" + ints(d) + ",\"padding\":" + ints(p) + ",\"stride\":" + ints(s);
   }
+  bool fits(int64_t H, int64_t W) const {  // at least one block along each axis
+    return H + 2 * p[0] >= d[0] * (k[0] - 1) + 1 && W + 2 * p[1] >= d[1] * (k[1] - 1) + 1;
+  }
   int64_t blocks(int64_t H, int64_t W) const {
     return ((H + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1) * ((W + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1);
   }
@@ -43,11 +46,12 @@ const Geom kGeoms[] = {{{2, 3}, {1, 2}, {1, 0}, {2, 1}},
 TEST(Tier3SpatialParity, Im2col) {
   for (const Geom& g : kGeoms) {
     const std::string a = "{" + g.attrs() + "}";
+    ASSERT_TRUE(g.fits(5, 5));
     EXPECT_TRUE(node_parity("aten.im2col.default", {in({2, 3, 5, 7})}, a));
     EXPECT_TRUE(node_parity("aten.im2col.default", {in({3, 6, 5})}, a));      // unbatched
     EXPECT_TRUE(node_parity("aten.im2col.default", {tr({1, 2, 6, 5})}, a));   // transposed view
     EXPECT_TRUE(node_parity("aten.im2col.default", {in({0, 2, 5, 5})}, a));   // 0-size batch
-    EXPECT_TRUE(node_parity("aten.im2col.default", {in({2, 1, 5, 4}, DType::F64)}, a, 0, 0));
+    EXPECT_TRUE(node_parity("aten.im2col.default", {in({2, 1, 5, 6}, DType::F64)}, a, 0, 0));
     for (DType h : {DType::F16, DType::BF16})  // a copy: exact
       EXPECT_TRUE(node_parity("aten.im2col.default", {in({1, 2, 5, 6}, h)}, a, 0, 0));
   }
@@ -58,6 +62,7 @@ TEST(Tier3SpatialParity, Im2col) {
 TEST(Tier3SpatialParity, Col2imAccumulatesOverlaps) {
   for (const Geom& g : kGeoms) {
     for (auto [C, H, W] : {std::tuple<int64_t, int64_t, int64_t>{3, 5, 7}, {1, 6, 5}, {2, 4, 4}}) {
+      if (!g.fits(H, W)) continue;
       const std::string a = "{\"output_size\":" + ints({H, W}) + "," + g.attrs() + "}";
       const int64_t rows = C * g.k[0] * g.k[1], L = g.blocks(H, W);
       EXPECT_TRUE(node_parity("aten.col2im.default", {in({2, rows, L})}, a));
@@ -137,7 +142,6 @@ TEST(Tier3SpatialParity, AffineGrid) {
       EXPECT_TRUE(node_parity("aten.affine_grid_generator.default", {in({size[0], 2, 3})}, a));
       EXPECT_TRUE(node_parity("aten.affine_grid_generator.default", {tr({size[0], 2, 3})}, a));
       EXPECT_TRUE(node_parity("aten.affine_grid_generator.default", {in({size[0], 2, 3}, DType::F64)}, a, 1e-12, 1e-12));
-      EXPECT_TRUE(node_parity("aten.affine_grid_generator.default", {in({size[0], 2, 3}, DType::BF16)}, a, 2e-2, 2e-2));
     }
     for (const auto& size : std::vector<std::vector<int64_t>>{{2, 3, 4, 5, 3}, {1, 1, 1, 2, 1}}) {
       const std::string a = "{\"size\":" + ints(size) + ",\"align_corners\":" + al + "}";
@@ -152,7 +156,7 @@ TEST(Tier3SpatialParity, AffineGrid) {
 TEST(Tier3SpatialParity, Bilinear) {
   EXPECT_TRUE(node_parity("aten.bilinear.default", {in({2, 3, 4}), in({2, 3, 5}), in({6, 4, 5}), in({6})}));
   EXPECT_TRUE(node_parity("aten.bilinear.default", {in({7, 4}), in({7, 5}), in({3, 4, 5})}));  // no bias
-  EXPECT_TRUE(node_parity("aten.bilinear.default", {tr({5, 4}), in({4, 3}), tr({2, 5, 3}), in({2})}));
+  EXPECT_TRUE(node_parity("aten.bilinear.default", {tr({4, 5}), in({4, 3}), tr({2, 5, 3}), in({2})}));
   EXPECT_TRUE(node_parity("aten.bilinear.default", {in({0, 4}), in({0, 5}), in({3, 4, 5}), in({3})}));
   EXPECT_TRUE(node_parity("aten.bilinear.default", {in({1, 1}), in({1, 1}), in({1, 1, 1}), in({1})}));
   EXPECT_TRUE(node_parity("aten.bilinear.default", {in({4}), in({3}), in({2, 4, 3}), in({2})}));  // 1-D inputs
@@ -174,8 +178,8 @@ TEST(Tier3SpatialParity, Trilinear) {
                           R"({"expand1":[2],"expand2":[0],"expand3":[1],"sumdim":[],"unroll_dim":0})"));
   EXPECT_TRUE(node_parity("aten._trilinear.default", {in({2, 3}), in({3, 4}), in({2, 4})},
                           R"({"expand1":[2],"expand2":[0],"expand3":[1],"sumdim":[1,2],"unroll_dim":2})"));
-  EXPECT_TRUE(node_parity("aten._trilinear.default", {in({2, 1, 3}, DType::F64), in({2, 4, 3}, DType::F64), in({1, 4, 1}, DType::F64)},
-                          R"({"expand1":[],"expand2":[],"expand3":[],"sumdim":[2],"unroll_dim":1})", 1e-12, 1e-12));
+  EXPECT_TRUE(node_parity("aten._trilinear.default", {in({3, 4}, DType::F64), in({2, 4, 5}, DType::F64), in({3, 5}, DType::F64)},
+                          R"({"expand1":[1,3],"expand2":[0],"expand3":[1,2],"sumdim":[2,3],"unroll_dim":1})", 1e-12, 1e-12));
   EXPECT_TRUE(node_parity("aten._trilinear.default", {in({0, 3}), in({3, 4}), in({0, 4})},
                           R"({"expand1":[2],"expand2":[0],"expand3":[1],"sumdim":[1],"unroll_dim":1})"));
 }
