@@ -1,6 +1,7 @@
 #include "kernels/grid_sample.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/parallel.h"
 
@@ -163,9 +164,15 @@ template <typename T> T lin(int64_t i, int64_t n, bool align) {
 
 }  // namespace
 
-template <typename T> void grid_sample(const GridSampleArgs& a, const T* in, const T* grid, T* out) {
+template <typename T> void grid_sample_ref(const GridSampleArgs& a, const T* in, const T* grid, T* out) {
   if (a.three_d) sample_3d(a, in, grid, out);
   else sample_2d(a, in, grid, out);
+}
+
+template <typename T> void grid_sample(const GridSampleArgs& a, const T* in, const T* grid, T* out) {
+  if constexpr (std::is_same_v<T, float>)
+    if (grid_sample_f32_fast(a, in, grid, out)) return;
+  grid_sample_ref(a, in, grid, out);
 }
 
 template <typename T>
@@ -189,6 +196,8 @@ void affine_grid(int64_t N, const int64_t* sizes, int nsp, bool align_corners, c
   }
 }
 
+template void grid_sample_ref<float>(const GridSampleArgs&, const float*, const float*, float*);
+template void grid_sample_ref<double>(const GridSampleArgs&, const double*, const double*, double*);
 template void grid_sample<float>(const GridSampleArgs&, const float*, const float*, float*);
 template void grid_sample<double>(const GridSampleArgs&, const double*, const double*, double*);
 template void affine_grid<float>(int64_t, const int64_t*, int, bool, const float*, float*);

@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
+#include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "kernels/grid_sample.h"
 #include "op_test_util.h"
 #include "ops/op.h"
 
@@ -146,6 +151,31 @@ TEST(Tier3SpatialOps, PackedGruMatchesPaddedGruPerSequence) {
   const std::vector<double> want{o0[0], o0[1], o1[0], o1[1], o0[2], o0[3], o0[4], o0[5]};
   EXPECT_THAT(out, Pointwise(DoubleNear(1e-14), want));
   EXPECT_THAT(hn, Pointwise(DoubleNear(1e-14), std::vector<double>{h0v[0], h1v[0], h0v[1], h1v[1]}));
+}
+
+TEST(Tier3SpatialOps, GridSampleSimdMatchesScalarBitForBit) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-2.5f, 2.5f);
+  for (int pad : {0, 1})
+    for (bool align : {false, true})
+      for (auto [H, W, oH, oW] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{5, 7, 3, 11}, {1, 1, 2, 9}, {4, 9, 1, 3},
+                                  {6, 5, 17, 1}}) {
+        GridSampleArgs a;
+        a.N = 2, a.C = 3, a.H = H, a.W = W, a.oH = oH, a.oW = oW;
+        a.pad = GridPad(pad);
+        a.align_corners = align;
+        std::vector<float> x(size_t(a.N * a.C * H * W)), g(size_t(a.N * oH * oW * 2));
+        for (auto& v : x) v = u(rng);
+        for (auto& v : g) v = u(rng);
+        g[1] = std::numeric_limits<float>::quiet_NaN();   // a NaN coordinate
+        g[2] = std::numeric_limits<float>::infinity();    // and an infinite one
+        g[g.size() - 1] = 1.0f, g[g.size() - 2] = -1.0f;  // exact corners
+        std::vector<float> fast(size_t(a.N * a.C * oH * oW), -7.f), ref(fast.size(), -9.f);
+        ASSERT_TRUE(grid_sample_f32_fast(a, x.data(), g.data(), fast.data()));
+        grid_sample_ref<float>(a, x.data(), g.data(), ref.data());
+        EXPECT_EQ(0, std::memcmp(fast.data(), ref.data(), fast.size() * sizeof(float)))
+            << "pad " << pad << " align " << align << " " << H << "x" << W << " -> " << oH << "x" << oW;
+      }
 }
 
 }  // namespace
