@@ -9,51 +9,13 @@
 #include <vector>
 
 #include "kernels/rnn.h"
-#include "ops/elementwise_util.h"
 #include "ops/op.h"
+#include "ops/rnn_util.h"
 
 namespace tir {
 namespace {
 
-const char* mode_name(RnnMode m) {
-  switch (m) {
-    case RnnMode::Tanh: return "rnn_tanh";
-    case RnnMode::Relu: return "rnn_relu";
-    case RnnMode::Lstm: return "lstm";
-    case RnnMode::Gru: return "gru";
-  }
-  return "rnn";
-}
-
-DType float_dtype(const OpCall& call, DType d) {
-  d = compute_dtype(d);
-  call.check(d == DType::F32 || d == DType::F64,
-             std::string("recurrent ops are only implemented for float32/float64, got ") + dtype_name(d));
-  return d;
-}
-
-Tensor dense(const Tensor& t, DType d) { return contiguous_or_self(ew::as_dtype(t, d)); }
-
-template <typename F> void dispatch_float(DType d, F&& f) {
-  if (d == DType::F64) f(double{});
-  else f(float{});
-}
-
-void check_shape(const OpCall& call, const Tensor& t, const Shape& want, const std::string& what) {
-  call.check(t.shape == want, what + " must have shape " + shape_to_string(want) + ", got " + shape_to_string(t.shape));
-}
-
-// Index of one layer-direction's weights in call.in (-1 when absent).
-struct LayerIdx {
-  int w_ih = -1, w_hh = -1, b_ih = -1, b_hh = -1, w_hr = -1;
-};
-
-template <typename T> RnnWeights<T> weights_of(const std::vector<Tensor>& dense_in, const LayerIdx& li) {
-  auto p = [&](int k) { return k < 0 ? nullptr : dense_in[size_t(k)].template data<T>(); };
-  RnnWeights<T> w;
-  w.w_ih = p(li.w_ih), w.w_hh = p(li.w_hh), w.b_ih = p(li.b_ih), w.b_hh = p(li.b_hh), w.w_hr = p(li.w_hr);
-  return w;
-}
+using namespace rnn;
 
 // ---- whole-sequence ops ----
 
@@ -80,29 +42,8 @@ void plan_seq(OpCall& call, RnnMode mode) {
   st->mode = mode;
   const Tensor& x = call.in[0];
   st->dt = float_dtype(call, x.dtype);
-  const auto sizes = call.tensor_list_sizes();
-  const int64_t n_params = int64_t(call.in.size() - 1 - n_hx);
-  if (!sizes.empty()) {
-    call.check(sizes.back() == n_params && (!lstm || sizes.size() < 2 || sizes[0] == 2),
-               "_tensor_list_sizes " + shape_to_string(sizes) + " does not match " + std::to_string(call.in.size()) +
-                   " inputs (expected hx count " + std::to_string(n_hx) + ", then the params count)");
-  }
-  const bool has_biases = call.b("has_biases", true);
-  st->L = call.i("num_layers", 1);
-  st->D = call.b("bidirectional", false) ? 2 : 1;
+  check_list_sizes(call, mode, n_hx, int64_t(call.in.size() - 1 - n_hx));
   st->batch_first = call.b("batch_first", false);
-  call.check(!(call.b("train", false) && call.f("dropout", 0.0) > 0.0),
-             "training-mode dropout between layers is random and not supported (train=true, dropout>0)");
-  call.check(st->L >= 1, "num_layers must be at least 1, got " + std::to_string(st->L));
-  const int64_t LD = st->L * st->D;
-  const int64_t per = n_params % LD == 0 ? n_params / LD : -1;
-  const bool proj = lstm && per == (has_biases ? 5 : 3);
-  call.check(per == (has_biases ? 4 : 2) || proj,
-             std::to_string(n_params) + " params do not fit num_layers=" + std::to_string(st->L) + " x directions=" +
-                 std::to_string(st->D) + " with has_biases=" + (has_biases ? "true" : "false") +
-                 " (expected " + std::to_string(has_biases ? 4 : 2) + (lstm ? " or, with proj_size, " +
-                 std::to_string(has_biases ? 5 : 3) : std::string()) + " per layer and direction)");
-
   call.check(x.dim() == 3 || x.dim() == 2,
              std::string(mode_name(mode)) + ": expected input to be 2-D (unbatched) or 3-D, got shape " +
                  shape_to_string(x.shape));
@@ -111,33 +52,10 @@ void plan_seq(OpCall& call, RnnMode mode) {
   st->B = st->batched ? x.shape[st->batch_first ? 0 : 1] : 1;
   st->I = x.shape.back();
 
-  const int64_t G = rnn_gate_count(mode);
-  const size_t first = 1 + n_hx;
-  const Tensor& w0 = call.in[first];
-  call.check(w0.dim() == 2 && w0.shape[0] % G == 0,
-             "weight_ih_l0 must be 2-D with a multiple of " + std::to_string(G) + " rows, got " + shape_to_string(w0.shape));
-  st->H = w0.shape[0] / G;
-  st->P = proj ? call.in[first + size_t(per) - 1].shape[0] : 0;
-  st->O = proj ? st->P : st->H;
-  for (int64_t l = 0; l < st->L; ++l)
-    for (int64_t d = 0; d < st->D; ++d) {
-      const int base = int(first + size_t((l * st->D + d) * per));
-      LayerIdx li;
-      li.w_ih = base, li.w_hh = base + 1;
-      if (has_biases) li.b_ih = base + 2, li.b_hh = base + 3;
-      if (proj) li.w_hr = base + int(per) - 1;
-      const std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
-      const int64_t in_size = l == 0 ? st->I : st->D * st->O;
-      check_shape(call, call.in[size_t(li.w_ih)], {G * st->H, in_size}, "weight_ih" + sfx);
-      check_shape(call, call.in[size_t(li.w_hh)], {G * st->H, st->O}, "weight_hh" + sfx);
-      if (has_biases) {
-        check_shape(call, call.in[size_t(li.b_ih)], {G * st->H}, "bias_ih" + sfx);
-        check_shape(call, call.in[size_t(li.b_hh)], {G * st->H}, "bias_hh" + sfx);
-      }
-      if (proj) check_shape(call, call.in[size_t(li.w_hr)], {st->P, st->H}, "weight_hr" + sfx);
-      st->layers.push_back(li);
-    }
-
+  const Layout lay = parse_layout(call, mode, 1 + n_hx, st->I);
+  st->L = lay.L, st->D = lay.D, st->H = lay.H, st->P = lay.P, st->O = lay.O;
+  st->layers = lay.layers;
+  const int64_t LD = st->L * st->D;
   auto state_shape = [&](int64_t n) { return st->batched ? Shape{LD, st->B, n} : Shape{LD, n}; };
   check_shape(call, call.in[1], state_shape(st->O), "hx");
   if (lstm) {
