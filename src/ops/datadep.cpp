@@ -40,6 +40,11 @@ void plan_nonzero(OpCall& call) {
   call.fresh(0, DType::I64, recorded_shape(call, 0, {kDataDependent, self.dim()}));
 }
 
+std::vector<Shape> infer_nonzero(const OpCall& call) {
+  const Tensor& self = call.in[0];
+  return {{int64_t(nonzero_positions(self, self.shape, self.strides).size()), self.dim()}};
+}
+
 void write_coords(const Shape& shape, const std::vector<int64_t>& pos, int64_t* dst, int64_t row_stride,
                   int64_t col_stride) {
   const int64_t nd = int64_t(shape.size());
@@ -70,6 +75,14 @@ void plan_where_cond(OpCall& call) {
                                                        std::to_string(nd) + ")");
   const Shape first = recorded_shape(call, 0, {kDataDependent});
   for (size_t k = 0; k < size_t(nd); ++k) call.fresh(k, DType::I64, recorded_shape(call, k, {first[0]}));
+}
+
+std::vector<Shape> infer_where_cond(const OpCall& call) {
+  const Tensor& cond = call.in[0];
+  const Shape shape = cond.dim() == 0 ? Shape{1} : cond.shape;
+  const Strides strides = cond.dim() == 0 ? Strides{1} : cond.strides;
+  const int64_t n = int64_t(nonzero_positions(cond, shape, strides).size());
+  return std::vector<Shape>(shape.size(), Shape{n});
 }
 
 void run_where_cond(OpCall& call) {
@@ -104,6 +117,11 @@ void plan_masked_select(OpCall& call) {
   call.expect_inputs(2, 2);
   masked_shape(call, call.in[0], call.in[1]);
   call.fresh(0, call.in[0].dtype, recorded_shape(call, 0, {kDataDependent}));
+}
+
+std::vector<Shape> infer_masked_select(const OpCall& call) {
+  const Shape shape = masked_shape(call, call.in[0], call.in[1]);
+  return {{int64_t(nonzero_positions(call.in[1], shape, broadcast_strides(call.in[1], shape)).size())}};
 }
 
 void run_masked_select(OpCall& call) {
@@ -229,11 +247,11 @@ void plan_sym_query(OpCall& call, bool has_dim) {
 
 TIR_REGISTER_OPS(
     // aten::nonzero(Tensor self) -> Tensor
-    {"aten.nonzero.default", {plan_nonzero, run_nonzero}},
+    {"aten.nonzero.default", {plan_nonzero, run_nonzero, nullptr, false, infer_nonzero}},
     // aten::where(Tensor condition) -> Tensor[]
-    {"aten.where.default", {plan_where_cond, run_where_cond}},
+    {"aten.where.default", {plan_where_cond, run_where_cond, nullptr, false, infer_where_cond}},
     // aten::masked_select(Tensor self, Tensor mask) -> Tensor
-    {"aten.masked_select.default", {plan_masked_select, run_masked_select}},
+    {"aten.masked_select.default", {plan_masked_select, run_masked_select, nullptr, false, infer_masked_select}},
     // aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
     {"aten.masked_scatter.default", {plan_masked_scatter, run_masked_scatter}},
     // aten::item(Tensor self) -> Scalar

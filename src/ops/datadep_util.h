@@ -19,12 +19,15 @@ namespace datadep {
 
 constexpr int64_t kDataDependent = -1;
 
-// The IR's shape of output k; `expect` gives its rank and the static sizes
-// (kDataDependent where the size depends on the data).
-inline Shape recorded_shape(const OpCall& call, size_t k, const Shape& expect) {
+// The IR's shape of output k (or the runtime's OpCall::run_shapes[k] in a
+// run whose data gives other sizes); `expect` gives its rank and the static
+// sizes (kDataDependent where the size depends on the data). Marks the call
+// data-dependent.
+inline Shape recorded_shape(OpCall& call, size_t k, const Shape& expect) {
   call.check(k < call.num_ir_outputs(), "the IR lists " + std::to_string(call.num_ir_outputs()) +
                                             " outputs; output " + std::to_string(k) + " is needed");
-  const Shape& meta = call.node->outputs[k].shape;
+  call.data_dependent = true;
+  const Shape& meta = k < call.run_shapes.size() ? call.run_shapes[k] : call.node->outputs[k].shape;
   bool ok = meta.size() == expect.size();
   for (size_t d = 0; ok && d < meta.size(); ++d)
     ok = expect[d] == kDataDependent ? meta[d] >= 0 : meta[d] == expect[d];
@@ -32,7 +35,8 @@ inline Shape recorded_shape(const OpCall& call, size_t k, const Shape& expect) {
     std::string want = "[";
     for (size_t d = 0; d < expect.size(); ++d)
       want += (d ? ", " : "") + (expect[d] == kDataDependent ? std::string("n") : std::to_string(expect[d]));
-    call.fail("output '" + call.node->outputs[k].name + "' has a data-dependent size; the IR records shape " +
+    call.fail("output '" + call.node->outputs[k].name + "' has a data-dependent size; " +
+              (k < call.run_shapes.size() ? "the data gives shape " : "the IR records shape ") +
               shape_to_string(meta) + " but the op gives " + want + "]");
   }
   return meta;
