@@ -460,7 +460,7 @@ ZOO = collections.OrderedDict([
     ("lstm", (lambda: LSTMModel(), [(1, 6, 8)])),
     ("gru", (lambda: GRUModel(), [(1, 6, 8)])),
     ("lifted_constants", (lambda: LiftedConstants(), [(1, 3, 8, 8)])),
-])
+] + __import__("zoo_datadep").PROBES)
 
 # Families already covered by export_fixture.py's own models, exported by --zoo too.
 ZOO_REUSED = ["resnet18", "mobilenet_v2", "vit_tiny"]
