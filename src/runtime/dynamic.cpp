@@ -72,15 +72,18 @@ void Session::Impl::run_step(OpCall& call, const Step& step) {
 
 void Session::Impl::run_dynamic() {
   outputs = static_outputs;
+  run_values.clear();
   std::unordered_map<std::string, Tensor> resized;  // this run's re-planned values
   for (auto& sp : steps) {
     Step& step = *sp;
-    bool replan = false;
+    bool replan = false, inputs_resized = false;
+    std::vector<Shape> shapes;  // the data's sizes when the inputs are the planned ones
     if (step.dynamic) {
-      for (size_t i = 0; i < step.node->inputs.size() && !replan; ++i)
-        replan = resized.count(input_value_name(node_by_name, *step.node, i)) > 0;
+      for (size_t i = 0; i < step.node->inputs.size() && !inputs_resized; ++i)
+        inputs_resized = resized.count(input_value_name(node_by_name, *step.node, i)) > 0;
+      replan = inputs_resized;
       if (!replan && step.call.data_dependent) {
-        const std::vector<Shape> shapes = step.def->infer_shapes(step.call);
+        shapes = step.def->infer_shapes(step.call);
         for (size_t k = 0; k < shapes.size() && k < step.call.out.size() && !replan; ++k)
           replan = shapes[k] != step.call.out[k].shape;
       }
@@ -96,7 +99,7 @@ void Session::Impl::run_dynamic() {
     }
     call.const_in = step.call.const_in;
     call.check_fresh = step.call.check_fresh;
-    if (step.call.data_dependent) call.run_shapes = step.def->infer_shapes(call);
+    if (step.call.data_dependent) call.run_shapes = inputs_resized ? step.def->infer_shapes(call) : shapes;
     step.def->plan(call);
     for (size_t k = 0; k < call.out.size() && k < step.node->outputs.size(); ++k) {
       const TensorMeta& meta = step.node->outputs[k];
@@ -119,6 +122,7 @@ void Session::Impl::run_dynamic() {
     auto it = resized.find(model.graph_outputs[k].name);
     if (it != resized.end()) outputs[k] = it->second;
   }
+  if (options.keep_intermediates) run_values = std::move(resized);
 }
 
 }  // namespace tir

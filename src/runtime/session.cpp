@@ -374,6 +374,8 @@ void Session::reset_buffers() {
 
 const Tensor* Session::value(const std::string& name) const {
   if (!impl_->options.keep_intermediates) return nullptr;
+  auto resized = impl_->run_values.find(name);  // re-planned for the last run's data sizes
+  if (resized != impl_->run_values.end()) return &resized->second;
   auto it = impl_->values.find(name);
   return it == impl_->values.end() ? nullptr : &it->second;
 }

@@ -50,6 +50,7 @@ struct Session::Impl {
   std::vector<Tensor> outputs;                          // graph outputs (views of values)
   std::vector<Tensor> static_outputs;                   // ... as planned (outputs differ after a dynamic run)
   bool has_dynamic = false;                             // some step is dynamic
+  std::unordered_map<std::string, Tensor> run_values;   // values re-sized by the last run (keep_intermediates)
   std::unique_ptr<uint8_t[]> arena_storage;
   size_t arena_size = 0;
   bool bound = false;

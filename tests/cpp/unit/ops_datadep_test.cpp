@@ -101,7 +101,10 @@ TEST(DatadepRuntime, WithoutFusionOrInPlaceToo) {
   o.keep_intermediates = true;
   Session s(load_model_json(kGraph), o);
   check_run(s, {true, true, true, false, true});
+  ASSERT_NE(s.value("ms"), nullptr);
+  EXPECT_EQ(s.value("ms")->shape, (Shape{16}));  // intermediates follow the run's sizes too
   check_run(s, {true, false, false, true, false});
+  EXPECT_EQ(s.value("ms")->shape, (Shape{8}));
 }
 
 TEST(DatadepRuntime, ResizedValueAgainstAFixedAttributeFailsClearly) {
