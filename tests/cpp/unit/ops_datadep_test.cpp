@@ -154,6 +154,28 @@ TEST(DatadepOps, ItemAndSymQueries) {
   EXPECT_NO_THROW(run_op("aten._assert_scalar.default", {}, {{"assert_msg", S("u0 >= 0")}}, 0));
 }
 
+TEST(DatadepOps, ArgumentErrors) {
+  const auto x = tensor_f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto idx = tensor_i64({2, 3}, {0, 1, 0, 1, 0, 1});
+  EXPECT_THAT(error_of([&] { run_op("aten.scatter_reduce.two", {x, idx, x}, {{"dim", I(0)}, {"reduce", S("max")}}, 1, {}, {{2, 3}}); }),
+              HasSubstr("reduce argument must be either sum, prod, mean, amax or amin, got max"));
+  const auto bad = tensor_i64({2, 3}, {0, 1, 2, 0, 0, 0});
+  EXPECT_THAT(error_of([&] { run_op("aten.scatter_reduce.two", {x, bad, x}, {{"dim", I(0)}, {"reduce", S("sum")}}, 1, {}, {{2, 3}}); }),
+              HasSubstr("'n1'"));
+  const auto bd = tensor_f32({3}, {0, 1, 2});
+  const auto v = tensor_f32({2}, {0.5, 1.5});
+  EXPECT_THAT(error_of([&] { run_op("aten.searchsorted.Tensor", {bd, v}, {{"right", B(true)}, {"side", S("left")}}, 1, {}, {{2}}); }),
+              HasSubstr("side and right can't be set to opposites"));
+  EXPECT_THAT(error_of([&] { run_op("aten.searchsorted.Tensor", {bd, v, tensor_i64({3}, {0, 3, 1})}, {}, 1, {}, {{2}}); }),
+              HasSubstr("sorter index out of range"));
+  EXPECT_THAT(error_of([&] { run_op("aten.searchsorted.Tensor", {x, v}, {}, 1, {}, {{2}}); }),
+              HasSubstr("first N-1 dimensions of boundaries tensor and input value tensor must match"));
+  EXPECT_THAT(error_of([&] { run_op("aten.bucketize.Tensor", {v, x}, {}, 1, {}, {{2}}); }),
+              HasSubstr("boundaries tensor must be 1 dimension"));
+  EXPECT_THAT(error_of([&] { run_op("aten.masked_select.default", {x, tensor_b({2}, {1, 0})}, {}, 1, {}, {{1}}); }),
+              HasSubstr("does not broadcast"));
+}
+
 // --- torch 2.14 cases ------------------------------------------------------
 double decode(const json::Value& v) {
   if (!v.is_string()) return v.as_double();
