@@ -413,11 +413,26 @@ void plan_repeat_interleave_tensor(OpCall& call) {
              std::string("repeats must be an int64 or int32 tensor, got ") + dtype_name(rep.dtype));
   call.check(rep.dim() <= 1, "repeats must be a 0-d or 1-d tensor, got " + shape_to_string(rep.shape));
   int64_t size = -1;
-  if (call.has("output_size")) size = call.i("output_size");
-  else if (call.num_ir_outputs() > 0 && call.node->outputs[0].shape.size() == 1) size = call.node->outputs[0].shape[0];
+  if (call.has("output_size")) {
+    size = call.i("output_size");
+  } else {
+    call.data_dependent = true;  // the recorded length, or the data's (OpCall::run_shapes)
+    const Shape meta = !call.run_shapes.empty() ? call.run_shapes[0]
+                       : call.num_ir_outputs() > 0 ? call.node->outputs[0].shape : Shape{};
+    if (meta.size() == 1) size = meta[0];
+  }
   call.check(size >= 0, "the output length is the sum of the repeats tensor's data; it needs output_size or "
                         "a 1-d IR output shape");
   call.fresh(0, rep.dtype, {size});
+}
+
+std::vector<Shape> infer_repeat_interleave_tensor(const OpCall& call) {
+  int64_t total = 0;
+  for (int64_t r : read_indices(call.in[0])) {
+    call.check(r >= 0, "repeats can not be negative, got " + std::to_string(r));
+    total += r;
+  }
+  return {{total}};
 }
 
 void run_repeat_interleave_tensor(OpCall& call) {
@@ -458,6 +473,7 @@ TIR_REGISTER_OPS(
     //   SymInt? output_size=None) -> Tensor
     {"aten.repeat_interleave.self_int", {plan_repeat_interleave_int, run_repeat_interleave_int}},
     // aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
-    {"aten.repeat_interleave.Tensor", {plan_repeat_interleave_tensor, run_repeat_interleave_tensor}});
+    {"aten.repeat_interleave.Tensor",
+     {plan_repeat_interleave_tensor, run_repeat_interleave_tensor, nullptr, false, infer_repeat_interleave_tensor}});
 
 }  // namespace tir

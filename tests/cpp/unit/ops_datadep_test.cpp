@@ -123,6 +123,25 @@ TEST(DatadepRuntime, ResizedValueAgainstAFixedAttributeFailsClearly) {
   EXPECT_THAT(err, HasSubstr("node 'v'"));
 }
 
+TEST(DatadepRuntime, RepeatInterleaveLengthFollowsTheData) {
+  // r int64 [3] -> ri = repeat_interleave(r) (recorded [4]) -> ri * 2
+  const char* g = R"({"model_name": "ri", "graph_inputs": [{"name": "r", "shape": [3], "dtype": "int64"}],
+   "graph_outputs": [{"name": "y", "shape": [4], "dtype": "int64"}], "weights": [], "weight_name_mapping": {},
+   "nodes": [
+    {"name": "ri", "op_type": "aten.repeat_interleave.Tensor", "inputs": [
+       {"name": "r", "shape": [3], "dtype": "int64", "producer_node": "r"}],
+     "outputs": [{"name": "ri", "shape": [4], "dtype": "int64"}], "attrs": {}},
+    {"name": "y", "op_type": "aten.mul.Tensor", "inputs": [
+       {"name": "ri", "shape": [4], "dtype": "int64", "producer_node": "ri"}],
+     "outputs": [{"name": "y", "shape": [4], "dtype": "int64"}], "attrs": {"other": 2}}]})";
+  Session s(load_model_json(g));
+  EXPECT_EQ(values_i64(s.run({tensor_i64({3}, {1, 2, 1})})[0]), (std::vector<int64_t>{0, 2, 2, 4}));
+  EXPECT_EQ(values_i64(s.run({tensor_i64({3}, {0, 1, 3})})[0]), (std::vector<int64_t>{2, 4, 4, 4}));
+  EXPECT_EQ(values_i64(s.run({tensor_i64({3}, {2, 0, 4})})[0]), (std::vector<int64_t>{0, 0, 4, 4, 4, 4}));
+  EXPECT_EQ(s.run({tensor_i64({3}, {0, 0, 0})})[0].shape, (Shape{0}));
+  EXPECT_THAT(error_of([&] { s.run({tensor_i64({3}, {1, -1, 1})}); }), HasSubstr("repeats can not be negative"));
+}
+
 // --- single ops: recorded sizes checked when run outside a session ------------
 TEST(DatadepOps, RecordedSizeMismatchNamesNodeAndSizes) {
   const auto m = tensor_b({4}, {1, 1, 1, 0});
