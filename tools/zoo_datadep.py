@@ -38,3 +38,31 @@ def _mask(g):
 PROBES = [
     ("datadep_probe", (lambda: DatadepProbe(), [(6, 4), _mask])),
 ]
+
+
+# Other masks for the committed fixture, with torch's outputs: io_mask<k>.safetensors next to
+# io.safetensors (tests/cpp/unit/ops_datadep_test.cpp replays them natively).
+OTHER_MASKS = [[1, 1, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1]]
+
+
+def write_other_mask_io(flavor_dir):
+    """The fixture's model and x (export_fixture.build_model, seed 0) with each OTHER_MASKS mask."""
+    import os
+
+    import export_fixture as ef
+
+    model, inputs = ef.build_model("datadep_probe", 0)
+    for k, mask in enumerate(OTHER_MASKS, start=2):
+        m = torch.tensor(mask, dtype=torch.bool)
+        with torch.no_grad():
+            outs = model(inputs["x"], m)
+        tensors = {"input.x": inputs["x"], "input.m": m}
+        tensors.update(("output.%d" % i, o.contiguous()) for i, o in enumerate(outs))
+        ef.write_safetensors(os.path.join(flavor_dir, "io_mask%d.safetensors" % k), tensors)
+
+
+if __name__ == "__main__":
+    import sys
+
+    for d in sys.argv[1:]:
+        write_other_mask_io(d)

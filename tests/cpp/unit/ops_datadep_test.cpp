@@ -16,6 +16,8 @@
 #include "op_test_util.h"
 #include "runtime/session.h"
 #include "test_util.h"
+#include "verify/verify.h"
+#include "weights/torch_save.h"
 
 using namespace tir;
 using namespace tir::test;
@@ -140,6 +142,35 @@ TEST(DatadepRuntime, RepeatInterleaveLengthFollowsTheData) {
   EXPECT_EQ(values_i64(s.run({tensor_i64({3}, {2, 0, 4})})[0]), (std::vector<int64_t>{0, 0, 4, 4, 4, 4}));
   EXPECT_EQ(s.run({tensor_i64({3}, {0, 0, 0})})[0].shape, (Shape{0}));
   EXPECT_THAT(error_of([&] { s.run({tensor_i64({3}, {1, -1, 1})}); }), HasSubstr("repeats can not be negative"));
+}
+
+// The datadep_probe fixture (tools/zoo_datadep.py) run on one session with
+// masks whose true counts differ from the export's, against torch's outputs
+// (io_mask<k>.safetensors), both flavors, fused and unfused.
+TEST(DatadepRuntime, ProbeFixtureMatchesTorchForOtherMasks) {
+  for (const char* flavor : {"torch1.13-decomposed", "torch2.14-training"}) {
+    const std::string dir = fixtures_dir() + "/models/datadep_probe/" + flavor;
+    const Model model = load_model_file(dir + "/model.json");
+    const TensorMap weights = read_weights_file(dir + "/weights.safetensors");
+    for (bool fusion : {true, false}) {
+      SessionOptions o;
+      o.fusion = fusion;
+      Session s(model, o);
+      s.bind(weights);
+      for (const char* io_name : {"io_mask2", "io", "io_mask3", "io_mask4", "io_mask2"}) {
+        SCOPED_TRACE(std::string(flavor) + " " + io_name + (fusion ? "" : " unfused"));
+        const TensorMap io = read_weights_file(dir + "/" + io_name + ".safetensors");
+        std::vector<Tensor> inputs, expected;
+        for (const auto& gi : model.graph_inputs) inputs.push_back(*io.find("input." + gi.name));
+        for (size_t k = 0; k < model.graph_outputs.size(); ++k) expected.push_back(*io.find("output." + std::to_string(k)));
+        const auto out = s.run(inputs);
+        ASSERT_EQ(out.size(), expected.size());
+        for (size_t k = 0; k < out.size(); ++k) EXPECT_EQ(out[k].shape, expected[k].shape) << "output " << k;
+        const VerifyReport r = verify_outputs(out, expected, 1e-5, 1e-5);
+        EXPECT_TRUE(r.is_valid) << format_report(r);
+      }
+    }
+  }
 }
 
 // --- single ops: recorded sizes checked when run outside a session ------------
