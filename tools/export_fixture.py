@@ -328,7 +328,7 @@ def export_training(model, inputs):
     user_outs = set(sig.user_outputs)
     user_outputs = [a for a in outs if isinstance(a, torch.fx.Node) and a.name in user_outs]
     ir = build_ir(graph, model_name=type(model).__name__, ph_info=ph_info,
-                  value_of=lambda n: n.meta.get("val"), user_outputs=user_outputs)
+                  value_of=ir_writer.example_values(ep, inputs), user_outputs=user_outputs)
     constants = collections.OrderedDict()
     for k, v in (getattr(ep, "constants", None) or {}).items():
         if isinstance(v, torch.Tensor):

@@ -126,6 +126,56 @@ def _op_type(target):
     )
 
 
+def _has_symbolic_shape(v):
+    if isinstance(v, torch.Tensor):
+        return any(not isinstance(d, int) for d in v.shape)
+    if isinstance(v, (list, tuple)):
+        return any(_has_symbolic_shape(x) for x in v)
+    return False
+
+
+def example_values(ep, inputs):
+    """value_of for a torch.export ExportedProgram: each node's fake value (meta["val"]), except
+    where its shape holds unbacked symbols (data-dependent sizes: nonzero, x[mask], unique, ...):
+    then the value the graph computes on the example inputs, so the IR records the example's
+    sizes as pytorch-ir's static shapes do (the engine re-plans them when data gives others)."""
+    graph = ep.graph_module.graph
+    if not any(_has_symbolic_shape(n.meta.get("val")) for n in graph.nodes):
+        return lambda n: n.meta.get("val")
+    from torch.export.graph_signature import InputKind
+
+    user = iter(inputs.values())
+    args = []
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT:
+            args.append(next(user))
+        elif spec.target in ep.state_dict:
+            args.append(ep.state_dict[spec.target])
+        elif spec.target in ep.constants:
+            args.append(ep.constants[spec.target])
+        else:
+            raise FixtureError("no value for graph input %s (%s)" % (spec.arg.name, spec.kind))
+    values = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            values[n] = r = super().run_node(n)
+            return r
+
+    with torch.no_grad():
+        Recorder(ep.graph_module).run(*args)
+    return lambda n: values.get(n) if _has_symbolic_shape(n.meta.get("val")) else n.meta.get("val")
+
+
+def _symbolic_scalar(node, value_of):
+    """A node computing a SymInt/SymBool from sizes (operator.ge, mul, sym_not, ...): no tensor,
+    not an ATen op; its consumers (_assert_scalar, ...) lose it as pytorch-ir drops scalars."""
+    if isinstance(node.target, torch._ops.OpOverload) or node.target is operator.getitem:
+        return False
+    v = node.meta.get("val", value_of(node))
+    return isinstance(v, (torch.SymInt, torch.SymBool, torch.SymFloat, int, bool, float))
+
+
 def build_ir(graph, *, model_name, ph_info, value_of, user_outputs):
     """Walk an FX graph like torch_ir's GraphAnalyzer.
 
@@ -185,6 +235,8 @@ def build_ir(graph, *, model_name, ph_info, value_of, user_outputs):
                 mapping[name] = key
                 for m in metas:
                     weights.append({"name": key, "shape": m["shape"], "dtype": m["dtype"]})
+        elif node.op == "call_function" and _symbolic_scalar(node, value_of):
+            node_outputs[node] = []
         elif node.op == "call_function":
             ir_name[node] = node.name
             op_type = _op_type(node.target)

@@ -227,8 +227,11 @@ void plan_index_tensor(OpCall& call) {
   std::vector<const Tensor*> per_dim;
   mask_placeholders(call, entries, self.shape, &owned, &per_dim);
   const IndexPlan p = plan_index(call, self.shape, per_dim);
-  // The sliced dims must agree with the metadata; the broadcast dims come from it.
-  const Shape meta = call.num_ir_outputs() > 0 ? call.node->outputs[0].shape : Shape{};
+  // The sliced dims must agree with the metadata (or with the shape the data
+  // gives, OpCall::run_shapes); the broadcast dims come from it.
+  call.data_dependent = true;
+  const Shape meta = !call.run_shapes.empty() ? call.run_shapes[0]
+                     : call.num_ir_outputs() > 0 ? call.node->outputs[0].shape : Shape{};
   bool usable = meta.size() == p.out.size();
   for (size_t r = 0; r < p.rest.size() && usable; ++r)
     usable = meta[r < p.bpos ? r : r + p.bshape.size()] == self.shape[p.rest[r]];
@@ -236,6 +239,14 @@ void plan_index_tensor(OpCall& call) {
                      "shape " + shape_to_string(meta) + " does not fit a result of rank " +
                      std::to_string(p.out.size()) + " (self " + shape_to_string(self.shape) + ")");
   call.fresh(0, self.dtype, meta);
+}
+
+std::vector<Shape> infer_index_tensor(const OpCall& call) {
+  const auto entries = index_entries(call);
+  std::vector<Tensor> owned;
+  std::vector<const Tensor*> per_dim;
+  expand_masks(call, entries, call.in[0].shape, &owned, &per_dim);
+  return {plan_index(call, call.in[0].shape, per_dim).out};
 }
 
 void run_index_tensor(OpCall& call) {
@@ -402,11 +413,26 @@ void plan_repeat_interleave_tensor(OpCall& call) {
              std::string("repeats must be an int64 or int32 tensor, got ") + dtype_name(rep.dtype));
   call.check(rep.dim() <= 1, "repeats must be a 0-d or 1-d tensor, got " + shape_to_string(rep.shape));
   int64_t size = -1;
-  if (call.has("output_size")) size = call.i("output_size");
-  else if (call.num_ir_outputs() > 0 && call.node->outputs[0].shape.size() == 1) size = call.node->outputs[0].shape[0];
+  if (call.has("output_size")) {
+    size = call.i("output_size");
+  } else {
+    call.data_dependent = true;  // the recorded length, or the data's (OpCall::run_shapes)
+    const Shape meta = !call.run_shapes.empty() ? call.run_shapes[0]
+                       : call.num_ir_outputs() > 0 ? call.node->outputs[0].shape : Shape{};
+    if (meta.size() == 1) size = meta[0];
+  }
   call.check(size >= 0, "the output length is the sum of the repeats tensor's data; it needs output_size or "
                         "a 1-d IR output shape");
   call.fresh(0, rep.dtype, {size});
+}
+
+std::vector<Shape> infer_repeat_interleave_tensor(const OpCall& call) {
+  int64_t total = 0;
+  for (int64_t r : read_indices(call.in[0])) {
+    call.check(r >= 0, "repeats can not be negative, got " + std::to_string(r));
+    total += r;
+  }
+  return {{total}};
 }
 
 void run_repeat_interleave_tensor(OpCall& call) {
@@ -432,10 +458,10 @@ void run_repeat_interleave_tensor(OpCall& call) {
 
 TIR_REGISTER_OPS(
     // aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-    {"aten.index.Tensor", {plan_index_tensor, run_index_tensor}},
+    {"aten.index.Tensor", {plan_index_tensor, run_index_tensor, nullptr, false, infer_index_tensor}},
     // aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
     // (index.Tensor without bounds promises; we still check: same result for valid input)
-    {"aten._unsafe_index.Tensor", {plan_index_tensor, run_index_tensor}},
+    {"aten._unsafe_index.Tensor", {plan_index_tensor, run_index_tensor, nullptr, false, infer_index_tensor}},
     // aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
     {"aten.index_select.default", {plan_index_select, run_index_select}},
     // aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1,
@@ -447,6 +473,7 @@ TIR_REGISTER_OPS(
     //   SymInt? output_size=None) -> Tensor
     {"aten.repeat_interleave.self_int", {plan_repeat_interleave_int, run_repeat_interleave_int}},
     // aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
-    {"aten.repeat_interleave.Tensor", {plan_repeat_interleave_tensor, run_repeat_interleave_tensor}});
+    {"aten.repeat_interleave.Tensor",
+     {plan_repeat_interleave_tensor, run_repeat_interleave_tensor, nullptr, false, infer_repeat_interleave_tensor}});
 
 }  // namespace tir

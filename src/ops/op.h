@@ -83,6 +83,14 @@ class OpCall {
   // nothing reads in[0] afterwards, the runtime may plan out[0] in in[0]'s
   // memory (runtime/inplace.cpp); run() then skips copying self.
   bool rewrites_self = false;
+  // Set by plan(): an output's size depends on the input data (nonzero,
+  // masked_select, unique, a bool-mask index, ...). plan() sizes it from the
+  // IR's recorded shape, or from run_shapes when the runtime gives them; the
+  // op's OpDef::infer_shapes computes the actual shapes from the data.
+  bool data_dependent = false;
+  // Set by the runtime before plan() in a run whose data gives other sizes
+  // than the IR records (runtime/dynamic.cpp): the shapes infer_shapes found.
+  std::vector<Shape> run_shapes;
   // Set by the runtime before plan(): called by fresh() with the output's
   // "node 'n' (op) output 'name'" description, shape and dtype before the value
   // is made, so a size past the session's limits fails with its message.
@@ -138,6 +146,9 @@ struct OpDef {
   // The op applies call.epilogue (f32 output): the fusion pass may give it
   // the batch norm / residual add / activation that follow it.
   bool accepts_epilogue = false;
+  // For data-dependent ops (OpCall::data_dependent): every output's shape for
+  // the data now in call.in (run time, inputs only; out is not read).
+  std::function<std::vector<Shape>(const OpCall&)> infer_shapes;
 };
 
 class OpRegistry {

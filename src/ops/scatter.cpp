@@ -1,9 +1,14 @@
-// Element scatters: scatter (src / value), scatter_add, index_fill, one_hot.
+// Element scatters: scatter (src / value), scatter_add, scatter_reduce.two,
+// index_fill, one_hot.
 // As in index_put.cpp, out-of-place forms copy self into a fresh output and
 // in-place forms (`op_`) alias self and write through its strides. The ops
 // turn index values into element offsets (range-checked, so errors name the
 // node) and kernels/gather.h moves or adds the elements.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <unordered_map>
 #include <string>
 
 #include "core/dispatch.h"
@@ -97,6 +102,85 @@ void run_scatter(OpCall& call, bool inplace, bool has_src, bool add) {
   else
     copy_blocks(dtype_size(target.dtype), {}, src.raw(), {}, src_off.data(), t1.raw(), {}, dst_off.data(),
                 int64_t(dst_off.size()));
+}
+
+// --- scatter_reduce.two: reduce src into self at index (sum, prod, mean, amax,
+// amin), torch's semantics: include_self=false first sets every position that
+// receives a value to the reduction's identity; mean divides by the number of
+// values received (+1 with include_self; floor division for integers); NaN
+// wins amax/amin; positions nothing is scattered to keep self.
+enum class Reduce { Sum, Prod, Mean, Amax, Amin };
+
+Reduce parse_reduce(const OpCall& call) {
+  const std::string r = call.str("reduce");
+  if (r == "sum") return Reduce::Sum;
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax") return Reduce::Amax;
+  if (r == "amin") return Reduce::Amin;
+  call.fail("reduce argument must be either sum, prod, mean, amax or amin, got " + r);
+}
+
+void plan_scatter_reduce(OpCall& call) {
+  parse_reduce(call);
+  plan_scatter(call, false, true);
+  call.check(call.in[0].dtype != DType::Bool, "scatter_reduce is not implemented for bool tensors");
+}
+
+template <typename T>
+void reduce_into(Reduce op, bool include_self, T* o, const T* s, const std::vector<int64_t>& dst,
+                 const std::vector<int64_t>& src) {
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  if (!include_self) {
+    T init = T(0);
+    if (op == Reduce::Prod) init = T(1);
+    if (op == Reduce::Amax) init = kFloat ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    if (op == Reduce::Amin) init = kFloat ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    for (int64_t d : dst) o[d] = init;
+  }
+  auto isnan_ = [](T v) {
+    if constexpr (kFloat) return std::isnan(v);
+    else return false;
+  };
+  for (size_t j = 0; j < dst.size(); ++j) {
+    T& a = o[dst[j]];
+    const T v = s[src[j]];
+    switch (op) {
+      case Reduce::Sum:
+      case Reduce::Mean: a = T(a + v); break;
+      case Reduce::Prod: a = T(a * v); break;
+      case Reduce::Amax: a = isnan_(v) ? v : std::max(a, v); break;
+      case Reduce::Amin: a = isnan_(v) ? v : std::min(a, v); break;
+    }
+  }
+  if (op != Reduce::Mean) return;
+  std::unordered_map<int64_t, int64_t> count;
+  for (int64_t d : dst) ++count[d];
+  for (const auto& kv : count) {
+    const int64_t c = kv.second + (include_self ? 1 : 0);
+    T& a = o[kv.first];
+    if constexpr (kFloat) {
+      a = a / T(c);
+    } else {
+      const int64_t x = int64_t(a), q = x / c;
+      a = T(q - ((x % c != 0) && (x < 0) ? 1 : 0));
+    }
+  }
+}
+
+void run_scatter_reduce(OpCall& call) {
+  const Reduce op = parse_reduce(call);
+  const bool include_self = call.b("include_self", true);
+  const Tensor& target = prepare_target(call, false);
+  const Tensor t1 = as_1d(target), i1 = as_1d(call.in[1]);
+  const size_t dim = size_t(call.wrap_dim(call.i("dim"), target.dim()));
+  const Tensor src = as_1d(ew::read_safe(call.in[2], target));
+  std::vector<int64_t> dst_off, src_off;
+  scatter_offsets(call, t1, i1, src.strides, dim, &dst_off, &src_off);
+  dispatch_compute(target.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) reduce_into<T>(op, include_self, t1.data<T>(), src.data<T>(), dst_off, src_off);
+  });
 }
 
 // --- index_fill: whole slices along dim set to a value ----------------------
@@ -193,6 +277,9 @@ TIR_REGISTER_OPS(
     {"aten.scatter_add.default", scatter_def<false, true, true>()},
     // aten::scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
     {"aten.scatter_add_.default", scatter_def<true, true, true>()},
+    // aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
+    //   bool include_self=True) -> Tensor
+    {"aten.scatter_reduce.two", {plan_scatter_reduce, run_scatter_reduce}},
     // aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
     {"aten.index_fill.int_Scalar", index_fill_def<false, false>()},
     // aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor

@@ -80,7 +80,7 @@ void Session::Impl::fuse_epilogues() {
 
   for (size_t pi = 0; pi < steps.size(); ++pi) {
     Step& P = *steps[pi];
-    if (P.covered || !P.def->accepts_epilogue || P.call.out.size() != 1) continue;
+    if (P.covered || P.dynamic || !P.def->accepts_epilogue || P.call.out.size() != 1) continue;
     const Tensor& y = P.call.out[0];
     if (y.dtype != DType::F32 || y.buffer->kind != Buffer::Kind::Arena || !y.is_contiguous()) continue;
     const bool conv = P.node->op_type.find("conv") != std::string::npos;
@@ -89,6 +89,7 @@ void Session::Impl::fuse_epilogues() {
     bool have_residual = false;
     while (const Use* u = sole_reader(cur)) {
       Step& Q = *steps[u->step];
+      if (Q.dynamic) break;  // re-planned per run when sizes change: kept apart
       const std::string& op = Q.node->op_type;
       if (op == kGetitem) {  // a view of the element: follow it
         cur = Q.node->outputs[0].name;

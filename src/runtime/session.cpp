@@ -102,9 +102,11 @@ void Session::Impl::compile() {
     outputs.push_back(it->second);
   }
   mark_constant_inputs();
+  mark_dynamic_region();
   fuse_epilogues();
   update_in_place();
   plan_arena();
+  static_outputs = outputs;
 }
 
 void Session::Impl::mark_constant_inputs() {
@@ -337,17 +339,14 @@ void Session::run_slots() {
   if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
   if (!s.prepared) s.prepare();  // models without weights never call bind()
   s.profile.clear();
+  if (s.has_dynamic) {  // data-dependent sizes: runtime/dynamic.cpp
+    s.run_dynamic();
+    return;
+  }
   for (auto& step : s.steps) {
     if (!step->def->run || step->covered) continue;
-    if (s.profiling) {
-      const auto t0 = std::chrono::steady_clock::now();
-      step->def->run(step->call);
-      const auto t1 = std::chrono::steady_clock::now();
-      s.profile.push_back({step->node->name, step->node->op_type,
-                           std::chrono::duration<double, std::milli>(t1 - t0).count(), step->call.epilogue.covers});
-    } else {
-      step->def->run(step->call);
-    }
+    if (s.profiling) s.run_step(step->call, *step);
+    else step->def->run(step->call);
   }
 }
 
@@ -375,6 +374,8 @@ void Session::reset_buffers() {
 
 const Tensor* Session::value(const std::string& name) const {
   if (!impl_->options.keep_intermediates) return nullptr;
+  auto resized = impl_->run_values.find(name);  // re-planned for the last run's data sizes
+  if (resized != impl_->run_values.end()) return &resized->second;
   auto it = impl_->values.find(name);
   return it == impl_->values.end() ? nullptr : &it->second;
 }

@@ -16,6 +16,10 @@ struct Step {
   const OpDef* def = nullptr;
   OpCall call;
   bool covered = false;  // fused into an earlier step's epilogue: skipped at run time
+  // A data-dependent op (OpCall::data_dependent) or a reader of one's output,
+  // directly or not: re-planned at run time when the data gives other sizes
+  // than the IR records (runtime/dynamic.cpp). Never fused.
+  bool dynamic = false;
   explicit Step(const OpNode& n) : node(&n), call(n) {}
 };
 
@@ -44,6 +48,9 @@ struct Session::Impl {
   std::map<std::string, WeightSlot> weights;            // by original key
   std::unordered_map<const Buffer*, WeightSlot*> weight_by_buffer;  // slot of a weight's buffer
   std::vector<Tensor> outputs;                          // graph outputs (views of values)
+  std::vector<Tensor> static_outputs;                   // ... as planned (outputs differ after a dynamic run)
+  bool has_dynamic = false;                             // some step is dynamic
+  std::unordered_map<std::string, Tensor> run_values;   // values re-sized by the last run (keep_intermediates)
   std::unique_ptr<uint8_t[]> arena_storage;
   size_t arena_size = 0;
   bool bound = false;
@@ -66,6 +73,9 @@ struct Session::Impl {
   void fuse_epilogues();
   void update_in_place();
   void plan_arena();
+  void mark_dynamic_region();
+  void run_dynamic();
+  void run_step(OpCall& call, const Step& step);
   void bind(const TensorMap& weights, const TensorMap& constants);
   void prepare();
 };

@@ -1,0 +1,128 @@
+// Data-dependent sizes at run time. The IR's shapes are static: a
+// data-dependent op (nonzero, masked_select, unique, a bool-mask index, ...)
+// is planned with the size its export example gave, and so is everything
+// computed from it. Compile marks those steps (Step::dynamic: the
+// data-dependent ones and every step reading, directly or not, one of their
+// outputs; fusion leaves them alone). A run walks the steps as planned until a
+// data-dependent step's data gives other sizes (OpDef::infer_shapes); from
+// there, each dynamic step that reads a re-sized value, or whose own sizes
+// differ, is planned again on the actual inputs (OpCall::run_shapes carries
+// the data's sizes), gets memory of its own outside the static arena
+// (checked against the session's limits like any planned value), is
+// prepared and run. Steps that read no re-sized value run on the static plan,
+// whose memory stays valid (their values' lifetimes are unchanged). Graph
+// outputs take the re-sized values for that run. Graphs without
+// data-dependent ops never come here: their run path is unchanged.
+#include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime/memory_plan.h"
+#include "runtime/session_impl.h"
+
+namespace tir {
+
+namespace {
+
+// Name of the value a step's input i reads (node output, graph input or weight placeholder).
+std::string input_value_name(const std::unordered_map<std::string, const OpNode*>& node_by_name, const OpNode& node,
+                             size_t i) {
+  const TensorMeta& m = node.inputs[i];
+  if (!m.has_producer()) return m.name;
+  auto it = node_by_name.find(m.producer_node);
+  if (it == node_by_name.end()) return m.producer_node;
+  return it->second->outputs.at(size_t(m.producer_output_idx)).name;
+}
+
+// Memory for a value planned at run time: its own aligned bytes.
+void give_memory(const Tensor& t) {
+  Buffer& b = *t.buffer;
+  if (b.data) return;  // a view of an input, or already placed
+  b.kind = Buffer::Kind::Scratch;
+  b.owned.assign(b.nbytes + kArenaAlignment, 0);
+  uint8_t* p = b.owned.data();
+  b.data = p + (kArenaAlignment - reinterpret_cast<uintptr_t>(p) % kArenaAlignment) % kArenaAlignment;
+}
+
+}  // namespace
+
+void Session::Impl::mark_dynamic_region() {
+  std::unordered_set<std::string> resized;  // values whose size may change per run
+  for (auto& step : steps) {
+    bool dyn = step->call.data_dependent && step->def->infer_shapes;
+    for (size_t i = 0; i < step->node->inputs.size() && !dyn; ++i)
+      dyn = resized.count(input_value_name(node_by_name, *step->node, i)) > 0;
+    if (!dyn) continue;
+    step->dynamic = has_dynamic = true;
+    for (const auto& o : step->node->outputs) resized.insert(o.name);
+  }
+}
+
+void Session::Impl::run_step(OpCall& call, const Step& step) {
+  if (!profiling) {
+    step.def->run(call);
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  step.def->run(call);
+  const auto t1 = std::chrono::steady_clock::now();
+  profile.push_back({step.node->name, step.node->op_type, std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                     call.epilogue.covers});
+}
+
+void Session::Impl::run_dynamic() {
+  outputs = static_outputs;
+  run_values.clear();
+  std::unordered_map<std::string, Tensor> resized;  // this run's re-planned values
+  for (auto& sp : steps) {
+    Step& step = *sp;
+    bool replan = false, inputs_resized = false;
+    std::vector<Shape> shapes;  // the data's sizes when the inputs are the planned ones
+    if (step.dynamic) {
+      for (size_t i = 0; i < step.node->inputs.size() && !inputs_resized; ++i)
+        inputs_resized = resized.count(input_value_name(node_by_name, *step.node, i)) > 0;
+      replan = inputs_resized;
+      if (!replan && step.call.data_dependent) {
+        shapes = step.def->infer_shapes(step.call);
+        for (size_t k = 0; k < shapes.size() && k < step.call.out.size() && !replan; ++k)
+          replan = shapes[k] != step.call.out[k].shape;
+      }
+    }
+    if (!replan) {
+      if (step.def->run && !step.covered) run_step(step.call, step);
+      continue;
+    }
+    OpCall call(*step.node);
+    for (size_t i = 0; i < step.node->inputs.size(); ++i) {
+      auto it = resized.find(input_value_name(node_by_name, *step.node, i));
+      call.in.push_back(it != resized.end() ? it->second : step.call.in[i]);
+    }
+    call.const_in = step.call.const_in;
+    call.check_fresh = step.call.check_fresh;
+    if (step.call.data_dependent) call.run_shapes = inputs_resized ? step.def->infer_shapes(call) : shapes;
+    step.def->plan(call);
+    for (size_t k = 0; k < call.out.size() && k < step.node->outputs.size(); ++k) {
+      const TensorMeta& meta = step.node->outputs[k];
+      if (!call.out[k].defined() || call.out[k].dtype != compute_dtype(meta.dtype))
+        throw ExecutionError("node '" + step.node->name + "' (" + step.node->op_type + "): output " +
+                             std::to_string(k) + " re-planned for this run's sizes is not a " + dtype_name(meta.dtype) +
+                             " tensor");
+      give_memory(call.out[k]);
+    }
+    if (step.def->prepare) {
+      call.prepare_ctx = derived_cache.get();
+      step.def->prepare(call);
+      call.prepare_ctx = nullptr;
+    }
+    if (step.def->run) run_step(call, step);
+    for (size_t k = 0; k < call.out.size() && k < step.node->outputs.size(); ++k)
+      resized[step.node->outputs[k].name] = call.out[k];
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    auto it = resized.find(model.graph_outputs[k].name);
+    if (it != resized.end()) outputs[k] = it->second;
+  }
+  if (options.keep_intermediates) run_values = std::move(resized);
+}
+
+}  // namespace tir
