@@ -3,11 +3,12 @@
 // copysign, integer shifts, and the addcmul/addcdiv/lerp composites.
 // Operands are Tensor views already broadcast to out's shape (any strides).
 //
-// Float32 runs the Highway SIMD path (hwy/contrib/math) on contiguous rows for
-// the functions whose measured error stays within PyTorch's (Sleef u10, ~1 ulp;
-// tests/cpp/unit/ops_elementwise_math_test.cpp sweeps them), and the scalar
-// reference elsewhere: float32 values computed through the float64 std::
-// function and rounded once (so <= 0.5 ulp + the double function's error).
+// Float32 acos/acosh/asin/asinh/atan/atanh/sinh/log10 run a Highway SIMD path
+// on contiguous rows: lanes widened to float64, Highway's float64 function
+// (hwy/contrib/math), rounded once (its float32 functions measure 1.2-3.3 ulp,
+// worse than PyTorch's Sleef u10; tests/cpp/unit/ops_elementwise_math_test.cpp
+// sweeps both). The scalar reference, used elsewhere, computes float32 through
+// the float64 std:: function, rounded once.
 #pragma once
 #include <cstdint>
 
