@@ -1,6 +1,7 @@
 // Composite elementwise ops: addcmul / addcdiv (and their in-place forms),
 // lerp (Scalar and Tensor weight, lerp_), and the deterministic inference
-// paths of stochastic ops: rrelu (training=False), native_dropout (train=False).
+// paths of stochastic ops: rrelu / rrelu_with_noise(_functional) (training=False),
+// native_dropout (train=False).
 #include <memory>
 #include <string>
 #include <vector>
@@ -122,8 +123,10 @@ OpDef lerp(bool scalar_weight, bool inplace) {
 
 // rrelu(Tensor self, Scalar lower=0.125, Scalar upper=1/3, bool training=False, Generator? generator=None):
 // at inference leaky_relu with slope (lower + upper) / 2.
-void plan_rrelu(OpCall& call) {
-  call.expect_inputs(1, 1);
+// rrelu_with_noise(Tensor self, Tensor noise, ...) (1.13's decomposition of rrelu) reads
+// noise only in training; rrelu_with_noise_functional also returns noise (unchanged).
+void plan_rrelu(OpCall& call, bool noise, bool functional) {
+  call.expect_inputs(noise ? 2 : 1, noise ? 2 : 1);
   const Tensor& self = call.in[0];
   call.check(!call.b("training", false),
              "rrelu with training=True draws random slopes and cannot be reproduced; export the model in eval mode");
@@ -132,12 +135,18 @@ void plan_rrelu(OpCall& call) {
   auto st = std::make_shared<UnaryParams>();
   st->a = (call.f("lower", 0.125) + call.f("upper", 1.0 / 3.0)) / 2;
   call.fresh(0, compute_dtype(self.dtype), self.shape);
+  if (functional) call.fresh(1, compute_dtype(call.in[1].dtype), call.in[1].shape);
   call.state = st;
 }
 
 void run_rrelu(OpCall& call) {
   unary_kernel(UnaryOp::LeakyRelu, call.out[0], ew::as_dtype(call.in[0], call.out[0].dtype),
                call.state_as<UnaryParams>());
+  if (call.out.size() > 1) copy_into(call.out[1], call.in[1]);
+}
+
+OpDef rrelu(bool noise, bool functional) {
+  return {[=](OpCall& c) { plan_rrelu(c, noise, functional); }, run_rrelu};
 }
 
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor): with train=False,
@@ -197,7 +206,12 @@ TIR_REGISTER_OPS(
     // lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
     {"aten.lerp_.Scalar", lerp(true, true)},
     // rrelu(Tensor self, Scalar lower=0.125, Scalar upper=1/3, bool training=False, Generator? generator=None)
-    {"aten.rrelu.default", {plan_rrelu, run_rrelu}},
+    {"aten.rrelu.default", rrelu(false, false)},
+    // rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=1/3, bool training=False,
+    //   Generator? generator=None) -> Tensor
+    {"aten.rrelu_with_noise.default", rrelu(true, false)},
+    // rrelu_with_noise_functional(Tensor self, Tensor noise, ...) -> (Tensor, Tensor noise_out)
+    {"aten.rrelu_with_noise_functional.default", rrelu(true, true)},
     // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
     {"aten.native_dropout.default", {plan_native_dropout, run_native_dropout}});
 

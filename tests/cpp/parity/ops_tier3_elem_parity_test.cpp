@@ -259,6 +259,10 @@ TEST(Tier3ElemParity, RreluEval) {
     EXPECT_TRUE(node_parity("aten.rrelu.default", {s}, "{}"));
     EXPECT_TRUE(node_parity("aten.rrelu.default", {s}, R"({"lower": 0.1, "upper": 0.3, "training": false})"));
   }
+  // 1.13's decomposition of rrelu: the noise tensor is only read in training
+  EXPECT_TRUE(node_parity("aten.rrelu_with_noise.default", {in({3, 5}), in({3, 5})}, R"({"lower": 0.1, "upper": 0.3})"));
+  EXPECT_TRUE(node_parity("aten.rrelu_with_noise.default", {tr({4, 3}), in({4, 3})}, "{}"));
+  EXPECT_TRUE(node_parity("aten.rrelu_with_noise.default", {in({}), in({})}, R"({"training": false})"));
   EXPECT_TRUE(node_parity("aten.rrelu.default", {in({4}, DType::BF16)}, R"({"lower": 0.2, "upper": 0.4})", 1e-2, 1e-2));
 }
 

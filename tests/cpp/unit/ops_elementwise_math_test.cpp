@@ -222,6 +222,21 @@ TEST(EwMath, Errors) {
   EXPECT_THAT(error_of([&] { run1("aten.addcmul.default", {c, f, f}); }), HasSubstr("complex"));
 }
 
+TEST(EwMath, RreluWithNoiseFunctional) {
+  // torch 2.0-2.6 core IR (not in LibTorch 1.13): eval = leaky_relu with slope (lower+upper)/2,
+  // noise returned unchanged.
+  const Tensor x = tensor_of(DType::F32, {4}, {-2, -0.5, 0, 3});
+  const Tensor noise = tensor_of(DType::F32, {4}, {7, 8, 9, 10});
+  auto r = run_op("aten.rrelu_with_noise_functional.default", {x, noise}, {{"lower", F(0.1)}, {"upper", F(0.3)}}, 2);
+  const std::vector<float> want = {-0.4f, -0.1f, 0.f, 3.f};
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_FLOAT_EQ(r.out[0].data<float>()[k], want[k]);
+    EXPECT_EQ(r.out[1].data<float>()[k], noise.data<float>()[k]);
+  }
+  EXPECT_THAT(error_of([&] { run_op("aten.rrelu_with_noise_functional.default", {x, noise}, {{"training", B(true)}}, 2); }),
+              HasSubstr("eval mode"));
+}
+
 TEST(EwMath, InplaceAndOutAlias) {
   const Tensor self = tensor_of(DType::F32, {3}, {1, 2, 3});
   const Tensor t = tensor_of(DType::F32, {3}, {2, 4, 8});
