@@ -3,12 +3,13 @@
 // copysign, integer shifts, and the addcmul/addcdiv/lerp composites.
 // Operands are Tensor views already broadcast to out's shape (any strides).
 //
-// Float32 acos/acosh/asin/asinh/atan/atanh/sinh/log10 run a Highway SIMD path
-// on contiguous rows: lanes widened to float64, Highway's float64 function
+// Float32 acos/asinh/atan/sinh/log10 run a Highway SIMD path on contiguous rows
+// (native builds): lanes widened to float64, Highway's float64 function
 // (hwy/contrib/math), rounded once (its float32 functions measure 1.2-3.3 ulp,
 // worse than PyTorch's Sleef u10; tests/cpp/unit/ops_elementwise_math_test.cpp
-// sweeps both). The scalar reference, used elsewhere, computes float32 through
-// the float64 std:: function, rounded once.
+// sweeps both). The scalar reference, used elsewhere and in WASM (Highway 1.0.3
+// has no float64 math there), computes float32 through the float64 std::
+// function, rounded once.
 #pragma once
 #include <cstdint>
 
