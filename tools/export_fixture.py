@@ -362,12 +362,12 @@ zeros.default
 """.split()
 
 
-# 1.13 decomposes these into prims.* ops (prims.arange, prims.where with Python scalars,
-# prims.squeeze in the RNN decompositions), which
-# no exported IR contains; keep the aten ops (tril/triu and masked_fill decompositions then emit
-# aten.arange / aten.where.Scalar*).
+# 1.13 decomposes these into prims.* ops (prims.arange, prims.where, prims.squeeze, prims.abs
+# in frac), which no exported IR contains; keep the aten ops (tril/triu and masked_fill
+# decompositions then emit aten.arange / aten.where.Scalar*).
 _PRIMS_DECOMPS_1_13 = {"arange.default", "arange.start", "where.Scalar", "where.ScalarOther",
-                       "where.ScalarSelf", "squeeze.default", "squeeze.dim"}
+                       "where.ScalarSelf", "squeeze.default", "squeeze.dim", "frac.default",
+                       "hardshrink.default", "softshrink.default"}
 
 
 def _decomposition_table():

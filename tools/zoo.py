@@ -482,6 +482,7 @@ ZOO = collections.OrderedDict([
     ("swin", (lambda: zoo_vision.swin_small(), [(1, 3, 32, 32)])),
     ("swin_half", (lambda: zoo_vision.swin_small(half=True), [zoo_vision.half_randn((1, 3, 32, 32))])),
     ("whisper_encoder", __import__("zoo_audio").ZOO_AUDIO["whisper_encoder"]),
+    ("elem_probe", (lambda: __import__("zoo_elem").ElemProbe(), [(1, 4, 8)])),
 ] + __import__("zoo_spatial").MODELS + __import__("zoo_datadep").PROBES)
 
 # Families already covered by export_fixture.py's own models, exported by --zoo too.

@@ -289,6 +289,8 @@ TIR_REGISTER_OPS(
     {"aten.div.Tensor", binary(kDiv)},
     // div.Scalar(Tensor self, Scalar other) -> Tensor
     {"aten.div.Scalar", binary(kDiv)},
+    // true_divide.Tensor(Tensor self, Tensor other) -> Tensor: div.Tensor's alias
+    {"aten.true_divide.Tensor", binary(kDiv)},
     // div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
     {"aten.div.Tensor_mode", binary(kDivMode)},
     // div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
@@ -326,6 +328,8 @@ TIR_REGISTER_OPS(
     // __and__.Tensor(Tensor self, Tensor other) -> Tensor; __or__.Tensor(Tensor self, Tensor other) -> Tensor
     {"aten.__and__.Tensor", binary(bitwise(BinaryOp::BitAnd))},
     {"aten.__or__.Tensor", binary(bitwise(BinaryOp::BitOr))},
+    // __xor__.Tensor(Tensor self, Tensor other) -> Tensor
+    {"aten.__xor__.Tensor", binary(bitwise(BinaryOp::BitXor))},
     // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
     {"aten.pow.Tensor_Scalar", binary({BinaryOp::Pow, Kind::Pow, "self", "exponent"})},
     // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor

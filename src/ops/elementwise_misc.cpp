@@ -102,7 +102,7 @@ void run_prelu(OpCall& call) {
                 broadcast_view(ew::as_dtype(w, st.compute), st.shape));
 }
 
-// alpha_dropout(Tensor input, float p, bool train); feature_dropout_(Tensor(a!) self, float p, bool train):
+// alpha_dropout / feature_alpha_dropout(Tensor input, float p, bool train); feature_dropout_(Tensor(a!) self, float p, bool train):
 // identity at inference (torch returns the input itself).
 void plan_dropout_identity(OpCall& call) {
   call.expect_inputs(1, 1);
@@ -162,6 +162,8 @@ TIR_REGISTER_OPS(
     {"aten._prelu_kernel.default", {[](OpCall& c) { plan_prelu(c, false); }, run_prelu}},
     // alpha_dropout(Tensor input, float p, bool train) -> Tensor
     {"aten.alpha_dropout.default", {plan_dropout_identity, nullptr}},
+    // feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+    {"aten.feature_alpha_dropout.default", {plan_dropout_identity, nullptr}},
     // feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
     {"aten.feature_dropout_.default", {plan_dropout_identity, nullptr}},
     // cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
