@@ -152,11 +152,7 @@ TakeAlong take_along_plan(const OpCall& c) {
   c.check(x.dim() == idx.dim(), "torch.take_along_dim(): input and indices should have the same number of dimensions, "
                                 "but got " + std::to_string(x.dim()) + " dimensions for input, and " +
                                     std::to_string(idx.dim()) + " dimensions for indices");
-  p.dim = c.wrap_dim(c.i("dim"), x.dim());
-  if (x.dim() == 0) {
-    p.self_shape = p.idx_shape = {};
-    return p;
-  }
+  p.dim = c.wrap_sized_dim(c.i("dim"), x.dim(), "take_along_dim");
   Shape xs = x.shape, is = idx.shape;
   xs[size_t(p.dim)] = idx.shape[size_t(p.dim)];
   is[size_t(p.dim)] = x.shape[size_t(p.dim)];
@@ -184,7 +180,7 @@ void run_take_along_dim(OpCall& c) {
   const std::vector<int64_t> ids =
       p.flat ? indexing::read_indices(idx) : indexing::read_indices(idx, p.idx_shape, broadcast_strides(idx, p.idx_shape));
   const size_t nd = p.idx_shape.size();
-  const int64_t size = nd == 0 ? 1 : p.self_shape[size_t(p.dim)];
+  const int64_t size = p.self_shape[p.flat ? 0 : size_t(p.dim)];
   std::vector<int64_t> offs(static_cast<size_t>(n));
   std::vector<int64_t> coord(nd, 0);
   for (int64_t e = 0; e < n; ++e) {
