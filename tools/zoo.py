@@ -460,6 +460,7 @@ ZOO = collections.OrderedDict([
     ("lstm", (lambda: LSTMModel(), [(1, 6, 8)])),
     ("gru", (lambda: GRUModel(), [(1, 6, 8)])),
     ("lifted_constants", (lambda: LiftedConstants(), [(1, 3, 8, 8)])),
+    ("shape_probe", (lambda: __import__("zoo_shape").ShapeProbe(), [(2, 4, 6, 6)])),
 ])
 
 # Families already covered by export_fixture.py's own models, exported by --zoo too.

@@ -2,6 +2,7 @@
 //   _weight_norm(v, g, dim) = v * (g / norm_except_dim(v, 2, dim)), from
 //     nn.utils.weight_norm; dim == -1 means the norm of the whole tensor (what
 //     weight_norm(dim=None) passes), any other dim keeps that dim.
+//   _weight_norm_interface: the same, plus the norms as a second output.
 //   embedding_renorm_(self, indices, max_norm, norm_type): each row referenced by
 //     indices (each distinct index once, in sorted order, as torch) whose p-norm
 //     exceeds max_norm is scaled by max_norm / (norm + 1e-7); in place.
@@ -52,10 +53,12 @@ WeightNorm weight_norm_plan(const OpCall& c) {
   return p;
 }
 
-void plan_weight_norm(OpCall& c) {
+void plan_weight_norm(OpCall& c, bool interface) {
   c.expect_inputs(2, 2);
   const WeightNorm p = weight_norm_plan(c);
-  c.fresh(0, compute_dtype(promote_types(c.in[0].dtype, c.in[1].dtype)), p.out);
+  const DType dt = compute_dtype(promote_types(c.in[0].dtype, c.in[1].dtype));
+  c.fresh(0, dt, p.out);
+  if (interface) c.fresh(1, compute_dtype(c.in[0].dtype), p.norm_shape);  // the norms, keepdim
 }
 
 void run_weight_norm(OpCall& c) {
@@ -80,6 +83,11 @@ void run_weight_norm(OpCall& c) {
     }
   });
   for (double& n : norm) n = std::sqrt(n);
+  if (c.out.size() > 1)
+    dispatch_compute(c.out[1].dtype, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t k = 0; k < c.out[1].numel(); ++k) c.out[1].data<T>()[k] = T(norm[size_t(k)]);
+    });
   // y = v * (g / norm), each broadcast to y's shape.
   const Strides vs = broadcast_strides(v, p.out), gs = broadcast_strides(g, p.out);
   const size_t nd = p.out.size();
@@ -169,7 +177,10 @@ void run_renorm(OpCall& c) {
 
 TIR_REGISTER_OPS(
     // _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
-    {"aten._weight_norm.default", {plan_weight_norm, run_weight_norm}},
+    {"aten._weight_norm.default", {[](OpCall& c) { plan_weight_norm(c, false); }, run_weight_norm}},
+    // _weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor): also the norms
+    // (v's rank, 1 except at dim); what torch 1.13's decomposed graphs call for dim 0 / last.
+    {"aten._weight_norm_interface.default", {[](OpCall& c) { plan_weight_norm(c, true); }, run_weight_norm}},
     // embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type) -> Tensor
     {"aten.embedding_renorm.default", {[](OpCall& c) { plan_renorm(c, false); }, run_renorm}},
     // embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)

@@ -159,6 +159,11 @@ TEST(Tier3ShapeParity, WeightNorm) {
   EXPECT_TRUE(node_parity(op, {tr({3, 4}), in({3, 1})}, R"({"dim": 0})"));
   EXPECT_TRUE(node_parity(op, {in({1, 1}, DType::F64), in({1, 1}, DType::F64)}));
   EXPECT_TRUE(node_parity(op, {in({5}), in({5})}));                              // 1-D v
+  // The fused form 1.13's decompositions emit: (w, norms); dim 0 or the last dim.
+  const char* fused = "aten._weight_norm_interface.default";
+  EXPECT_TRUE(node_parity(fused, {in({4, 3, 2, 2}), in({4, 1, 1, 1})}, R"({"dim": 0})"));
+  EXPECT_TRUE(node_parity(fused, {in({3, 5}), in({1, 5})}, R"({"dim": 1})"));
+  EXPECT_TRUE(node_parity(fused, {tr({3, 4}, DType::F64), in({3, 1}, DType::F64)}));
 }
 
 TEST(Tier3ShapeParity, EmbeddingRenorm) {
