@@ -1,5 +1,6 @@
 // Normalization ops: layer_norm, native_layer_norm, rms_norm, batch_norm and
-// its native/_legit forms, group_norm, native_group_norm, instance_norm.
+// its native/_legit forms, _batch_norm_{no,with}_update, group_norm, native_group_norm,
+// instance_norm.
 #include <algorithm>
 #include <array>
 #include <cmath>
