@@ -483,6 +483,7 @@ ZOO = collections.OrderedDict([
     ("swin_half", (lambda: zoo_vision.swin_small(half=True), [zoo_vision.half_randn((1, 3, 32, 32))])),
     ("whisper_encoder", __import__("zoo_audio").ZOO_AUDIO["whisper_encoder"]),
     ("elem_probe", (lambda: __import__("zoo_elem").ElemProbe(), [(1, 4, 8)])),
+    ("shape_probe", (lambda: __import__("zoo_shape").ShapeProbe(), [(2, 4, 6, 6)])),
 ] + __import__("zoo_spatial").MODELS + __import__("zoo_datadep").PROBES)
 
 # Families already covered by export_fixture.py's own models, exported by --zoo too.

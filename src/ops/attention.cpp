@@ -10,6 +10,7 @@
 #include "core/thread_pool.h"
 #include "kernels/attention.h"
 #include "kernels/parallel.h"
+#include "ops/attention_util.h"
 #include "ops/common.h"
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
@@ -28,15 +29,6 @@ struct BatchLayout {
   Strides stride[kNumOperands];
   std::vector<int64_t> div[kNumOperands];
   int64_t mask_rs = 0, mask_cs = 0;  // mask strides over [L, S]
-};
-
-struct AttnState {
-  DType dtype = DType::F32;  // compute and output dtype
-  bool causal = false;
-  double scale = 1.0;
-  bool gqa = false;
-  bool has_mask = false;
-  bool want_lse = false;
 };
 
 Shape leading(const Shape& s, size_t drop) { return Shape(s.begin(), s.end() - int64_t(drop)); }
@@ -109,8 +101,10 @@ BatchLayout layout_of(const OpCall& call, const Tensor& q, const Tensor& k, cons
   return lay;
 }
 
-// Checks shared by both ops; parses scale/causal into the state.
-std::shared_ptr<AttnState> plan_common(OpCall& call, int mask_idx, bool gqa) {
+}  // namespace
+
+// Checks shared by the attention ops; parses scale/causal into the state.
+std::shared_ptr<AttnState> attn_plan_common(OpCall& call, int mask_idx, bool gqa) {
   const Tensor &q = call.in[0], &k = call.in[1], &v = call.in[2];
   auto st = std::make_shared<AttnState>();
   st->dtype = compute_dtype(q.dtype);
@@ -137,6 +131,8 @@ std::shared_ptr<AttnState> plan_common(OpCall& call, int mask_idx, bool gqa) {
   call.fresh(0, st->dtype, out);
   return st;
 }
+
+namespace {
 
 template <typename T>
 void run_typed(OpCall& call, const AttnState& st) {
@@ -184,7 +180,7 @@ void run_typed(OpCall& call, const AttnState& st) {
       else hb.mask.add = mask.data<T>() + off[kMask];
     }
     hb.out = call.out[0].data<T>() + b * lay.L * lay.Ev;
-    hb.lse = lse ? call.out[1].data<T>() + b * lay.L : nullptr;
+    hb.lse = lse ? call.out[1].data<T>() + b * (st.lse_stride > 0 ? st.lse_stride : lay.L) : nullptr;
     if constexpr (std::is_same_v<T, float>) attention_head_f32(hb, work);
     else attention_head_f64(hb, work);
   };
@@ -201,7 +197,9 @@ void run_typed(OpCall& call, const AttnState& st) {
   }
 }
 
-void run_attention(OpCall& call) {
+}  // namespace
+
+void attn_run(OpCall& call) {
   const auto& st = call.state_as<AttnState>();
   if (call.out[0].numel() == 0 && !(st.want_lse && call.out.size() > 1)) return;
   if (st.dtype == DType::F32) run_typed<float>(call, st);
@@ -209,9 +207,11 @@ void run_attention(OpCall& call) {
   else call.fail(std::string("attention is not implemented for dtype ") + dtype_name(st.dtype));
 }
 
+namespace {
+
 void plan_sdpa(OpCall& call) {
   call.expect_inputs(3, 4);
-  auto st = plan_common(call, 3, call.b("enable_gqa", false));
+  auto st = attn_plan_common(call, 3, call.b("enable_gqa", false));
   call.check(!(st->causal && st->has_mask), "explicit attn_mask should not be set when is_causal=True");
   call.state = st;
 }
@@ -229,7 +229,7 @@ void plan_flash_cpu(OpCall& call) {
     call.check(call.in[i].dim() == 4, "expects 4-D [B, H, L, E] query, key and value, got " +
                                           shape_to_string(call.in[i].shape));
   // The CPU flash kernel maps query head h to kv head h / (Hq / Hkv).
-  auto st = plan_common(call, 3, true);
+  auto st = attn_plan_common(call, 3, true);
   st->want_lse = call.num_ir_outputs() != 1;
   if (st->want_lse) {
     const Shape& o = call.out[0].shape;
@@ -248,7 +248,7 @@ void plan_flash(OpCall& call) {
     call.check(call.in[i].dim() == 4, "expects 4-D [B, H, L, E] query, key and value, got " +
                                           shape_to_string(call.in[i].shape));
   call.check(!call.b("return_debug_mask", false), "return_debug_mask=True is not supported (CUDA-only debug output)");
-  auto st = plan_common(call, -1, false);
+  auto st = attn_plan_common(call, -1, false);
   const size_t n_out = call.num_ir_outputs();
   st->want_lse = n_out > 1;
   if (st->want_lse) {
@@ -264,15 +264,15 @@ void plan_flash(OpCall& call) {
 TIR_REGISTER_OPS(
     // scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None,
     //   float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
-    {"aten.scaled_dot_product_attention.default", {plan_sdpa, run_attention}},
+    {"aten.scaled_dot_product_attention.default", {plan_sdpa, attn_run}},
     // _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value,
     //   float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)
     //   -> (Tensor output, Tensor logsumexp)
-    {"aten._scaled_dot_product_flash_attention_for_cpu.default", {plan_flash_cpu, run_attention}},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", {plan_flash_cpu, attn_run}},
     // _scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, float dropout_p=0.,
     //   bool is_causal=False, bool return_debug_mask=False, *, float? scale=None)
     //   -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q,
     //       SymInt max_k, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
-    {"aten._scaled_dot_product_flash_attention.default", {plan_flash, run_attention}});
+    {"aten._scaled_dot_product_flash_attention.default", {plan_flash, attn_run}});
 
 }  // namespace tir

@@ -1,5 +1,7 @@
 // Normalization ops: layer_norm, native_layer_norm, rms_norm, batch_norm and
-// its native/_legit forms, group_norm, native_group_norm, instance_norm.
+// its native/_legit forms, _batch_norm_{no,with}_update, group_norm, native_group_norm,
+// instance_norm.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -151,7 +153,8 @@ OpDef row_norm(bool native, bool rms) {
 
 // ---- batch norm family ----
 
-enum class Bn { BatchNorm, NativeBatchNorm, LegitNoTraining, Legit, LegitNoStats, LegitFunctional, InstanceNorm };
+enum class Bn { BatchNorm, NativeBatchNorm, LegitNoTraining, Legit, LegitNoStats, LegitFunctional, InstanceNorm,
+                NoUpdate, WithUpdate };
 
 struct BnState {
   Bn kind;
@@ -216,6 +219,7 @@ void plan_bn(OpCall& call, Bn kind) {
       bn_inputs(call, *st, !st->batch_stats, false);
       break;
     case Bn::LegitNoTraining:
+    case Bn::NoUpdate:
       st->batch_stats = false;
       bn_inputs(call, *st, true, true);
       break;
@@ -223,6 +227,11 @@ void plan_bn(OpCall& call, Bn kind) {
     case Bn::LegitFunctional:
       st->batch_stats = call.b("training");
       bn_inputs(call, *st, true, true);
+      break;
+    case Bn::WithUpdate:
+      st->batch_stats = true;
+      bn_inputs(call, *st, true, true);
+      call.check(st->rm >= 0 && st->rv >= 0, "_batch_norm_with_update needs running_mean and running_var");
       break;
     case Bn::LegitNoStats:
       st->batch_stats = true;
@@ -245,11 +254,14 @@ void plan_bn(OpCall& call, Bn kind) {
   call.fresh(0, st->dt, x.shape);
   // Extra outputs (saved mean/invstd, updated running stats) take the IR's shapes:
   // torch returns empty ones in eval mode, and which depends on the version.
-  const size_t nout = kind == Bn::LegitFunctional ? 5 : (kind == Bn::BatchNorm || kind == Bn::InstanceNorm) ? 1 : 3;
+  // _batch_norm_{no,with}_update add a 4th, the empty uint8 cuDNN reserve.
+  const bool four = kind == Bn::NoUpdate || kind == Bn::WithUpdate;
+  const size_t nout = kind == Bn::LegitFunctional ? 5 : four ? 4 : (kind == Bn::BatchNorm || kind == Bn::InstanceNorm) ? 1 : 3;
   for (size_t k = 1; k < num_outputs(call, nout); ++k) {
+    const bool reserve = four && k == 3;
     Shape s = k < call.num_ir_outputs() ? call.node->outputs[k].shape
-                                         : Shape{st->batch_stats || k >= 3 ? st->C : 0};
-    call.fresh(k, st->dt, s);
+                                         : Shape{!reserve && (st->batch_stats || k >= 3) ? st->C : 0};
+    call.fresh(k, reserve ? DType::U8 : st->dt, s);
   }
   call.state = st;
 }
@@ -301,6 +313,8 @@ void run_bn(OpCall& call) {
   });
   if (call.out.size() > 1) write_channels(call.out[1], mean);
   if (call.out.size() > 2) write_channels(call.out[2], invstd);
+  if ((st.kind == Bn::NoUpdate || st.kind == Bn::WithUpdate) && call.out.size() > 3 && call.out[3].numel() > 0)
+    std::fill(call.out[3].raw(), call.out[3].raw() + call.out[3].nbytes(), uint8_t(0));
   if (call.out.size() > 4) {  // _functional: updated running stats (unbiased batch variance)
     std::vector<double> rm = as_doubles(call.in[size_t(st.rm)]), rv = as_doubles(call.in[size_t(st.rv)]);
     if (st.batch_stats) {
@@ -402,6 +416,15 @@ TIR_REGISTER_OPS(
     //   Tensor running_var, bool training, float momentum, float eps)
     //   -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out)
     {"aten._native_batch_norm_legit_functional.default", bn(Bn::LegitFunctional)},
+    // _batch_norm_no_update(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+    //   Tensor? running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+    // (eval: running stats; outputs 1-3 empty, as torch 2.x on CPU)
+    {"aten._batch_norm_no_update.default", bn(Bn::NoUpdate)},
+    // _batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean,
+    //   Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+    // (train: batch stats; outputs save_mean, save_invstd [C], empty uint8 reserve; the running
+    // stats are not updated in place, as for _native_batch_norm_legit: inference only)
+    {"aten._batch_norm_with_update.default", bn(Bn::WithUpdate)},
     // instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
     //   bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
     {"aten.instance_norm.default", bn(Bn::InstanceNorm)},

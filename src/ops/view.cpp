@@ -222,29 +222,7 @@ void plan_squeeze(OpCall& c) {
   c.alias(0, x.view_as(shape, strides, x.offset));
 }
 
-void expand_to(OpCall& c, const std::vector<int64_t>& size) {
-  const Tensor& x = c.in[0];
-  c.check(size.size() >= size_t(x.dim()), "expand: the number of sizes provided (" + std::to_string(size.size()) +
-                                             ") must be greater or equal to the number of dimensions in the tensor (" +
-                                             std::to_string(x.dim()) + ")");
-  const size_t lead = size.size() - size_t(x.dim());
-  Shape shape(size.size());
-  Strides strides(size.size(), 0);
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (i < lead) {
-      c.check(size[i] >= 0, "expand: -1 is not allowed in a leading, non-existing dimension");
-      shape[i] = size[i];
-      continue;
-    }
-    const int64_t have = x.shape[i - lead];
-    const int64_t want = size[i] == -1 ? have : size[i];
-    c.check(have == want || have == 1, "expand: size " + std::to_string(want) + " must match the existing size " +
-                                           std::to_string(have) + " at non-singleton dimension " + std::to_string(i));
-    shape[i] = want;
-    strides[i] = have == want ? x.strides[i - lead] : 0;
-  }
-  c.alias(0, x.view_as(shape, strides, x.offset));
-}
+void expand_to(OpCall& c, const std::vector<int64_t>& size) { c.alias(0, expand_view(c, c.in[0], size)); }
 
 void plan_expand(OpCall& c) {
   c.expect_inputs(1, 1);

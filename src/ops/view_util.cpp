@@ -48,4 +48,27 @@ Tensor slice_by_attrs(const OpCall& c, const Tensor& x) {
   return slice_view(x, dim, start, (end - start + step - 1) / step, step);
 }
 
+Tensor expand_view(const OpCall& c, const Tensor& x, const std::vector<int64_t>& size) {
+  c.check(size.size() >= size_t(x.dim()), "expand: the number of sizes provided (" + std::to_string(size.size()) +
+                                             ") must be greater or equal to the number of dimensions in the tensor (" +
+                                             std::to_string(x.dim()) + ")");
+  const size_t lead = size.size() - size_t(x.dim());
+  Shape shape(size.size());
+  Strides strides(size.size(), 0);
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (i < lead) {
+      c.check(size[i] >= 0, "expand: -1 is not allowed in a leading, non-existing dimension");
+      shape[i] = size[i];
+      continue;
+    }
+    const int64_t have = x.shape[i - lead];
+    const int64_t want = size[i] == -1 ? have : size[i];
+    c.check(have == want || have == 1, "expand: size " + std::to_string(want) + " must match the existing size " +
+                                           std::to_string(have) + " at non-singleton dimension " + std::to_string(i));
+    shape[i] = want;
+    strides[i] = have == want ? x.strides[i - lead] : 0;
+  }
+  return x.view_as(shape, strides, x.offset);
+}
+
 }  // namespace tir

@@ -13,5 +13,7 @@ Tensor select_view(const OpCall& c, const Tensor& x, int64_t dim, int64_t index)
 // (dim, index / dim, start, end, step), with torch's bound clamping.
 Tensor select_by_attrs(const OpCall& c, const Tensor& x);
 Tensor slice_by_attrs(const OpCall& c, const Tensor& x);
+// expand(x, size): -1 keeps a dim, stretched size-1 dims get stride 0 (expand, broadcast_to).
+Tensor expand_view(const OpCall& c, const Tensor& x, const std::vector<int64_t>& size);
 
 }  // namespace tir
