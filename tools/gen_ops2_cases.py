@@ -214,7 +214,24 @@ def empty_permuted_cases(g):
                    metas=[(tuple(t.shape), t.dtype)])
 
 
-GENERATORS = [batch_norm_cases, sdpa_cases, empty_permuted_cases]
+def rrelu_with_noise_functional_cases(g):
+    # Eval mode only (training draws random slopes): y = x for x >= 0, x * (lower + upper) / 2
+    # below; the noise input comes back unchanged as the second output.
+    note = "torch.ops.aten.rrelu_with_noise_functional on CPU, training=False"
+    op = "aten.rrelu_with_noise_functional.default"
+    for tag, shape, lower, upper, dtype in (("default_bounds", (3, 5), 1 / 8, 1 / 3, torch.float32),
+                                            ("wide_f64", (2, 1, 4), -0.5, 2.0, torch.float64),
+                                            ("zero_size", (0, 3), 0.1, 0.3, torch.float32),
+                                            ("scalar", (), 0.25, 0.25, torch.float32)):
+        x = (torch.rand(shape, generator=g, dtype=torch.float64) * 4 - 2).to(dtype)
+        noise = torch.rand(shape, generator=g, dtype=torch.float64).to(dtype)
+        out = torch.ops.aten.rrelu_with_noise_functional(x, noise, lower, upper, False)
+        yield Case(op, tag, [("x", x), ("noise", noise)], {"lower": lower, "upper": upper, "training": False},
+                   list(out), note, rtol=1e-6 if dtype == torch.float32 else 1e-12,
+                   atol=1e-7 if dtype == torch.float32 else 1e-14)
+
+
+GENERATORS = [batch_norm_cases, sdpa_cases, empty_permuted_cases, rrelu_with_noise_functional_cases]
 
 
 def main():
