@@ -134,6 +134,17 @@ std::shared_ptr<AttnState> attn_plan_common(OpCall& call, int mask_idx, bool gqa
 
 namespace {
 
+// Per-thread scores buffer (kept across runs, so run() does not allocate once warm). At
+// namespace scope rather than a function-local `static thread_local`: LeakSanitizer reported
+// the function-local one, filled on pool workers, as leaked after the workers were joined.
+thread_local std::vector<float> t_work_f32;
+thread_local std::vector<double> t_work_f64;
+template <typename T>
+std::vector<T>& attention_scratch() {
+  if constexpr (std::is_same_v<T, float>) return t_work_f32;
+  else return t_work_f64;
+}
+
 template <typename T>
 void run_typed(OpCall& call, const AttnState& st) {
   const Tensor q = ew::as_dtype(call.in[0], st.dtype);
@@ -187,13 +198,12 @@ void run_typed(OpCall& call, const AttnState& st) {
   // Heads split across threads when there are enough of them (each head then
   // runs its gemms and softmax inline, with its own scores buffer); otherwise
   // each head's kernels split internally. Results are the same either way.
-  static thread_local std::vector<T> t_work;
   if (heads >= num_threads() && num_threads() > 1 && lay.L * lay.S * std::max(lay.E, lay.Ev) >= kMinTaskWork) {
     parallel_for_chunks(heads, heads, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) run_head(b, t_work);
+      for (int64_t b = b0; b < b1; ++b) run_head(b, attention_scratch<T>());  // this worker's buffer
     });
   } else {
-    for (int64_t b = 0; b < heads; ++b) run_head(b, t_work);
+    for (int64_t b = 0; b < heads; ++b) run_head(b, attention_scratch<T>());
   }
 }
 
