@@ -265,16 +265,7 @@ struct PackedCase {
   ins.push_back(bsz);
   ins.push_back(in({c.L * D, B, O}, c.dt, -1, 1));
   if (lstm) ins.push_back(in({c.L * D, B, c.H}, c.dt, -1, 1));
-  int64_t nw = 0;
-  for (int64_t l = 0; l < c.L; ++l)
-    for (int64_t d = 0; d < D; ++d) {
-      std::vector<Shape> ws{{G * c.H, l ? D * O : c.I}, {G * c.H, O}};
-      if (c.bias) ws.insert(ws.end(), {{G * c.H}, {G * c.H}});
-      if (c.P) ws.push_back({c.P, c.H});
-      for (const Shape& s : ws) ins.push_back(in(s, c.dt, -0.5, 0.5));
-      nw += int64_t(ws.size());
-    }
-  const std::string sizes = lstm ? "[2," + std::to_string(nw) + "]" : "[" + std::to_string(nw) + "]";
+  const std::string sizes = parity::append_rnn_weights(ins, lstm, G, c.I, c.H, c.P, c.L, c.bidir, c.bias, c.dt);
   const std::string attrs = "{\"_tensor_list_sizes\":" + sizes + ",\"has_biases\":" + (c.bias ? "true" : "false") +
                             ",\"num_layers\":" + std::to_string(c.L) + ",\"dropout\":0.0,\"train\":false," +
                             "\"bidirectional\":" + (c.bidir ? "true" : "false") + "}";

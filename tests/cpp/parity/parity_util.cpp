@@ -290,6 +290,21 @@ ParityInput tr(Shape s, DType d, double lo, double hi) {
   return p;
 }
 
+std::string append_rnn_weights(std::vector<ParityInput>& ins, bool lstm, int64_t G, int64_t I, int64_t H,
+                               int64_t P, int64_t layers, bool bidir, bool bias, DType dt) {
+  const int64_t D = bidir ? 2 : 1, O = P ? P : H;
+  int64_t nw = 0;
+  for (int64_t l = 0; l < layers; ++l)
+    for (int64_t d = 0; d < D; ++d) {
+      std::vector<Shape> ws{{G * H, l ? D * O : I}, {G * H, O}};
+      if (bias) ws.insert(ws.end(), {{G * H}, {G * H}});
+      if (P) ws.push_back({P, H});
+      for (const Shape& s : ws) ins.push_back(in(s, dt, -0.5, 0.5));
+      nw += int64_t(ws.size());
+    }
+  return lstm ? "[2," + std::to_string(nw) + "]" : "[" + std::to_string(nw) + "]";
+}
+
 ParityInput wt(Shape s, double lo, double hi) {
   ParityInput p = in(std::move(s), DType::F32, lo, hi);
   p.as_weight = true;

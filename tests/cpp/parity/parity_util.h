@@ -42,6 +42,14 @@ struct ParityInput {
                                         const std::vector<tir::Tensor>* truth = nullptr);
 
 namespace parity {
+
+// The flat weight list of aten.{lstm,gru,rnn_*}.{input,data}: per layer and direction
+// w_ih [G*H, in], w_hh [G*H, O], then b_ih, b_hh [G*H] with biases, then w_hr [P, H] with a
+// projection (O = P or H; a layer's input is I, or D*O above the first). Appends them to `ins`
+// and returns the attrs' `_tensor_list_sizes` value: [2, n] for LSTM (h and c), [n] otherwise.
+std::string append_rnn_weights(std::vector<ParityInput>& ins, bool lstm, int64_t G, int64_t I, int64_t H,
+                               int64_t P, int64_t layers, bool bidir, bool bias, tir::DType dt);
+
 // ParityInput builders shared by the op parity suites.
 ParityInput in(Shape s, DType d = DType::F32, double lo = -2, double hi = 2);  // random graph input
 ParityInput tr(Shape s, DType d = DType::F32, double lo = -2, double hi = 2);  // non-contiguous (transposed) view
