@@ -1,6 +1,8 @@
 #include "entry_points.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -28,10 +30,13 @@ constexpr size_t kMiB = size_t(1) << 20;
 constexpr size_t kMaxHarnessBytes = 16 * kMiB;
 
 // Runs `body`; a tir::Error is the engine refusing the input cleanly.
+// TIR_FUZZ_VERBOSE=1 prints the refusal (to see why a reproducer stops early).
 template <typename F> void guarded(F&& body) {
   try {
     body();
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    static const bool verbose = std::getenv("TIR_FUZZ_VERBOSE") != nullptr;
+    if (verbose) std::fprintf(stderr, "refused: %s\n", e.what());
   }
 }
 

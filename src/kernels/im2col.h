@@ -15,11 +15,6 @@ struct Im2colGeom {
   int64_t oh = 0, ow = 0;         // patch positions
 };
 
-// Positions along one axis: (size + 2*pad - (dil*(k-1)+1)) / stride + 1 (may be <= 0).
-inline int64_t im2col_positions(int64_t size, int64_t k, int64_t dil, int64_t pad, int64_t stride) {
-  return (size + 2 * pad - (dil * (k - 1) + 1)) / stride + 1;
-}
-
 template <typename T> void im2col(const Im2colGeom& g, const T* im, T* col);
 // Overwrites im (zeros, then the sums).
 template <typename T> void col2im(const Im2colGeom& g, const T* col, T* im);

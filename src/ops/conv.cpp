@@ -10,6 +10,7 @@
 #include "kernels/conv_winograd.h"
 #include "ops/epilogue.h"
 #include "ops/op.h"
+#include "ops/sliding_window.h"
 
 namespace tir {
 namespace {
@@ -101,22 +102,27 @@ ConvArgs parse_conv(const OpCall& call, Form form, int64_t fixed_nsp) {
     if (pad_mode == "same") {
       call.check(stride[d] == 1, "padding='same' is not supported for strided convolutions");
       p = (eff_k - 1) / 2;  // the odd extra goes right/bottom: output size stays `in`
+      window_positions(call, in, k, dilation[d], p, 1);  // only its size checks
       out = in;
     } else if (!a.transposed) {
-      const int64_t padded = checked_add(in, checked_mul(2, padding[d], "conv geometry"), "conv geometry");
-      out = padded < eff_k ? 0 : (padded - eff_k) / stride[d] + 1;
+      out = window_positions(call, in, k, dilation[d], padding[d], stride[d]);
     } else {
       call.check(out_pad[d] < stride[d] || out_pad[d] < dilation[d],
                  "output_padding must be smaller than stride or dilation");
       out = checked_add(checked_add(checked_mul(in - 1, stride[d], "conv geometry"), -checked_mul(2, padding[d], "conv geometry"), "conv geometry"),
                         checked_add(eff_k, out_pad[d], "conv geometry"), "conv geometry");
+      window_positions(call, out, k, dilation[d], padding[d], stride[d]);  // the forward conv's sizes check
     }
     call.check(out > 0, "computed output size " + std::to_string(out) + " is too small (input " +
                             shape_to_string(x.shape) + ", kernel " + shape_to_string(w.shape) + ")");
     *in_sz[off + d] = in;
     *out_sz[off + d] = out;
     *k_sz[off + d] = k;
-    *s_sz[off + d] = stride[d];
+    // A stride that never steps (one output, or a transposed conv of one input)
+    // is 1 to the kernels, which step one stride past the end.
+    const bool steps = a.transposed ? in > 1 : out > 1;
+    call.check(!steps || stride[d] < kMaxWindowExtent, "stride " + std::to_string(stride[d]) + " is too large");
+    *s_sz[off + d] = steps ? stride[d] : 1;
     *p_sz[off + d] = p;
     *d_sz[off + d] = dilation[d];
     a.out_shape.push_back(out);

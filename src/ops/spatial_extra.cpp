@@ -10,6 +10,7 @@
 #include "kernels/im2col.h"
 #include "ops/float_compute.h"
 #include "ops/op.h"
+#include "ops/sliding_window.h"
 
 namespace tir {
 namespace {
@@ -62,12 +63,13 @@ void plan_im2col(OpCall& call) {
              "expected non-empty channel and spatial dimensions (batch may be 0), got " + shape_to_string(x.shape));
   Im2colGeom g = parse_geom(call);
   g.C = x.shape[off], g.H = x.shape[off + 1], g.W = x.shape[off + 2];
-  g.oh = im2col_positions(g.H, g.kh, g.dh, g.ph, g.sh);
-  g.ow = im2col_positions(g.W, g.kw, g.dw, g.pw, g.sw);
+  g.oh = window_positions(call, g.H, g.kh, g.dh, g.ph, g.sh);
+  g.ow = window_positions(call, g.W, g.kw, g.dw, g.pw, g.sw);
   check_blocks(call, g);
   st->g = g;
   st->batch = batched ? x.shape[0] : 1;
-  Shape os{g.C * g.kh * g.kw, g.oh * g.ow};
+  const std::string what = "im2col output";
+  Shape os{checked_mul(checked_mul(g.C, g.kh, what), g.kw, what), checked_mul(g.oh, g.ow, what)};
   if (batched) os.insert(os.begin(), x.shape[0]);
   call.fresh(0, x.dtype, os);
   call.state = st;
@@ -104,16 +106,19 @@ void plan_col2im(OpCall& call) {
   Im2colGeom g = parse_geom(call);
   call.check(x.shape[off] > 0 && x.shape[off + 1] > 0,
              "expected non-empty dimensions besides the batch, got " + shape_to_string(x.shape));
-  call.check(x.shape[off] % (g.kh * g.kw) == 0,
+  const std::string what = "col2im geometry";
+  const int64_t taps = checked_mul(g.kh, g.kw, what);
+  call.check(x.shape[off] % taps == 0,
              "expected size of input's dimension " + std::to_string(off) + " (" + std::to_string(x.shape[off]) +
-                 ") to be divisible by the product of kernel_size (" + std::to_string(g.kh * g.kw) + ")");
-  g.C = x.shape[off] / (g.kh * g.kw), g.H = os[0], g.W = os[1];
-  g.oh = im2col_positions(g.H, g.kh, g.dh, g.ph, g.sh);
-  g.ow = im2col_positions(g.W, g.kw, g.dw, g.pw, g.sw);
+                 ") to be divisible by the product of kernel_size (" + std::to_string(taps) + ")");
+  g.C = x.shape[off] / taps, g.H = os[0], g.W = os[1];
+  g.oh = window_positions(call, g.H, g.kh, g.dh, g.ph, g.sh);
+  g.ow = window_positions(call, g.W, g.kw, g.dw, g.pw, g.sw);
   check_blocks(call, g);
-  call.check(x.shape[off + 1] == g.oh * g.ow,
+  const int64_t blocks = checked_mul(g.oh, g.ow, what);
+  call.check(x.shape[off + 1] == blocks,
              "given output_size " + pair_str(os) + ", the calculated number of sliding blocks is " +
-                 std::to_string(g.oh) + " * " + std::to_string(g.ow) + " = " + std::to_string(g.oh * g.ow) +
+                 std::to_string(g.oh) + " * " + std::to_string(g.ow) + " = " + std::to_string(blocks) +
                  ", but input's dimension " + std::to_string(off + 1) + " is " + std::to_string(x.shape[off + 1]));
   st->g = g;
   st->batch = batched ? x.shape[0] : 1;

@@ -100,7 +100,7 @@ void Session::Impl::run_dynamic() {
     call.const_in = step.call.const_in;
     call.check_fresh = step.call.check_fresh;
     if (step.call.data_dependent) call.run_shapes = inputs_resized ? step.def->infer_shapes(call) : shapes;
-    step.def->plan(call);
+    plan_naming_node(*step.def, call, *step.node);
     for (size_t k = 0; k < call.out.size() && k < step.node->outputs.size(); ++k) {
       const TensorMeta& meta = step.node->outputs[k];
       if (!call.out[k].defined() || call.out[k].dtype != compute_dtype(meta.dtype))

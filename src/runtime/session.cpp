@@ -65,6 +65,19 @@ Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<I
 
 Session::~Session() = default;
 
+void plan_naming_node(const OpDef& def, OpCall& call, const OpNode& node) {
+  const std::string where = "node '" + node.name + "' (" + node.op_type + "): ";
+  try {
+    def.plan(call);
+  } catch (const std::bad_alloc&) {
+    throw ExecutionError(where + "out of memory while planning; " + kRaiseLimitsHint +
+                         " only if the machine has the memory");
+  } catch (const ExecutionError& e) {
+    if (std::string(e.what()).rfind("node '", 0) == 0) throw;
+    throw ExecutionError(where + e.what());
+  }
+}
+
 void Session::Impl::compile() {
   model_index = ModelIndex(model);
   validate_model_or_throw(model, model_index);
@@ -84,12 +97,7 @@ void Session::Impl::compile() {
     step->call.check_fresh = [this](const std::string& what, const Shape& shape, DType dtype) {
       check_value_limits(limits, what, shape, dtype, true);
     };
-    try {
-      step->def->plan(step->call);
-    } catch (const std::bad_alloc&) {
-      throw ExecutionError("node '" + node.name + "' (" + node.op_type + "): out of memory while planning; " +
-                           kRaiseLimitsHint + " only if the machine has the memory");
-    }
+    plan_naming_node(*step->def, step->call, node);
     check_outputs(*step);
     check_step_limits(*step);
     mark_mutations(*step);

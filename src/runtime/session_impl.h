@@ -80,6 +80,10 @@ struct Session::Impl {
   void prepare();
 };
 
+// def.plan(call) for `node`; an error that does not name a node yet (a checked
+// size product, out of memory) is rethrown naming this one.
+void plan_naming_node(const OpDef& def, OpCall& call, const OpNode& node);
+
 // True for ATen in-place ops ("aten.add_.Tensor", "aten.index_copy_.default").
 bool is_inplace_op(const std::string& op_type);
 

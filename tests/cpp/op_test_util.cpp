@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/session_impl.h"
+
 namespace tir::test {
 
 Attr ints(const std::vector<int64_t>& v) {
@@ -36,7 +38,7 @@ OpRun run_op(const std::string& op_type, const std::vector<Tensor>& inputs, Attr
   if (!def) throw std::runtime_error("op not registered: " + op_type);
   OpCall call(r.node);
   call.in = inputs;
-  def->plan(call);
+  plan_naming_node(*def, call, r.node);  // as a session plans it
   for (auto& t : call.out) {
     if (t.buffer && !t.buffer->data) {
       t.buffer->owned.assign(t.buffer->nbytes ? t.buffer->nbytes : 1, 0xAB);

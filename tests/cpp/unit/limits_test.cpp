@@ -335,6 +335,37 @@ TEST(Limits, ViewAndRepeatProductsAreOverflowChecked) {
               HasSubstr("overflows int64"));
 }
 
+// Kernels step one stride past the last window; huge strides, paddings and
+// dilations must either not matter (one window) or be refused at plan time.
+TEST(Limits, SlidingWindowGeometryIsBounded) {
+  const Tensor x = tensor_f32({1, 1, 1, 3}, {1, 2, 3});
+  const Tensor w = tensor_f32({1, 1, 1, 1}, {2});
+  // One output column: the stride never steps, so any stride gives torch's answer.
+  const Tensor y = run_op("aten.conv2d.default", {x, w}, {{"stride", ints({1, INT64_MAX - 1})}}).out[0];
+  ASSERT_EQ(y.shape, Shape({1, 1, 1, 1}));
+  EXPECT_EQ(y.data<float>()[0], 2.0f);
+  // Two output columns reached only through a padding near 2^62: refused, naming the node.
+  const std::string err = error_of([&] {
+    run_op("aten.conv2d.default", {x, w}, {{"stride", ints({1, INT64_MAX - 1})}, {"padding", ints({0, (1LL << 62) - 2})}});
+  });
+  EXPECT_THAT(err, HasSubstr("(aten.conv2d.default): window geometry too large"));
+  EXPECT_THAT(error_of([&] { run_op("aten.conv2d.default", {x, w}, {{"padding", ints({0, INT64_MAX / 2})}}); }),
+              HasSubstr("(aten.conv2d.default): sliding window geometry: 3 + 9223372036854775806 overflows int64"));
+  EXPECT_THAT(error_of([&] {
+                run_op("aten.convolution.default", {x, w},
+                       {{"stride", ints({1, 1LL << 41})}, {"padding", ints({0, 0})}, {"dilation", ints({1, 1})},
+                        {"transposed", B(true)}, {"output_padding", ints({0, 0})}, {"groups", I(1)}});
+              }),
+              HasSubstr("window geometry too large"));
+  const Tensor img = tensor_f32({1, 1, 2}, {1, 2});
+  EXPECT_THAT(error_of([&] {
+                run_op("aten.im2col.default", {img},
+                       {{"kernel_size", ints({1, 1LL << 40})}, {"dilation", ints({1, 1})},
+                        {"padding", ints({0, 1LL << 40})}, {"stride", ints({1, 1})}});
+              }),
+              HasSubstr("(aten.im2col.default): window geometry too large"));
+}
+
 // --- scale ---------------------------------------------------------------------
 
 // Process CPU seconds: wall time on a loaded CI machine says little.
