@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/dispatch.h"
+#include "core/wrap_int.h"
 #include "kernels/parallel.h"
 #include "core/strided.h"
 
@@ -35,10 +36,6 @@ namespace {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kGeluTanhBeta = 0.79788456080286535588;  // sqrt(2/pi)
-
-// Integer arithmetic wraps like torch's (two's complement) without signed-overflow UB.
-template <typename T> inline T wrap_add(T a, T b) { return T(uint64_t(a) + uint64_t(b)); }
-template <typename T> inline T wrap_mul(T a, T b) { return T(uint64_t(a) * uint64_t(b)); }
 
 // Elements per task: cheap maps (add, compare) vs transcendental ones (exp, erf).
 constexpr int64_t kCheapGrain = int64_t(1) << 16;

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/dispatch.h"
+#include "core/wrap_int.h"
 #include "core/strided.h"
 #include "core/thread_pool.h"
 #include "hwy/highway.h"
@@ -330,11 +331,9 @@ void addc_kernel(bool divide, const Tensor& out, const Tensor& self, const Tenso
       if (divide) return map3<T>(out, self, t1, t2, [v](T s, T x, T y) { return s + v * x / y; });
       return map3<T>(out, self, t1, t2, [v](T s, T x, T y) { return s + v * x * y; });
     } else if constexpr (!std::is_same_v<T, bool>) {
-      // Integers wrap like torch's (two's complement), without signed-overflow UB.
-      using U = std::make_unsigned_t<T>;
       const T v = value.is_floating() ? convert<T>(value.f) : T(value.i);
       if (!divide)
-        return map3<T>(out, self, t1, t2, [v](T s, T x, T y) { return T(U(s) + U(v) * U(x) * U(y)); });
+        return map3<T>(out, self, t1, t2, [v](T s, T x, T y) { return wrap_add(s, wrap_mul(wrap_mul(v, x), y)); });
     }
     throw ExecutionError(std::string("addcmul/addcdiv kernel: not supported for dtype ") + dtype_name(out.dtype));
   });

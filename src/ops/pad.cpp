@@ -99,6 +99,8 @@ std::vector<uint8_t> fill_bytes(DType d, const Scalar& s) {
 }
 
 void pad_into(const Tensor& x, const Tensor& out, const PadSpec& p) {
+  // An empty output may still have a huge dim (0 x 2^60): no index maps for it.
+  if (out.numel() == 0) return;
   const int64_t nd = x.dim(), npad = int64_t(p.pad.size()) / 2;
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
   for (int64_t d = 0; d < nd; ++d) {
@@ -109,7 +111,6 @@ void pad_into(const Tensor& x, const Tensor& out, const PadSpec& p) {
     for (int64_t o = 0; o < int64_t(m.size()); ++o)
       m[size_t(o)] = j < npad ? source_index(p.mode, o, left, right, x.shape[size_t(d)]) : o;
   }
-  if (out.numel() == 0) return;
   const std::vector<uint8_t> fill = fill_bytes(out.dtype, p.value);
   reindex_copy(x.raw(), x.strides, dtype_size(x.dtype), maps, out.raw(), fill.data());
 }

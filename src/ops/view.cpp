@@ -373,7 +373,7 @@ void plan_as_strided(OpCall& c) {
     c.check(size[d] >= 0, "as_strided: negative size in " + shape_to_string(size));
     c.check(stride[d] >= 0, "as_strided: negative strides are not supported, got strides: " + shape_to_string(stride));
     empty = empty || size[d] == 0;
-    if (size[d] > 0) last += (size[d] - 1) * stride[d];
+    if (size[d] > 0) last = checked_add(last, checked_mul(size[d] - 1, stride[d], "as_strided extent"), "as_strided extent");
   }
   const int64_t storage = int64_t(x.buffer->nbytes / dtype_size(x.dtype));
   c.check(empty || last < storage, "as_strided: sizes " + shape_to_string(size) + ", strides " +

@@ -222,6 +222,16 @@ TEST(EwMath, Errors) {
   EXPECT_THAT(error_of([&] { run1("aten.addcmul.default", {c, f, f}); }), HasSubstr("complex"));
 }
 
+// Integer addcmul wraps in its own width like torch (int16: -140 * -140 * 2 + 7 = 39207 -> -26329),
+// with no signed-overflow UB on the way (uint16 products promote to int).
+TEST(EwMath, IntegerAddcmulWraps) {
+  const Tensor s = tensor_of(DType::I16, {2}, {7, 1});
+  const Tensor x = tensor_of(DType::I16, {2}, {-140, 32767});
+  const Tensor y = run1("aten.addcmul.default", {s, x, x}, {{"value", I(2)}});
+  EXPECT_EQ(y.data<int16_t>()[0], int16_t(-26329));
+  EXPECT_EQ(y.data<int16_t>()[1], int16_t(uint16_t(1 + 2u * 32767u * 32767u)));
+}
+
 TEST(EwMath, RreluWithNoiseFunctional) {
   // torch 2.0-2.6 core IR (not in LibTorch 1.13): eval = leaky_relu with slope (lower+upper)/2,
   // noise returned unchanged.
