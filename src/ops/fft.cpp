@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
 #include "kernels/fft.h"
 #include "ops/op.h"
 
@@ -122,7 +123,7 @@ void plan_c2r(OpCall& call) {
   for (int64_t d : st->dims) {
     const int64_t s = d == last ? n : self.shape[size_t(d)];
     st->sizes.push_back(s);
-    total *= s;
+    total = checked_mul(total, s, "fft signal size");
   }
   check_sizes(call, st->sizes);
   call.check(self.shape[size_t(last)] >= 1, "needs at least one input bin along the last dim");

@@ -76,6 +76,7 @@ void Session::Impl::run_dynamic() {
   std::unordered_map<std::string, Tensor> resized;  // this run's re-planned values
   for (auto& sp : steps) {
     Step& step = *sp;
+    running = step.node;
     bool replan = false, inputs_resized = false;
     std::vector<Shape> shapes;  // the data's sizes when the inputs are the planned ones
     if (step.dynamic) {

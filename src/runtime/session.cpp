@@ -65,16 +65,19 @@ Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<I
 
 Session::~Session() = default;
 
+void rethrow_naming_node(const ExecutionError& e, const OpNode& node) {
+  if (std::string(e.what()).rfind("node '", 0) == 0) throw e;
+  throw ExecutionError("node '" + node.name + "' (" + node.op_type + "): " + e.what());
+}
+
 void plan_naming_node(const OpDef& def, OpCall& call, const OpNode& node) {
-  const std::string where = "node '" + node.name + "' (" + node.op_type + "): ";
   try {
     def.plan(call);
   } catch (const std::bad_alloc&) {
-    throw ExecutionError(where + "out of memory while planning; " + kRaiseLimitsHint +
-                         " only if the machine has the memory");
+    throw ExecutionError("node '" + node.name + "' (" + node.op_type + "): out of memory while planning; " +
+                         kRaiseLimitsHint + " only if the machine has the memory");
   } catch (const ExecutionError& e) {
-    if (std::string(e.what()).rfind("node '", 0) == 0) throw;
-    throw ExecutionError(where + e.what());
+    rethrow_naming_node(e, node);
   }
 }
 
@@ -347,14 +350,21 @@ void Session::run_slots() {
   if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
   if (!s.prepared) s.prepare();  // models without weights never call bind()
   s.profile.clear();
-  if (s.has_dynamic) {  // data-dependent sizes: runtime/dynamic.cpp
-    s.run_dynamic();
-    return;
-  }
-  for (auto& step : s.steps) {
-    if (!step->def->run || step->covered) continue;
-    if (s.profiling) s.run_step(step->call, *step);
-    else step->def->run(step->call);
+  s.running = nullptr;
+  try {  // one handler for the whole run: kernels that throw without a node name get the running node's
+    if (s.has_dynamic) {  // data-dependent sizes: runtime/dynamic.cpp
+      s.run_dynamic();
+      return;
+    }
+    for (auto& step : s.steps) {
+      if (!step->def->run || step->covered) continue;
+      s.running = step->node;
+      if (s.profiling) s.run_step(step->call, *step);
+      else step->def->run(step->call);
+    }
+  } catch (const ExecutionError& e) {
+    if (!s.running) throw;
+    rethrow_naming_node(e, *s.running);
   }
 }
 

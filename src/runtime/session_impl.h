@@ -56,6 +56,7 @@ struct Session::Impl {
   bool bound = false;
   bool prepared = false;  // prepare() ran since the last bind
   bool profiling = false;
+  const OpNode* running = nullptr;  // the node whose run is in progress, to name it in errors
   std::vector<NodeTiming> profile;
   // Fusion: (buffer, buffer it shares memory with) pairs for the memory plan.
   std::vector<std::pair<Buffer*, Buffer*>> merged_buffers;
@@ -83,6 +84,8 @@ struct Session::Impl {
 // def.plan(call) for `node`; an error that does not name a node yet (a checked
 // size product, out of memory) is rethrown naming this one.
 void plan_naming_node(const OpDef& def, OpCall& call, const OpNode& node);
+// Rethrows e, prefixed with "node '<name>' (<op>): " unless it names a node already.
+[[noreturn]] void rethrow_naming_node(const ExecutionError& e, const OpNode& node);
 
 // True for ATen in-place ops ("aten.add_.Tensor", "aten.index_copy_.default").
 bool is_inplace_op(const std::string& op_type);
