@@ -2,6 +2,7 @@
 // forms, scalar_tensor) and the triangle masks tril/triu. dtype attrs may be
 // strings or ScalarType ints (OpCall::dtype); device/layout/pin_memory are
 // ignored. f16/bf16 requests give f32 tensors (the engine's compute dtype).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -193,6 +194,8 @@ void run_linspace(OpCall& call) {
 void zero_outside_triangle(const Tensor& t, bool lower, int64_t diag) {
   const size_t nd = t.shape.size();
   const int64_t rows = t.shape[nd - 2], cols = t.shape[nd - 1];
+  // Past the matrix either way a diagonal keeps all or nothing; clamping keeps i + diag + 1 in range.
+  diag = std::clamp<int64_t>(diag, -rows - 1, cols + 1);
   const int64_t rs = t.strides[nd - 2], cs = t.strides[nd - 1];
   const size_t esz = dtype_size(t.dtype);
   uint8_t* base = t.raw();

@@ -76,7 +76,7 @@ void plan_diag(OpCall& c) {
   c.check(x.dim() == 1 || x.dim() == 2, "diag(): Supports 1D or 2D tensors. Got " + std::to_string(x.dim()) + "D");
   const int64_t k = c.i("diagonal", 0);
   if (x.dim() == 2) return (void)c.fresh(0, x.dtype, diagonal_view(c, x, k, 0, 1).shape);
-  const int64_t n = checked_add(x.shape[0], k < 0 ? -k : k, "diag size");
+  const int64_t n = checked_add(x.shape[0], k < 0 ? checked_mul(-1, k, "diag size") : k, "diag size");
   c.fresh(0, x.dtype, {n, n});
 }
 

@@ -452,6 +452,17 @@ TEST(CreationOps, TrilTriuDiagonal) {
   Tensor base = tensor_f32({2, 2}, {1, 2, 3, 4});
   run_op("aten.triu_.default", {transposed(base)});
   EXPECT_THAT(values_f32(base), ElementsAre(1, 0, 3, 4));
+  // Diagonals far past the matrix keep all or nothing (no overflow in i + diagonal + 1).
+  r = run_op("aten.tril.default", {x}, {{"diagonal", I(INT64_MAX)}});
+  EXPECT_THAT(values_f32(r.out[0]), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9));
+  r = run_op("aten.triu.default", {x}, {{"diagonal", I(INT64_MIN)}});
+  EXPECT_THAT(values_f32(r.out[0]), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9));
+  r = run_op("aten.tril.default", {x}, {{"diagonal", I(INT64_MIN)}});
+  EXPECT_THAT(values_f32(r.out[0]), ElementsAre(0, 0, 0, 0, 0, 0, 0, 0, 0));
+  r = run_op("aten.triu.default", {x}, {{"diagonal", I(-3)}});
+  EXPECT_THAT(values_f32(r.out[0]), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9));
+  r = run_op("aten.triu.default", {x}, {{"diagonal", I(3)}});
+  EXPECT_THAT(values_f32(r.out[0]), ElementsAre(0, 0, 0, 0, 0, 0, 0, 0, 0));
 }
 
 }  // namespace
