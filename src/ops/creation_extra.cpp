@@ -99,7 +99,7 @@ void plan_resize(OpCall& c) {
   }
   const int64_t n = checked_numel(size, "resize_");
   const int64_t storage = int64_t(x.buffer->nbytes / dtype_size(x.dtype));
-  c.check(n == 0 || x.offset + n <= storage,
+  c.check(n == 0 || n <= storage - x.offset,
           "resize_ to " + shape_to_string(size) + " needs " + std::to_string(n) + " elements from offset " +
               std::to_string(x.offset) + ", but the storage holds " + std::to_string(storage) +
               ": growing a tensor leaves its new elements uninitialized in torch and is not supported");
