@@ -4,7 +4,9 @@
 // reindex_copy, so strided inputs need no copy first.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/checked.h"
 #include "core/dispatch.h"
@@ -98,21 +100,31 @@ std::vector<uint8_t> fill_bytes(DType d, const Scalar& s) {
   return bytes;
 }
 
-void pad_into(const Tensor& x, const Tensor& out, const PadSpec& p) {
-  // An empty output may still have a huge dim (0 x 2^60): no index maps for it.
-  if (out.numel() == 0) return;
-  const int64_t nd = x.dim(), npad = int64_t(p.pad.size()) / 2;
-  std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
+// What a run needs, built once at plan: the per-dim index maps (output index
+// -> input index, -1 for the fill) and the fill value's bytes.
+struct PadState {
+  bool empty = false;  // no output elements: nothing to copy
+  std::vector<std::vector<int64_t>> maps;
+  std::vector<uint8_t> fill;
+};
+
+std::shared_ptr<PadState> pad_state(const Shape& in_shape, const Shape& out_shape, DType dtype, const PadSpec& p) {
+  auto st = std::make_shared<PadState>();
+  // An empty output may still have a huge dim (0 x 2^60): no maps for it.
+  st->empty = shape_numel(out_shape) == 0;
+  if (st->empty) return st;
+  const int64_t nd = int64_t(in_shape.size()), npad = int64_t(p.pad.size()) / 2;
+  st->maps.resize(size_t(nd));
   for (int64_t d = 0; d < nd; ++d) {
     const int64_t j = nd - 1 - d;  // pad pair index of this dim
     const int64_t left = j < npad ? p.pad[size_t(2 * j)] : 0, right = j < npad ? p.pad[size_t(2 * j + 1)] : 0;
-    auto& m = maps[size_t(d)];
-    m.resize(size_t(out.shape[size_t(d)]));
+    auto& m = st->maps[size_t(d)];
+    m.resize(size_t(out_shape[size_t(d)]));
     for (int64_t o = 0; o < int64_t(m.size()); ++o)
-      m[size_t(o)] = j < npad ? source_index(p.mode, o, left, right, x.shape[size_t(d)]) : o;
+      m[size_t(o)] = j < npad ? source_index(p.mode, o, left, right, in_shape[size_t(d)]) : o;
   }
-  const std::vector<uint8_t> fill = fill_bytes(out.dtype, p.value);
-  reindex_copy(x.raw(), x.strides, dtype_size(x.dtype), maps, out.raw(), fill.data());
+  st->fill = fill_bytes(dtype, p.value);
+  return st;
 }
 
 Mode parse_mode(const OpCall& c, const std::string& s) {
@@ -150,9 +162,17 @@ PadSpec fixed_pad_spec(const OpCall& c) {
 OpDef pad_def(PadSpec (*spec)(const OpCall&)) {
   auto plan = [spec](OpCall& c) {
     c.expect_inputs(1, 1);
-    c.fresh(0, c.in[0].dtype, padded_shape(c, c.in[0], spec(c)));
+    const PadSpec p = spec(c);
+    const Shape out = padded_shape(c, c.in[0], p);
+    c.fresh(0, c.in[0].dtype, out);
+    c.state = pad_state(c.in[0].shape, out, c.in[0].dtype, p);
   };
-  auto run = [spec](OpCall& c) { pad_into(c.in[0], c.out[0], spec(c)); };
+  auto run = [](OpCall& c) {
+    const auto& st = c.state_as<PadState>();
+    if (st.empty) return;
+    const Tensor& x = c.in[0];
+    reindex_copy(x.raw(), x.strides, dtype_size(x.dtype), st.maps, c.out[0].raw(), st.fill.data());
+  };
   return {plan, run};
 }
 

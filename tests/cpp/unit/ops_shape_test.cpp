@@ -45,6 +45,12 @@ TEST(PadOps, ConstantReflectReplicateCircular) {
                   {{"pad", ints({0, 0, 1, 0})}, {"value", F(9.7)}});
   EXPECT_EQ(r.out[0].shape, (Shape{3, 2}));
   EXPECT_THAT(values_i64(r.out[0]), ElementsAre(9, 9, 1, 3, 2, 4));  // 9.7 truncates into int64
+  // A 0-d input with no pads copies its one value; a dim cropped to 0 gives an empty output
+  // (torch 2.14 allows it; 1.13 refused a 0 as "negative").
+  r = run_op("aten.constant_pad_nd.default", {tensor_i64({}, {5})}, {{"pad", ints({})}});
+  EXPECT_THAT(values_i64(r.out[0]), ElementsAre(5));
+  r = run_op("aten.constant_pad_nd.default", {tensor_i64({2, 2}, {1, 2, 3, 4})}, {{"pad", ints({0, 3, -2, 0})}});
+  EXPECT_EQ(r.out[0].shape, (Shape{0, 5}));
 }
 
 TEST(PadOps, Errors) {
