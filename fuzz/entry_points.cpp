@@ -15,6 +15,7 @@
 #include "ir/validator.h"
 #include "op_input.h"
 #include "ops/op.h"
+#include "runtime/session_impl.h"
 #include "weights/safetensors.h"
 #include "weights/torch_save.h"
 
@@ -249,7 +250,7 @@ void op_entry(const uint8_t* data, size_t size) {
     // Plan alone first: it tells the output shapes the graph must declare.
     OpCall probe(node);
     for (const auto& in : inputs) probe.in.push_back(make_unplanned(compute_dtype(in.dtype), in.shape, in.name));
-    def->plan(probe);
+    plan_naming_node(*def, probe, node);  // as a session plans it
     if (probe.out.size() != n_out) node.outputs.resize(probe.out.size(), meta("", DType::F32, {}));
     for (size_t k = 0; k < probe.out.size(); ++k) {
       if (!probe.out[k].defined()) return;  // an output the op leaves unset: nothing to declare

@@ -50,4 +50,10 @@ std::vector<int64_t> values_i64(const Tensor& t) {
   return std::vector<int64_t>(c.data<int64_t>(), c.data<int64_t>() + c.numel());
 }
 
+Tensor iota_f32(const Shape& shape) {
+  std::vector<float> v(size_t(shape_numel(shape)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  return tensor_f32(shape, v);
+}
+
 }  // namespace tir::test

@@ -21,6 +21,8 @@ Tensor tensor_f32(const Shape& shape, const std::vector<float>& values);
 Tensor tensor_i64(const Shape& shape, const std::vector<int64_t>& values);
 std::vector<float> values_f32(const Tensor& t);    // any dtype, row-major logical order
 std::vector<int64_t> values_i64(const Tensor& t);
+// float32 tensor of `shape` holding 0, 1, 2, ... in row-major order.
+Tensor iota_f32(const Shape& shape);
 
 // n uniform values in [-1, 1), reproducible from the seed (kernel tests).
 inline std::vector<float> random_vec(size_t n, uint32_t seed) {

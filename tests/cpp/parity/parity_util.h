@@ -12,6 +12,7 @@
 #include "ir/model.h"
 #include "core/tensor.h"
 #include "weights/tensor_map.h"
+#include "../tensor_compare.h"
 
 namespace tir {
 
@@ -57,9 +58,8 @@ ParityInput wt(Shape s, double lo = -2, double hi = 2);                         
 
 // The tensor a ParityInput describes, in its base (un-transposed) layout.
 Tensor make_input(const ParityInput& spec, uint64_t seed);
-// One output: shape, compute dtype, then values; `what` names it in the message.
-::testing::AssertionResult compare_tensors(const Tensor& expected, const Tensor& actual, double rtol,
-                                           double atol, const std::string& what);
+// One output: shape, compute dtype, then values (tests/cpp/tensor_compare.h).
+using test::compare_tensors;
 }  // namespace parity
 
 }  // namespace tir

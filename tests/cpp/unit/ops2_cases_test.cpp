@@ -17,6 +17,7 @@
 #include "core/json.h"
 #include "ir/json_loader.h"
 #include "runtime/session.h"
+#include "tensor_compare.h"
 #include "test_util.h"
 
 namespace tir {
@@ -68,31 +69,6 @@ Tensor tensor_of(const json::Value& v) {
   return to_dtype_owned(d, compute_dtype(dt));
 }
 
-::testing::AssertionResult same(const Tensor& expected, const Tensor& actual, double rtol, double atol) {
-  const bool exact = !is_floating(expected.dtype);
-  const Tensor e = to_dtype_owned(expected, exact ? DType::I64 : DType::F64);
-  const Tensor a = to_dtype_owned(actual, exact ? DType::I64 : DType::F64);
-  int64_t bad = 0;
-  std::string first;
-  for (int64_t k = 0; k < e.numel(); ++k) {
-    bool ok;
-    double ev, av;
-    if (exact) {
-      ev = double(e.data<int64_t>()[k]);
-      av = double(a.data<int64_t>()[k]);
-      ok = e.data<int64_t>()[k] == a.data<int64_t>()[k];
-    } else {
-      ev = e.data<double>()[k];
-      av = a.data<double>()[k];
-      if (std::isnan(ev) || std::isnan(av)) ok = std::isnan(ev) && std::isnan(av);
-      else ok = ev == av || std::fabs(av - ev) <= atol + rtol * std::fabs(ev);
-    }
-    if (!ok && bad++ < 3) first += " [" + std::to_string(k) + "] got " + std::to_string(av) + " want " + std::to_string(ev);
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << e.numel() << " elements differ:" << first;
-}
-
 TEST(Ops2Cases, ReplayTorch2Cases) {
   const std::vector<std::string> files = case_files();
   ASSERT_FALSE(files.empty()) << "no cases under " << test::fixtures_dir() << "/ops2";
@@ -124,7 +100,7 @@ TEST(Ops2Cases, ReplayTorch2Cases) {
       EXPECT_EQ(shape_to_string(got.shape), shape_to_string(shape_of(o)));
       EXPECT_EQ(dtype_name(got.dtype), dtype_name(compute_dtype(parse_dtype(o["dtype"].string()))));
       if (o["data"].is_null() || got.shape != shape_of(o)) continue;
-      EXPECT_TRUE(same(tensor_of(o), got, rtol, atol));
+      EXPECT_TRUE(test::compare_tensors(tensor_of(o), got, rtol, atol, "output"));
     }
   }
   // The ops whose torch-2 cases are committed (a missing directory fails here).
@@ -137,9 +113,9 @@ TEST(Ops2Cases, ReplayTorch2Cases) {
 // The replay itself can fail: a wrong expected value is reported.
 TEST(Ops2Cases, ComparisonDetectsDifferences) {
   const Tensor a = test::tensor_f32({3}, {1.0f, 2.0f, NAN});
-  EXPECT_TRUE(same(a, test::tensor_f32({3}, {1.0f, 2.0f, NAN}), 1e-6, 1e-6));
-  EXPECT_FALSE(same(a, test::tensor_f32({3}, {1.0f, 2.1f, NAN}), 1e-6, 1e-6));
-  EXPECT_FALSE(same(a, test::tensor_f32({3}, {1.0f, 2.0f, 0.0f}), 1e-6, 1e-6));
+  EXPECT_TRUE(test::compare_tensors(a, test::tensor_f32({3}, {1.0f, 2.0f, NAN}), 1e-6, 1e-6, "a"));
+  EXPECT_FALSE(test::compare_tensors(a, test::tensor_f32({3}, {1.0f, 2.1f, NAN}), 1e-6, 1e-6, "a"));
+  EXPECT_FALSE(test::compare_tensors(a, test::tensor_f32({3}, {1.0f, 2.0f, 0.0f}), 1e-6, 1e-6, "a"));
 }
 
 }  // namespace

@@ -15,12 +15,6 @@ namespace {
 using namespace test;
 using namespace ::testing;
 
-Tensor iota_f32(const Shape& shape) {
-  std::vector<float> v(size_t(shape_numel(shape)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
-  return tensor_f32(shape, v);
-}
-
 TEST(ReindexKernel, MapsAndFill) {
   const int64_t in[] = {1, 2, 3, 4, 5, 6};  // [2,3]
   int64_t out[8];

@@ -15,14 +15,8 @@ namespace {
 using namespace test;
 using namespace ::testing;
 
-Tensor iota(const Shape& shape) {
-  std::vector<float> v(size_t(shape_numel(shape)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
-  return tensor_f32(shape, v);
-}
-
 TEST(Tier3ShapeOps, ViewsShareTheInputBuffer) {
-  const Tensor x = iota({3, 4});
+  const Tensor x = iota_f32({3, 4});
   const Tensor d = run1("aten.diagonal.default", {x}, {{"offset", I(1)}});
   EXPECT_TRUE(d.same_storage(x));
   EXPECT_THAT(values_f32(d), ElementsAre(1, 6, 11));
@@ -34,7 +28,7 @@ TEST(Tier3ShapeOps, ViewsShareTheInputBuffer) {
   const OpRun split = run_op("aten.tensor_split.sections", {x}, {{"sections", I(3)}, {"dim", I(1)}}, 3);
   for (const Tensor& t : split.out) EXPECT_TRUE(t.same_storage(x));
   EXPECT_THAT(values_f32(split.out[0]), ElementsAre(0, 1, 4, 5, 8, 9));
-  const OpRun grid = run_op("aten.meshgrid.indexing", {iota({2}), iota({3})}, {{"indexing", S("xy")}}, 2);
+  const OpRun grid = run_op("aten.meshgrid.indexing", {iota_f32({2}), iota_f32({3})}, {{"indexing", S("xy")}}, 2);
   EXPECT_EQ(grid.out[0].shape, Shape({3, 2}));
   EXPECT_EQ(grid.out[0].strides, Strides({0, 1}));
   EXPECT_THAT(values_f32(grid.out[1]), ElementsAre(0, 0, 1, 1, 2, 2));
@@ -48,9 +42,9 @@ TEST(Tier3ShapeOps, ViewDtypeReinterpretsBytes) {
   EXPECT_EQ(u8.shape, Shape({8}));
   EXPECT_THAT(error_of([&] { run1("aten.view.dtype", {x}, {{"dtype", S("torch.float16")}}); }),
               HasSubstr("float16/bfloat16 values as float32"));
-  EXPECT_THAT(error_of([&] { run1("aten.view.dtype", {transposed(iota({2, 3}))}, {{"dtype", S("torch.uint8")}}); }),
+  EXPECT_THAT(error_of([&] { run1("aten.view.dtype", {transposed(iota_f32({2, 3}))}, {{"dtype", S("torch.uint8")}}); }),
               HasSubstr("self.stride(-1) must be 1"));
-  EXPECT_THAT(error_of([&] { run1("aten.view.dtype", {iota({3})}, {{"dtype", S("torch.float64")}}); }),
+  EXPECT_THAT(error_of([&] { run1("aten.view.dtype", {iota_f32({3})}, {{"dtype", S("torch.float64")}}); }),
               HasSubstr("self.size(-1) must be divisible by 2"));
 }
 
@@ -71,7 +65,7 @@ TEST(Tier3ShapeOps, EmptyOpsAreZeroFilledWithTheirShape) {
 }
 
 TEST(Tier3ShapeOps, ResizeShrinksInPlaceAndRefusesToGrow) {
-  const Tensor x = iota({3, 4});
+  const Tensor x = iota_f32({3, 4});
   const Tensor r = run1("aten.resize_.default", {x}, {{"size", ints({2, 5})}});
   EXPECT_TRUE(r.same_storage(x));
   EXPECT_THAT(values_f32(r), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
@@ -101,24 +95,24 @@ TEST(Tier3ShapeOps, EmbeddingRenormInPlace) {
 }
 
 TEST(Tier3ShapeOps, RefusedArguments) {
-  EXPECT_THAT(error_of([&] { run1("aten.take_along_dim.default", {iota({2, 3}), tensor_i64({2, 1}, {0, 3})}, {{"dim", I(1)}}); }),
+  EXPECT_THAT(error_of([&] { run1("aten.take_along_dim.default", {iota_f32({2, 3}), tensor_i64({2, 1}, {0, 3})}, {{"dim", I(1)}}); }),
               HasSubstr("out of bounds"));
-  EXPECT_THAT(error_of([&] { run1("aten.take_along_dim.default", {iota({2, 3}), tensor_i64({3}, {0, 1, 2})}, {{"dim", I(1)}}); }),
+  EXPECT_THAT(error_of([&] { run1("aten.take_along_dim.default", {iota_f32({2, 3}), tensor_i64({3}, {0, 1, 2})}, {{"dim", I(1)}}); }),
               HasSubstr("same number of dimensions"));
-  EXPECT_THAT(error_of([&] { run1("aten.channel_shuffle.default", {iota({1, 3, 2})}, {{"groups", I(2)}}); }),
+  EXPECT_THAT(error_of([&] { run1("aten.channel_shuffle.default", {iota_f32({1, 3, 2})}, {{"groups", I(2)}}); }),
               HasSubstr("divisible by groups"));
-  EXPECT_THAT(error_of([&] { run_op("aten.meshgrid.indexing", {iota({2}), iota({2})}, {{"indexing", S("yx")}}, 2); }),
+  EXPECT_THAT(error_of([&] { run_op("aten.meshgrid.indexing", {iota_f32({2}), iota_f32({2})}, {{"indexing", S("yx")}}, 2); }),
               HasSubstr("indexing must be one of"));
-  EXPECT_THAT(error_of([&] { run_op("aten.tensor_split.sections", {iota({4})}, {{"sections", I(3)}}, 2); }),
+  EXPECT_THAT(error_of([&] { run_op("aten.tensor_split.sections", {iota_f32({4})}, {{"sections", I(3)}}, 2); }),
               HasSubstr("the IR lists 2"));
-  const Tensor q = iota({1, 1, 2, 4});
+  const Tensor q = iota_f32({1, 1, 2, 4});
   EXPECT_THAT(error_of([&] {
                 run_op("aten._scaled_dot_product_efficient_attention.default", {q, q, q},
                        {{"compute_log_sumexp", B(true)}, {"dropout_p", F(0.1)}}, 4);
               }),
               HasSubstr("dropout_p"));
   EXPECT_THAT(error_of([&] {
-                run_op("aten._batch_norm_no_update.default", {iota({2, 3})}, {{"momentum", F(0.1)}, {"eps", F(1e-5)}}, 4);
+                run_op("aten._batch_norm_no_update.default", {iota_f32({2, 3})}, {{"momentum", F(0.1)}, {"eps", F(1e-5)}}, 4);
               }),
               HasSubstr("running_mean and running_var must be given"));
 }
