@@ -9,12 +9,13 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the compiler, and the header-only libraries the build reuses
 # from /usr/include (exposed to Emscripten through build/wasm-*/wasm-include).
-bash scripts/setup.sh emscripten cmake ninja-build libhwy-dev
+bash scripts/setup.sh emscripten cmake ninja-build libhwy-dev ccache
 
 # Emscripten's JS optimizer needs Debian's acorn. Do not set EM_CACHE: the
 # packaged cache is frozen and prebuilt (including the -mt libraries).
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 unset EM_CACHE
+export CCACHE_BASEDIR="$PWD"
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
