@@ -139,16 +139,18 @@ class OpCall {
   void ensure_out(size_t idx);
 };
 
+// Registered as {plan, run}, {plan, run, prepare}, ...: the optional members
+// default to empty, so a registration names only what the op has.
 struct OpDef {
   std::function<void(OpCall&)> plan;
-  std::function<void(OpCall&)> run;      // empty for pure view/no-op ops
-  std::function<void(OpCall&)> prepare;  // optional
+  std::function<void(OpCall&)> run{};      // empty for pure view/no-op ops
+  std::function<void(OpCall&)> prepare{};  // optional
   // The op applies call.epilogue (f32 output): the fusion pass may give it
   // the batch norm / residual add / activation that follow it.
   bool accepts_epilogue = false;
   // For data-dependent ops (OpCall::data_dependent): every output's shape for
   // the data now in call.in (run time, inputs only; out is not read).
-  std::function<std::vector<Shape>(const OpCall&)> infer_shapes;
+  std::function<std::vector<Shape>(const OpCall&)> infer_shapes{};
 };
 
 class OpRegistry {
