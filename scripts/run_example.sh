@@ -7,5 +7,14 @@
 # Arguments go to examples/node/digits.mjs (--threads N, --runs N, --show N).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build_wasm.sh
+# Builds only the WASM variant it runs: in Node the threaded one, the
+# single-threaded one for --threads 1 (as the loader picks, npm/lib/backend.js).
+variant=threaded
+args=("$@")
+for ((i = 0; i + 1 < ${#args[@]}; ++i)); do
+  if [ "${args[i]}" = --threads ]; then
+    if [[ "${args[i + 1]}" =~ ^0*1(\.0*)?$ ]]; then variant=simd; else variant=threaded; fi
+  fi
+done
+bash scripts/build_wasm.sh "$variant"
 node examples/node/digits.mjs "$@"
