@@ -12,8 +12,6 @@
 #include "ir/mermaid.h"
 #include "ir/validator.h"
 #include "runtime/session.h"
-#include "kernels/gemm.h"
-#include "kernels/selfcheck.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 
@@ -280,18 +278,6 @@ double heapBytes() { return double(emscripten_get_heap_size()); }
 
 }  // namespace
 
-// The kernels' SIMD-vs-reference sweeps (kernels/selfcheck.h), run inside this
-// build's SIMD target: {"gemm": {cases, failures, report}, "conv": {...}}.
-std::string kernelSelfcheck() {
-  auto one = [](const tir::SelfcheckResult& r) {
-    return "{\"cases\": " + std::to_string(r.cases) + ", \"failures\": " + std::to_string(r.failures) +
-           ", \"report\": " + json_string(r.report) + "}";
-  };
-  return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
-         ", \"pool\": " + one(tir::selfcheck_pool()) +
-         ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
-}
-
 EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::class_<TensorSources>("TensorSources")
       .function("addWeightsFile", &TensorSources::addWeightsFile)
@@ -330,5 +316,4 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::function("hasThreads", &hasThreads);
   emscripten::function("startedThreads", &startedThreads);
   emscripten::function("heapBytes", &heapBytes);
-  emscripten::function("kernelSelfcheck", &kernelSelfcheck);
 }

@@ -1,8 +1,11 @@
-// INTERNAL TEST HOOK, not part of the public API (bindings/API.md, "Internal").
-// _debugFault(kind) makes the engine fail the way a hostile file could before
-// issue 10's limits, so the JS layer's dead-instance recovery (npm/lib/backend.js)
-// can be tested without depending on a bug that the limits have since fixed.
-// It only ever harms the instance that calls it, which the JS layer discards.
+// INTERNAL TEST HOOKS, not part of the public API (bindings/API.md, "Internal").
+// Linked only into the test-only modules (CMake target tir_wasm_test,
+// scripts/build_wasm.sh --tests -> build/wasm-test/), never into npm/dist:
+// - _debugFault(kind) makes the engine fail the way a hostile file could before
+//   issue 10's limits, so the JS layer's dead-instance recovery (npm/lib/backend.js)
+//   can be tested without depending on a bug that the limits have since fixed.
+//   It only ever harms the instance that calls it, which the JS layer discards.
+// - _debugHeapInUse() for the soak test, kernelSelfcheck() for the kernel sweeps.
 #include <emscripten/bind.h>
 #include <emscripten/threading.h>
 #include <malloc.h>
@@ -14,6 +17,9 @@
 #include <string>
 
 #include "core/thread_pool.h"
+#include "glue.h"
+#include "kernels/gemm.h"
+#include "kernels/selfcheck.h"
 
 namespace {
 
@@ -75,9 +81,22 @@ std::string debug_fault(const std::string& kind) {
 // heapBytes(), which only grows, this shows a leak in a soak test.
 double debug_heap_in_use() { return double(mallinfo().uordblks); }
 
+// The kernels' SIMD-vs-reference sweeps (kernels/selfcheck.h), run inside this
+// build's SIMD target: {"gemm": {cases, failures, report}, "conv": {...}}.
+std::string kernel_selfcheck() {
+  auto one = [](const tir::SelfcheckResult& r) {
+    return "{\"cases\": " + std::to_string(r.cases) + ", \"failures\": " + std::to_string(r.failures) +
+           ", \"report\": " + tir_glue::json_string(r.report) + "}";
+  };
+  return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
+         ", \"pool\": " + one(tir::selfcheck_pool()) +
+         ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(torch_ir_wasm_debug) {
   emscripten::function("_debugFault", &debug_fault);
   emscripten::function("_debugHeapInUse", &debug_heap_in_use);
+  emscripten::function("kernelSelfcheck", &kernel_selfcheck);
 }

@@ -2,8 +2,11 @@
 # Builds both WebAssembly variants with Debian's Emscripten 3.1.6 into npm/dist/:
 #   torch-ir-wasm-simd-threaded.{js,wasm,worker.js}  (build/wasm-threaded)
 #   torch-ir-wasm-simd.{js,wasm}                     (build/wasm-simd)
-# Incremental: re-running recompiles only what changed.
-# Usage: scripts/build_wasm.sh [threaded|simd]...   (default: both)
+# --tests also links, from the same objects, the test-only modules that npm/test
+# needs into build/wasm-test/ (same file names, plus the internal hooks of
+# bindings/embind_debug.cpp; never shipped in npm/dist).
+# Incremental: re-running recompiles only what changed; ccache serves fresh build dirs.
+# Usage: scripts/build_wasm.sh [--tests] [threaded|simd]...   (default: both variants)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +23,14 @@ export CCACHE_BASEDIR="$PWD"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 jobs="$(nproc)"
-variants=("$@")
+targets=()
+variants=()
+for a in "$@"; do
+  case "$a" in
+    --tests) targets=(--target all tir_wasm_test) ;;
+    *) variants+=("$a") ;;
+  esac
+done
 [ ${#variants[@]} -gt 0 ] || variants=(threaded simd)
 
 for v in "${variants[@]}"; do
@@ -33,9 +43,11 @@ for v in "${variants[@]}"; do
   start=$SECONDS
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     emcmake cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-      -DTIR_WASM_THREADS=$threads -DTIR_WASM_DIST_DIR="$PWD/npm/dist" >/dev/null
+      -DTIR_WASM_THREADS=$threads -DTIR_WASM_DIST_DIR="$PWD/npm/dist" \
+      -DTIR_WASM_TEST_DIR="$PWD/build/wasm-test" >/dev/null
   fi
-  cmake --build "$dir" -j"$jobs"
+  cmake --build "$dir" -j"$jobs" "${targets[@]}"
   echo "build_wasm: $v built in $((SECONDS - start))s"
 done
 ls -l npm/dist/torch-ir-wasm-simd*
+[ ${#targets[@]} -eq 0 ] || ls -l build/wasm-test/torch-ir-wasm-simd*

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: installs missing packages, builds the native engine and both
-# WASM variants, generates the large fixtures (weights and expected outputs of
+# WASM variants (with their test-only modules in build/wasm-test), generates the large fixtures (weights and expected outputs of
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
 # parity, native CLI), the JS suites (node --test) on the WASM builds, the
 # package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), the
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh
 bash tools/make_fixtures.sh build/fixtures
 (cd build/native && TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)")
-bash scripts/build_wasm.sh
+bash scripts/build_wasm.sh --tests
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
 bash scripts/test_types.sh

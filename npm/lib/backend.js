@@ -201,7 +201,10 @@ export class Backend {
  */
 export async function debugFault(kind, options = {}) {
   const b = await getBackend(options);
-  if (typeof b.module._debugFault !== 'function') throw new TorchIrError('this WASM build has no _debugFault test hook: rebuild npm/dist');
+  if (typeof b.module._debugFault !== 'function') {
+    throw new TorchIrError('this WASM build has no _debugFault test hook: only the test-only modules have it ' +
+      '(scripts/build_wasm.sh --tests -> build/wasm-test/, selected with wasmPaths)');
+  }
   return String(b.call(`_debugFault('${kind}')`, () => b.module._debugFault(String(kind))));
 }
 

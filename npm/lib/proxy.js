@@ -142,9 +142,14 @@ function absolutePaths(p) {
   return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, absolute(v)]));
 }
 
-/** @internal test hook: bindings/embind_debug.cpp's _debugFault run in the proxy worker. */
+/**
+ * @internal test hook: bindings/embind_debug.cpp's _debugFault run in the proxy
+ * worker, on the module that loadIR there would use (options.wasmPaths, else
+ * env.wasmPaths: only the test-only modules have the hook).
+ */
 export function debugFaultProxy(kind, options = {}) {
-  const send = () => call({ op: 'debugFault', args: [kind, options] });
+  const wasmPaths = absolutePaths(options.wasmPaths ?? env.wasmPaths);
+  const send = () => call({ op: 'debugFault', args: [kind, { ...options, wasmPaths }] });
   const loading = prepareTransport();
   return loading ? loading.then(send) : send();
 }

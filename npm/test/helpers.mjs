@@ -2,7 +2,7 @@
 // runner lists this file as one passing entry.)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
 import { parseSafetensors, splitIo } from '../index.js';
 
@@ -23,6 +23,19 @@ export const DIST_FILES = [
 export function assertDist() {
   const missing = DIST_FILES.filter((f) => !existsSync(join(NPM_DIR, 'dist', f)));
   assert.deepEqual(missing, [], `npm/dist is missing ${missing.join(', ')}: run scripts/build_wasm.sh first`);
+}
+
+// The test-only WASM modules (scripts/build_wasm.sh --tests -> build/wasm-test/):
+// the dist builds' objects linked again with the internal hooks of
+// bindings/embind_debug.cpp (_debugFault, _debugHeapInUse, kernelSelfcheck),
+// which npm/dist does not ship. Same file names: select them with wasmPaths.
+export const TEST_WASM_DIR = join(REPO, 'build', 'wasm-test');
+export const TEST_WASM_PATHS = pathToFileURL(TEST_WASM_DIR).href + '/';
+
+export function assertTestBuild() {
+  assertDist();
+  const missing = DIST_FILES.filter((f) => !existsSync(join(TEST_WASM_DIR, f)));
+  assert.deepEqual(missing, [], `build/wasm-test is missing ${missing.join(', ')}: run scripts/build_wasm.sh --tests first`);
 }
 
 // Where tools/make_fixtures.sh writes a fixture's float64 truth (output.<i>, float64).

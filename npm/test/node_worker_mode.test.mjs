@@ -14,9 +14,9 @@ import {
   env, loadIR, EngineTrapError, ExecutionError, IRFormatError, TorchIrError, VerificationError, WeightLoadError,
 } from '../index.js';
 import { debugFaultProxy } from '../lib/proxy.js';
-import { NPM_DIR, TOL, assertClose, assertDist, fixture, ioInputs, readIo } from './helpers.mjs';
+import { NPM_DIR, TEST_WASM_PATHS, TOL, assertClose, assertTestBuild, fixture, ioInputs, readIo } from './helpers.mjs';
 
-assertDist();
+assertTestBuild(); // npm/dist, and build/wasm-test for debugFaultProxy
 afterEach(() => {
   env.proxy = false;
   env.numThreads = 0;
@@ -141,7 +141,8 @@ test('worker mode: errors keep their classes and messages', async () => {
   assert.ok(await both('bad input', (p) => (p ? inWorker : direct).execute(bad)) instanceof ExecutionError);
   const x = ioInputs(direct, io);
   assert.ok(await both('bad expected', (p) => (p ? inWorker : direct).verify(x, [new Float32Array(1)])) instanceof VerificationError);
-  await assert.rejects(debugFaultProxy('oob', { threads: 1 }), (e) => e instanceof EngineTrapError && /memory access out of bounds/.test(e.message));
+  // _debugFault: the worker's test-only module (its own instance; inWorker's stays up).
+  await assert.rejects(debugFaultProxy('oob', { threads: 1, wasmPaths: TEST_WASM_PATHS }), (e) => e instanceof EngineTrapError && /memory access out of bounds/.test(e.message));
   direct.dispose();
   await inWorker.dispose();
   await assert.rejects(inWorker.execute(x), (e) => e instanceof TorchIrError && /model is disposed/.test(e.message));

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker as NodeWorker } from 'node:worker_threads';
 import { env, loadIR, EngineTrapError, ExecutionError } from '../index.js';
 import { debugFaultProxy } from '../lib/proxy.js';
-import { TOL, assertClose, assertDist, fixture, ioInputs, readIo } from './helpers.mjs';
+import { TEST_WASM_PATHS, TOL, assertClose, assertTestBuild, fixture, ioInputs, readIo } from './helpers.mjs';
 
 const shims = [];
 
@@ -49,7 +49,7 @@ class WebWorkerShim {
 }
 
 before(() => {
-  assertDist();
+  assertTestBuild();
   globalThis.window = globalThis;
   globalThis.location = { href: pathToFileURL(process.cwd() + '/').href }; // proxy.js makes paths absolute
   globalThis.Worker = WebWorkerShim;
@@ -72,10 +72,15 @@ async function loadGood() {
 }
 
 test('proxy: a trap in the worker -> EngineTrapError; its models refuse; the next load works', async () => {
-  const victim = await loadGood();
-  await assert.rejects(debugFaultProxy('oob', { threads: 1 }), (e) => e instanceof EngineTrapError && /memory access out of bounds/.test(e.message));
-  await assert.rejects(victim.execute(ioInputs(victim, io)), (e) => e instanceof EngineTrapError && /discarded after a trap/.test(e.message));
-  (await loadGood()).dispose();
+  env.wasmPaths = TEST_WASM_PATHS; // _debugFault: the test-only modules, for the victim too
+  try {
+    const victim = await loadGood();
+    await assert.rejects(debugFaultProxy('oob', { threads: 1 }), (e) => e instanceof EngineTrapError && /memory access out of bounds/.test(e.message));
+    await assert.rejects(victim.execute(ioInputs(victim, io)), (e) => e instanceof EngineTrapError && /discarded after a trap/.test(e.message));
+    (await loadGood()).dispose();
+  } finally {
+    env.wasmPaths = undefined;
+  }
 });
 
 test('proxy: a worker that dies rejects the pending call at once; a new worker serves the next load', async () => {

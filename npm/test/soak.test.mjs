@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadIR, getBackend, ExecutionError, IRFormatError } from '../index.js';
-import { TOL, assertClose, assertDist, fixture, readIo } from './helpers.mjs';
+import { env, loadIR, getBackend, ExecutionError, IRFormatError } from '../index.js';
+import { TEST_WASM_PATHS, TOL, assertClose, assertTestBuild, fixture, readIo } from './helpers.mjs';
 
 // Tolerances, as bytes over the whole measured loop (after warm-up):
 // - WASM heap in use: every allocation of a load or a run is freed, so it
@@ -42,7 +42,8 @@ if (typeof globalThis.gc !== 'function') {
     console.log(summary);
   });
 } else {
-  before(assertDist);
+  before(assertTestBuild);
+  env.wasmPaths = TEST_WASM_PATHS; // _debugHeapInUse: the test-only modules
   soakTests();
 }
 

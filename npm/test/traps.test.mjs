@@ -2,14 +2,16 @@
 // calling thread or in a pthread worker, surfaces as an EngineTrapError, the
 // models on that instance fail clearly from then on, the process survives, and
 // the next load gets a fresh instance that runs a good model correctly.
-// The traps come from the internal test hook _debugFault (bindings/embind_debug.cpp).
+// The traps come from the internal test hook _debugFault (bindings/embind_debug.cpp),
+// which only the test-only modules have: every load in this file uses them.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadIR, getBackend, EngineTrapError, ExecutionError, TorchIrError } from '../index.js';
+import { env, loadIR, getBackend, EngineTrapError, ExecutionError, TorchIrError } from '../index.js';
 import { debugFault } from '../lib/backend.js';
-import { TOL, assertClose, assertDist, fixture, ioInputs, readIo } from './helpers.mjs';
+import { TEST_WASM_PATHS, TOL, assertClose, assertTestBuild, fixture, ioInputs, readIo } from './helpers.mjs';
 
-before(assertDist);
+before(assertTestBuild);
+env.wasmPaths = TEST_WASM_PATHS;
 
 const KINDS = ['unreachable', 'oob', 'stack', 'abort'];
 const TRAP_TEXT = {

@@ -1,7 +1,7 @@
 // Checks a packed torch-ir-wasm tarball as npm would publish it (run by
 // scripts/test_package.sh): the file list (everything the package reaches is
-// in, nothing else is), then publint. Usage: node check_package.mjs TARBALL FILE...
-// (FILE: the paths `npm pack --json` listed).
+// in, nothing else is), no test hook in a packed .wasm, then publint.
+// Usage: node check_package.mjs TARBALL FILE... (FILE: the paths `npm pack --json` listed).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,16 @@ const allowed = [
 for (const f of files) if (!allowed.some((re) => re.test(f))) problems.push(`unexpected file in the tarball: ${f}`);
 for (const d of ['dist/torch-ir-wasm-simd.wasm', 'dist/torch-ir-wasm-simd-threaded.wasm', 'LICENSE', 'README.md']) {
   if (!files.has(d)) problems.push(`${d} is not in the tarball`);
+}
+// Test code stays out of the shipped builds: no packed .wasm registers an
+// internal hook of bindings/embind_debug.cpp (only the test-only modules in
+// build/wasm-test have them; Embind keeps each name as a string in the module).
+for (const f of files) {
+  if (!f.endsWith('.wasm')) continue;
+  const bytes = readFileSync(join(NPM_DIR, f)).toString('latin1');
+  for (const hook of ['_debugFault', '_debugHeapInUse', 'kernelSelfcheck']) {
+    if (bytes.includes(hook)) problems.push(`${f} registers the test hook ${hook} (test code in a dist build)`);
+  }
 }
 if (pkg.license !== 'Apache-2.0') problems.push(`package.json license is ${pkg.license}`);
 if (Object.keys(pkg.dependencies ?? {}).length) problems.push('the package must have no runtime dependencies');
