@@ -264,16 +264,17 @@ int cmd_ops(const Args&) {
 }
 
 int cmd_parity(const Args& a) {
-  require_device(a.get("--device", "cpu"));  // before anything is loaded
-  Model m = load_model_file(ir_path(a));
-  const std::string io_path = required(a, "--io");
-  TensorMap io = read_weights_file(io_path);
   ParityOptions o;
   o.rtol = a.num("--rtol", 1e-4);
   o.atol = a.num("--atol", 1e-4);
   o.device = a.get("--device", "cpu");
   o.criterion = a.get("--criterion");
+  o.criterion = parity_criterion(o);
   o.limits = limits_from_args(a);
+  require_device(o.device);  // before anything is loaded
+  Model m = load_model_file(ir_path(a));
+  const std::string io_path = required(a, "--io");
+  TensorMap io = read_weights_file(io_path);
   auto [weights, constants] = read_sources(a, m);
   return run_parity(m, weights, constants, io_inputs(m, io, io_path), o, std::cout);
 }

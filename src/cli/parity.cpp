@@ -16,6 +16,12 @@
 
 namespace tir::cli {
 
+std::string parity_criterion(const ParityOptions& o) {
+  const std::string c = o.criterion.empty() ? (o.device == "cpu" ? "rtol" : "truth64") : o.criterion;
+  if (c != "rtol" && c != "truth64") throw UsageError("--criterion must be rtol or truth64, got '" + c + "'");
+  return c;
+}
+
 #ifndef TIR_HAVE_LIBTORCH
 [[noreturn]] void no_backend() { throw Error("this torchir was built without the LibTorch backend"); }
 void require_device(const std::string& device) {
@@ -31,6 +37,8 @@ int run_parity(const Model&, const TensorMap&, const TensorMap&, const std::vect
 }
 #else
 void require_device(const std::string& device) {
+  if (device.rfind("cpu", 0) != 0 && device.rfind("cuda", 0) != 0)
+    throw UsageError("--device must be cpu, cuda or cuda:N, got '" + device + "'");
   std::string why;
   try {
     why = device_unavailable_reason(device);
@@ -87,9 +95,7 @@ std::string sci(double v) {
 
 int run_parity(const Model& model, const TensorMap& weights, const TensorMap& constants,
                const std::vector<Tensor>& inputs, const ParityOptions& o, std::ostream& out) {
-  const std::string criterion = o.criterion.empty() ? (o.device == "cpu" ? "rtol" : "truth64") : o.criterion;
-  if (criterion != "rtol" && criterion != "truth64")
-    throw UsageError("--criterion must be rtol or truth64, got '" + criterion + "'");
+  const std::string criterion = parity_criterion(o);
   require_device(o.device);
 
   SessionOptions so;

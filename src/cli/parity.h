@@ -37,6 +37,9 @@ constexpr int kExitNoDevice = 3;
 // loading anything.
 void require_device(const std::string& device);
 
+// The criterion `o` asks for ("rtol" or "truth64"; empty: by device); UsageError otherwise.
+std::string parity_criterion(const ParityOptions& o);
+
 std::vector<Tensor> run_reference(const Model& model, const TensorMap& weights, const TensorMap& constants,
                                   const std::vector<Tensor>& inputs, const std::string& device);
 // Runs both backends (and for truth64 the yardstick and float64 runs), prints one line per node

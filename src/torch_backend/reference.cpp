@@ -353,11 +353,15 @@ std::string device_unavailable_reason(const std::string& device) {
 std::string device_settings(const std::string& device) {
   const c10::Device d = parse_device(device);
   if (!d.is_cuda()) return "cpu";
-  const at::Context& ctx = at::globalContext();
-  const bool tf32 = ctx.allowTF32CuBLAS() || ctx.allowTF32CuDNN();
-  return std::string("TF32 ") + (tf32 ? "ON" : "off") + " (cuBLAS allow_tf32=" +
-         (ctx.allowTF32CuBLAS() ? "1" : "0") + ", cuDNN allow_tf32=" + (ctx.allowTF32CuDNN() ? "1" : "0") +
-         "), reduced-precision cuBLAS reductions off, cuDNN benchmark " + (ctx.benchmarkCuDNN() ? "on" : "off");
+  try {
+    const at::Context& ctx = at::globalContext();
+    const bool blas = ctx.allowTF32CuBLAS(), dnn = ctx.allowTF32CuDNN();
+    return std::string("TF32 ") + (blas || dnn ? "ON" : "off") + " (cuBLAS allow_tf32=" + (blas ? "1" : "0") +
+           ", cuDNN allow_tf32=" + (dnn ? "1" : "0") + "), reduced-precision cuBLAS reductions off, cuDNN benchmark " +
+           (ctx.benchmarkCuDNN() ? "on" : "off");
+  } catch (const std::exception& e) {
+    return "TF32 state unknown: " + what_of(e);
+  }
 }
 
 }  // namespace tir
