@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_check.sh [--device cuda|cpu] [--out DIR] [--build DIR] [--fixtures DIR]
+# gpu_check.sh [--device cuda|cpu] [--out DIR] [--build DIR] [--fixtures DIR] [--jobs N]
 #
 # The one command for a GPU machine (docs/gpu-parity.md): builds the torchir CLI with the
 # LibTorch backend from the files in this tree, generates the fixture weights that are not
@@ -15,6 +15,7 @@
 #   --build    build folder: default build/native when it is configured (CI), else build/gpu
 #              (configured here: Release, tests off, LibTorch required, Ninja when present).
 #   --fixtures generated fixtures folder (default build/fixtures).
+#   --jobs     fixtures checked at a time (default 4 on cuda, 1 on cpu).
 # Environment: TIR_PYTHON (the Python with torch + torchvision for make_fixtures.sh; default
 # /usr/bin/python3 when it imports them, else python3), TIR_GPU_CHECK_TIMEOUT (seconds per
 # fixture, default 300).
@@ -27,19 +28,22 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 T0=$(date +%s)
 
-DEVICE=cuda OUT=build/gpu-check BUILD= FIX=build/fixtures
+DEVICE=cuda OUT=build/gpu-check BUILD= FIX=build/fixtures PAR=
 while [[ $# -gt 0 ]]; do
     case $1 in
         --device) DEVICE=${2:-}; shift 2 ;;
         --out) OUT=${2:-}; shift 2 ;;
         --build) BUILD=${2:-}; shift 2 ;;
         --fixtures) FIX=${2:-}; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --jobs) PAR=${2:-}; shift 2 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "gpu_check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 [[ $DEVICE == cuda || $DEVICE == cpu ]] || { echo "gpu_check: --device must be cuda or cpu" >&2; exit 2; }
 [[ -n $OUT && -n $FIX ]] || { echo "gpu_check: --out and --fixtures need a folder" >&2; exit 2; }
+[[ -z $PAR ]] && { [[ $DEVICE == cuda ]] && PAR=4 || PAR=1; }
+[[ $PAR =~ ^[1-9][0-9]*$ ]] || { echo "gpu_check: --jobs must be a positive number" >&2; exit 2; }
 mkdir -p "$OUT" "$FIX"
 OUT=$(cd "$OUT" && pwd) FIX=$(cd "$FIX" && pwd)
 REPORT=$OUT/gpu-check.md LOG=$OUT/gpu-check.log
@@ -82,12 +86,22 @@ TORCHIR=$REPO/$BUILD/torchir
 [[ $BUILD == /* ]] && TORCHIR=$BUILD/torchir
 BUILD_S=$(elapsed "$T_BUILD")
 
+# --- can LibTorch use the device? (torchir checks before loading anything: exit 3) ---
+probe=$REPO/tests/fixtures/models/SimpleMLP/torch2.14-training
+"$TORCHIR" parity "$probe/model.json" --weights "$probe/weights.safetensors" --io "$probe/io.safetensors" \
+    --device "$DEVICE" --criterion truth64 >"$OUT/probe.txt" 2>&1
+PROBE_RC=$?
+
 # --- fixtures: weights/io that are not committed (a failure leaves rows saying so) ---
 T_FIX=$(date +%s)
-log "fixtures: tools/make_fixtures.sh $FIX (python: $PY, torch $PY_TORCH)"
 FIX_NOTE=ok
-TIR_PYTHON=$PY TIR_FIXTURES_TRUTH=0 bash tools/make_fixtures.sh "$FIX" >"$OUT/fixtures.log" 2>&1 \
-    || FIX_NOTE="FAILED for some fixtures (see fixtures.log)"
+if [[ $PROBE_RC -eq 3 ]]; then
+    FIX_NOTE="not run (no device)"
+else
+    log "fixtures: tools/make_fixtures.sh $FIX (python: $PY, torch $PY_TORCH)"
+    TIR_PYTHON=$PY TIR_FIXTURES_TRUTH=0 bash tools/make_fixtures.sh "$FIX" >"$OUT/fixtures.log" 2>&1 \
+        || FIX_NOTE="FAILED for some fixtures (see fixtures.log)"
+fi
 FIX_S=$(elapsed "$T_FIX")
 
 # --- the fixture list: NAME IR WEIGHTS IO ---
@@ -106,9 +120,10 @@ done
 
 # --- the report: rewritten after every fixture, so a run cut short still leaves one ---
 GPU="none (--device cpu)" DRIVER="-"
-if [[ $DEVICE == cuda ]] && command -v nvidia-smi >/dev/null; then
+if [[ $DEVICE == cuda ]]; then
     GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
     DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
+    GPU=${GPU:-"unknown (nvidia-smi gave nothing)"} DRIVER=${DRIVER:-unknown}
 fi
 CPU=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
 DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
@@ -141,30 +156,58 @@ write_report() {
     } >"$REPORT"
 }
 
+if [[ $PROBE_RC -eq 3 ]]; then  # the device is not available: say so and stop
+    cat "$OUT/probe.txt" >>"$LOG"
+    msg=$(grep -m1 "DeviceUnavailableError" "$OUT/probe.txt" | sed 's/^torchir: DeviceUnavailableError: //')
+    rows+=("| (all) | $DEVICE | NOT RUN: ${msg//|/\\|} | | | |")
+    write_report "NOT RUN"
+    rm -f "$OUT/probe.txt"
+    echo "gpu_check: $msg" >&2
+    exit 3
+fi
+rm -f "$OUT/probe.txt"
+
+# PAR fixtures at a time (each process pays LibTorch's and CUDA's start-up; with PAR > 1 each
+# gets OMP_NUM_THREADS = cores / PAR). A background launcher runs them; the loop below takes the
+# results in list order, so the rows and the log keep that order whatever finishes first.
 T_PAR=$(date +%s)
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-for entry in "${list[@]}"; do
-    IFS='|' read -r name json w io <<<"$entry"
+work=$(mktemp -d)
+run_one() {  # INDEX IR WEIGHTS IO
+    local t1 rc
+    t1=$(date +%s.%N)
+    timeout "${TIR_GPU_CHECK_TIMEOUT:-300}" "$TORCHIR" parity "$2" --weights "$3" --io "$4" --device "$DEVICE" \
+        --criterion truth64 >"$work/$1.out" 2>&1
+    rc=$?
+    awk -v a="$t1" -v b="$(date +%s.%N)" -v rc=$rc 'BEGIN { printf "%d %.1f s\n", rc, b - a }' >"$work/$1.tmp"
+    mv "$work/$1.tmp" "$work/$1.rc"
+}
+(
+    [[ $PAR -gt 1 ]] && export OMP_NUM_THREADS=$((JOBS / PAR > 0 ? JOBS / PAR : 1))
+    for i in "${!list[@]}"; do
+        IFS='|' read -r _ json w io <<<"${list[i]}"
+        [[ -f $w && -f $io ]] || continue
+        while [[ $(jobs -rp | wc -l) -ge $PAR ]]; do wait -n; done
+        run_one "$i" "$json" "$w" "$io" &
+    done
+    wait
+) &
+launcher=$!
+trap 'kill "$launcher" 2>/dev/null; rm -rf "$work"' EXIT
+for i in "${!list[@]}"; do
+    IFS='|' read -r name json w io <<<"${list[i]}"
     if [[ ! -f $w || ! -f $io ]]; then
         rows+=("| $name | $DEVICE | NOT GENERATED: no $( [[ -f $w ]] && echo "${io#"$REPO"/}" || echo "${w#"$REPO"/}") (see fixtures.log) | | | |")
         n_err=$((n_err + 1))
         write_report running
         continue
     fi
-    t1=$(date +%s.%N)
-    timeout "${TIR_GPU_CHECK_TIMEOUT:-300}" "$TORCHIR" parity "$json" --weights "$w" --io "$io" --device "$DEVICE" \
-        --criterion truth64 >"$tmp" 2>&1
-    rc=$?
-    secs=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f s", b - a }')
+    while [[ ! -f $work/$i.rc ]]; do
+        kill -0 "$launcher" 2>/dev/null || [[ -f $work/$i.rc ]] || { echo "gpu_check: launcher died" >&2; exit 2; }
+        sleep 0.2
+    done
+    read -r rc secs <"$work/$i.rc"
+    tmp=$work/$i.out
     { echo "=== $name (exit $rc, $secs)"; cat "$tmp"; } >>"$LOG"
-    if [[ $rc -eq 3 ]]; then  # the device is not available: say so and stop
-        msg=$(grep -m1 "DeviceUnavailableError" "$tmp" | sed 's/^torchir: DeviceUnavailableError: //')
-        rows+=("| (all) | $DEVICE | NOT RUN: $msg | | | |")
-        write_report "NOT RUN"
-        echo "gpu_check: $msg" >&2
-        exit 3
-    fi
     if [[ $LIBTORCH == "?" ]] && grep -q "^LibTorch .* vs native" "$tmp"; then
         LIBTORCH=$(sed -n 's/^LibTorch \([^ ]*\) on .*/\1/p' "$tmp" | head -n1)
         SETTINGS=$(sed -n 's/^LibTorch [^ ]* on [^ ]* (\(.*\)) vs native.*/\1/p' "$tmp" | head -n1)
