@@ -2,7 +2,8 @@
 # Runs every test: installs missing packages, builds the native engine and both
 # WASM variants, generates the large fixtures (weights and expected outputs of
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
-# parity, native CLI), the JS suites (node --test) on the WASM builds, the
+# parity, native CLI), scripts/gpu_check.sh --device cpu (per-node float64 parity of every
+# fixture against LibTorch), the JS suites (node --test) on the WASM builds, the
 # package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), the
 # packed npm package in a fresh project (scripts/test_package.sh), the
 # graph viewer's browser tests (scripts/test_web.sh: headless chromium), the
@@ -14,6 +15,8 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh
 bash tools/make_fixtures.sh build/fixtures
 (cd build/native && TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)")
+# The GPU machine's parity script on CPU, so it cannot rot (docs/gpu-parity.md; ~2.5 min on 2 cores).
+bash scripts/gpu_check.sh --device cpu --build build/native --fixtures build/fixtures --out build/gpu-check
 bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/

@@ -421,10 +421,18 @@ def main(argv=None):
     if args.zoo:
         return export_zoo(args)
     if args.from_ir_batch:
+        failed = []
         for line in sys.stdin:
             if line.strip():
                 name, json_path, out_dir = line.split()
-                export_one(name, out_dir, args.flavor, args.seed, False, json_path)
+                try:
+                    export_one(name, out_dir, args.flavor, args.seed, False, json_path)
+                except Exception as e:  # keep going: the others are still wanted
+                    failed.append(json_path)
+                    print("export_fixture: %s failed: %s: %s" % (json_path, type(e).__name__, e),
+                          file=sys.stderr)
+        if failed:
+            raise FixtureError("--from-ir failed for: %s" % ", ".join(failed))
         return 0
     if not args.model or not args.out:
         ap.error("MODEL and --out are required (or use --zoo)")
