@@ -216,6 +216,8 @@ for i in "${!list[@]}"; do
     notes=""
     grep -q "^yardstick: LibTorch" "$tmp" && notes+=" (yardstick: LibTorch-$DEVICE, CPU cannot run it)"
     grep -q "^float64 run: FAILED" "$tmp" && notes+=" (float64 run failed: rtol/atol only)"
+    dev_only=$(sed -n 's/^parity: LibTorch-[^ ]* outside the float64 bound (ours within) first at: //p' "$tmp")
+    [[ -n $dev_only ]] && notes+=" (LibTorch-$DEVICE itself outside the float64 bound, ours within: first at $dev_only)"
     if [[ $rc -eq 0 ]] && grep -q "^parity: no divergence" "$tmp"; then
         rows+=("| $name | $DEVICE | pass$notes | | $counts | $secs |")
         n_pass=$((n_pass + 1))

@@ -58,9 +58,18 @@ namespace {
 // empty / empty_like / new_empty / empty_strided leave their values unspecified (whatever
 // the allocator hands out): both backends are right whatever they hold, and a consumer such
 // as diffusers' baddbmm(empty(...), q, k, beta=0) never reads them. Not compared.
-bool unspecified_values(const std::string& op_type) {
+// Batch norm's save_mean / save_invstd outputs (1, 2) outside training are unspecified too:
+// LibTorch's CPU kernel returns them empty, its CUDA kernel of size C.
+bool unspecified_values(const OpNode& node, size_t output_index) {
   for (const char* p : {"aten.empty.", "aten.empty_like.", "aten.new_empty.", "aten.empty_strided."})
-    if (op_type.rfind(p, 0) == 0) return true;
+    if (node.op_type.rfind(p, 0) == 0) return true;
+  if (output_index == 1 || output_index == 2) {
+    if (node.op_type == "aten._native_batch_norm_legit_no_training.default") return true;
+    if (node.op_type == "aten.native_batch_norm.default") {
+      const auto it = node.attrs.find("training");
+      return it != node.attrs.end() && it->second.kind == Attr::Kind::Bool && !it->second.b;
+    }
+  }
   return false;
 }
 
@@ -143,17 +152,18 @@ int run_parity(const Model& model, const TensorMap& weights, const TensorMap& co
                 native_ms, o.device.c_str(), dev_ms, yard_ms, truth_ms);
   out << times;
 
-  std::string first_divergent;
+  std::string first_divergent, first_device_only;
   size_t judged = 0, by_rtol = 0, skipped = 0;
   char line[640];
   for (const auto& node : model.nodes) {
-    for (const auto& meta : node.outputs) {
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const TensorMeta& meta = node.outputs[k];
       const Tensor* a = native.value(meta.name);
       const Tensor* d = dev.value(meta.name);
       if (!a || !d) continue;
       const char* name = meta.name.c_str();
       const char* op = node.op_type.c_str();
-      if (unspecified_values(node.op_type)) {
+      if (unspecified_values(node, k)) {
         std::snprintf(line, sizeof line, "  %-36s %-44s not compared (values unspecified)\n", name, op);
         out << line;
         ++skipped;
@@ -167,9 +177,16 @@ int run_parity(const Model& model, const TensorMap& weights, const TensorMap& co
       if (n.judged) {
         ++judged;
         ok = n.ok;
+        // Ours within the bound and the device outside it: the device is less accurate than
+        // LibTorch's CPU there (cuDNN's RNNs, half-precision epilogues): reported, not ours.
+        const bool device_only = !n.ok && n.ours <= n.bound;
+        if (device_only) {
+          ok = true;
+          if (first_device_only.empty()) first_device_only = node.name + " (" + node.op_type + ")";
+        }
         std::snprintf(line, sizeof line, "  %-36s %-44s ours %s %s %s yardstick %s bound %s %s\n", name, op,
                       sci(n.ours).c_str(), o.device.c_str(), sci(n.device).c_str(), sci(n.yardstick).c_str(),
-                      sci(n.bound).c_str(), ok ? "" : "DIVERGES");
+                      sci(n.bound).c_str(), !ok ? "DIVERGES" : device_only ? ("DEVICE-OUTSIDE-BOUND (" + o.device + ")").c_str() : "");
       } else {
         ++by_rtol;
         VerifyReport r = verify_outputs({*a}, {*d}, o.rtol, o.atol);
@@ -184,6 +201,9 @@ int run_parity(const Model& model, const TensorMap& weights, const TensorMap& co
   }
   out << judged + by_rtol << " node outputs compared (" << judged << " against float64, " << by_rtol
       << " with rtol/atol), " << skipped << " not compared\n";
+  if (!first_device_only.empty())
+    out << "parity: LibTorch-" << o.device << " outside the float64 bound (ours within) first at: " << first_device_only
+        << "\n";
   if (first_divergent.empty()) {
     out << "parity: no divergence\n";
     return 0;

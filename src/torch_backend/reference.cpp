@@ -166,9 +166,20 @@ bool is_higher_order(const std::string& op_type) {
          op_type.find("wrap_with_autocast") != std::string::npos;
 }
 
+// A symbolic assertion (_assert_scalar of a SymBool, sym_constrain_range* of a SymInt) keeps no
+// condition in the IR, so there is nothing to run; the engine does the same (src/ops/datadep.cpp).
+bool condition_not_in_ir(const OpNode& node) {
+  if (node.op_type == "aten._assert_scalar.default") return !node.attrs.count("self");
+  if (node.op_type == "aten.sym_constrain_range_for_size.default" ||
+      node.op_type == "aten.sym_constrain_range.default")
+    return !node.attrs.count("size");
+  return false;
+}
+
 std::vector<at::Tensor> execute_node(const OpNode& node, const std::vector<at::Tensor>& in,
                                      const c10::Device& device, const Lookup& lookup, bool float64 = false) {
   try {
+    if (in.empty() && node.outputs.empty() && condition_not_in_ir(node)) return {};
     if (node.op_type == "<built-in function getitem>") return run_getitem(node, in);
     if (is_higher_order(node.op_type)) return run_higher_order(node, in, float64);
     if (node.op_type.rfind("aten.", 0) == 0) return run_aten(node, in, device, lookup, float64);
