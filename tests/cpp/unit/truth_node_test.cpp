@@ -36,6 +36,13 @@ TEST(TruthNode, DeviceOutsideTheBoundDiverges) {
   ASSERT_TRUE(n.judged);
   EXPECT_NEAR(n.device, 0.05, 1e-6);
   EXPECT_FALSE(n.ok);
+  EXPECT_TRUE(n.device_only);  // ours is within: the device drifts
+}
+
+TEST(TruthNode, OursOutsideIsNeverDeviceOnly) {
+  EXPECT_FALSE(judge_node(off_by(0.03f), off_by(0.01f), off_by(0.01f), kTruth).device_only);
+  EXPECT_FALSE(judge_node(off_by(0.03f), off_by(0.05f), off_by(0.01f), kTruth).device_only);
+  EXPECT_FALSE(judge_node(off_by(0.01f), off_by(0.01f), off_by(0.01f), kTruth).device_only);
 }
 
 TEST(TruthNode, ScaleTermCoversRoundingWhenTheYardstickIsExact) {
