@@ -3,10 +3,12 @@
 # fixtures in the torch.export ("training") flavor. Run as root.
 #
 #   tools/torch2-chroot.sh [DIR]              create/update the chroot (default DIR below)
-#   tools/torch2-chroot.sh [DIR] run -- CMD…  run CMD inside it, repo bind-mounted at /repo
+#   tools/torch2-chroot.sh [DIR] run -- CMD…  run CMD inside it, repo bind-mounted at /repo, with
+#                                             PYTHONPATH=/repo/build/pyir (the real pytorch-ir,
+#                                             installed there first by tools/pyir_env.sh)
 #
 # Environment: TIR_CHROOT_SUITE (default sid), TIR_CHROOT_MIRROR (default: the
-# first Debian mirror found in the host's apt sources), TIR_CHROOT_EXTRA (extra Debian
+# first Debian mirror found in the host's apt sources; none found is an error), TIR_CHROOT_EXTRA (extra Debian
 # packages, e.g. "python3-transformers" for tools/export_llm.py; installed when missing).
 set -euo pipefail
 
@@ -36,7 +38,7 @@ host_mirror() {
               | grep -E '/debian/?$' | grep -v security | head -n1 || true)
         [[ -n $url ]] && { echo "${url%/}"; return; }
     done
-    echo "http://deb.debian.org/debian"
+    return 1
 }
 
 have_torch() { [[ -d $DIR/usr/lib/python3/dist-packages/torch ]]; }
@@ -57,7 +59,8 @@ setup() {
         apt-get update
         apt-get install -y debootstrap
     }
-    local mirror; mirror=$(host_mirror)
+    local mirror
+    mirror=$(host_mirror) || die "no Debian mirror in the host's apt configuration (/etc/apt/sources.list, /etc/apt/sources.list.d/); set TIR_CHROOT_MIRROR to one"
     mkdir -p "$DIR"
     if [[ ! -x $DIR/usr/bin/apt-get ]]; then
         echo "torch2-chroot: debootstrap $SUITE into $DIR from $mirror"
@@ -98,8 +101,11 @@ if [[ ${1:-} == run ]]; then
     [[ ${1:-} == -- ]] && shift
     [[ $# -gt 0 ]] || die "usage: $0 [DIR] run -- CMD..."
     have_torch || die "$DIR has no python3-torch; run '$0 $DIR' first"
+    # The exporters' pure-Python packages (pytorch-ir, ...) at their pinned versions.
+    bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir" pytorch-ir
     with_mounts chroot "$DIR" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 bash -c 'cd /repo && exec "$@"' bash "$@"
+        HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=/repo/build/pyir \
+        bash -c 'cd /repo && exec "$@"' bash "$@"
 else
     [[ $# -eq 0 ]] || die "usage: $0 [DIR] | $0 [DIR] run -- CMD..."
     setup
