@@ -16,11 +16,18 @@ DEFAULT_DIR=/var/cache/tir-torch2/sid
 SUITE=${TIR_CHROOT_SUITE:-sid}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-DIR=$DEFAULT_DIR
-if [[ $# -gt 0 && $1 != run ]]; then DIR=$1; shift; fi
-
 die() { echo "torch2-chroot: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "must run as root"
+
+# Several checkouts may use one chroot at the same time: each call mounts /repo, /proc and /dev in
+# a mount namespace of its own, so one call never sees (or unmounts) another checkout at /repo.
+if [[ -z ${TIR_CHROOT_PRIVATE_NS:-} ]]; then
+    command -v unshare >/dev/null || die "unshare (util-linux) not found"
+    TIR_CHROOT_PRIVATE_NS=1 exec unshare --mount --propagation private bash "${BASH_SOURCE[0]}" "$@"
+fi
+
+DIR=$DEFAULT_DIR
+if [[ $# -gt 0 && $1 != run ]]; then DIR=$1; shift; fi
 
 host_mirror() {
     # Prefer an explicit override, then deb822 .sources files, then sources.list.
@@ -86,9 +93,10 @@ cleanup() {
 with_mounts() {
     trap cleanup EXIT INT TERM
     mkdir -p "$DIR/proc" "$DIR/dev" "$DIR/repo"
-    mountpoint -q "$DIR/proc" || { mount -t proc proc "$DIR/proc"; MOUNTED+=("$DIR/proc"); }
-    mountpoint -q "$DIR/dev" || { mount --bind /dev "$DIR/dev"; MOUNTED+=("$DIR/dev"); }
-    mountpoint -q "$DIR/repo" || { mount --bind "$REPO" "$DIR/repo"; MOUNTED+=("$DIR/repo"); }
+    # In this call's own mount namespace: mount over whatever another call left there.
+    mount -t proc proc "$DIR/proc"; MOUNTED+=("$DIR/proc")
+    mount --bind /dev "$DIR/dev"; MOUNTED+=("$DIR/dev")
+    mount --bind "$REPO" "$DIR/repo"; MOUNTED+=("$DIR/repo")
     local rc=0
     "$@" || rc=$?
     cleanup
