@@ -7,6 +7,7 @@
 #                              weights, tokenizer.json, PyTorch reference embeddings
 #                              (tools/export_minilm.py; examples/node/embed.mjs reads them)
 #   build/fixtures/llm/tiny_llama/weights.safetensors   the LLM demo's weights (tools/llm_weights.py)
+#   examples/node_modules/     the examples' npm dependencies (examples/package-lock.json)
 #
 # The MiniLM export runs in the torch 2.x chroot of tools/torch2-chroot.sh with Debian's
 # python3-transformers (created on first use: debootstrap + apt, about 2 GB, a few minutes);
@@ -19,6 +20,14 @@ MODELS=${TIR_MODELS_DIR:-$REPO/models}
 MINILM=$MODELS/all-MiniLM-L6-v2
 
 bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir"
+
+# The examples' npm dependencies (the tokenizer: @huggingface/tokenizers), from the committed lock.
+tok=$REPO/examples/node_modules/@huggingface/tokenizers/package.json
+want=$(node -e 'console.log(require(process.argv[1]).dependencies["@huggingface/tokenizers"])' \
+       "$REPO/examples/package.json")
+if [[ ! -f $tok ]] || [[ $(node -e 'console.log(require(process.argv[1]).version)' "$tok") != "$want" ]]; then
+    (cd "$REPO/examples" && npm ci --no-audit --no-fund)
+fi
 
 # The LLM demo's weights (pure Python, no torch).
 cfg=$REPO/tests/fixtures/llm/tiny_llama/config.json

