@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Regenerate the README's generated tables so they cannot drift from the code.
+"""Regenerate the docs' generated tables (docs/ops.md, docs/models.md) so they cannot drift from the code.
 
   gen_readme_tables.py [--torchir PATH] [--check] [--models]
 
-Ops table (between <!-- ops-table:begin --> and <!-- ops-table:end -->): every op type the
-registry holds (`torchir ops`), grouped by op name, with its tier in the ATen op spec
-(tests/fixtures/spec/aten_schemas.tsv). --check exits 1 when the README differs (CI runs it).
+Ops table in docs/ops.md (between <!-- ops-table:begin --> and <!-- ops-table:end -->): every op
+type the registry holds (`torchir ops`), grouped by op name, with its tier in the ATen op spec
+(tests/fixtures/spec/aten_schemas.tsv). --check exits 1 when docs/ops.md differs (ctest
+readme_ops_table runs it).
 
---models also rewrites the verified-models table (<!-- models-table:begin/end -->) by running
-`torchir verify` on every fixture under tests/fixtures/models (weights/io beside the IR or in
-build/fixtures). Not part of --check: the max diffs depend on the reference outputs, which the
+--models also rewrites the verified-models table in docs/models.md (<!-- models-table:begin/end -->)
+by running `torchir verify` on every fixture under tests/fixtures/models (weights/io beside the IR
+or in build/fixtures). Not part of --check: the max diffs depend on the reference outputs, which the
 host's torch regenerates for the large models.
 """
 import argparse
@@ -19,7 +20,8 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-README = os.path.join(REPO, "README.md")
+OPS_DOC = os.path.join(REPO, "docs", "ops.md")
+MODELS_DOC = os.path.join(REPO, "docs", "models.md")
 SPEC = os.path.join(REPO, "tests", "fixtures", "spec", "aten_schemas.tsv")
 LEFT_OUT = os.path.join(REPO, "tests", "fixtures", "spec", "tier3_left_out.tsv")
 MODELS = os.path.join(REPO, "tests", "fixtures", "models")
@@ -143,11 +145,11 @@ def models_table(torchir):
     return "\n".join(lines)
 
 
-def replace_block(text, tag, body):
+def replace_block(text, tag, body, path):
     begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
     pat = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pat.search(text):
-        sys.exit(f"gen_readme_tables: README.md lacks the {begin} ... {end} markers")
+        sys.exit(f"gen_readme_tables: {os.path.relpath(path, REPO)} lacks the {begin} ... {end} markers")
     return pat.sub(lambda _: f"{begin}\n{body}\n{end}", text)
 
 
@@ -157,18 +159,23 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail if the ops table is out of date")
     ap.add_argument("--models", action="store_true", help="also regenerate the models table")
     args = ap.parse_args()
-    with open(README, encoding="utf-8") as f:
+    with open(OPS_DOC, encoding="utf-8") as f:
         old = f.read()
-    new = replace_block(old, "ops-table", ops_table(args.torchir))
-    if args.models:
-        new = replace_block(new, "models-table", models_table(args.torchir))
+    new = replace_block(old, "ops-table", ops_table(args.torchir), OPS_DOC)
     if args.check:
         if new != old:
-            sys.exit("README.md's ops table is out of date: run python3 tools/gen_readme_tables.py")
+            sys.exit("docs/ops.md's ops table is out of date: run python3 tools/gen_readme_tables.py")
         return
     if new != old:
-        with open(README, "w", encoding="utf-8") as f:
+        with open(OPS_DOC, "w", encoding="utf-8") as f:
             f.write(new)
+    if args.models:
+        with open(MODELS_DOC, encoding="utf-8") as f:
+            old = f.read()
+        new = replace_block(old, "models-table", models_table(args.torchir), MODELS_DOC)
+        if new != old:
+            with open(MODELS_DOC, "w", encoding="utf-8") as f:
+                f.write(new)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// Error classes mirroring the native engine's (src/ir/errors.h). The WASM
+// Error classes mirroring the native engine's (src/core/errors.h). The WASM
 // glue returns {"kind", "message"} JSON; the message is the native one.
 
 export class TorchIrError extends Error {

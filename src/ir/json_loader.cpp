@@ -1,5 +1,5 @@
 // Reads pytorch-ir JSON into tir::Model. Lenient where real exports vary
-// (see IR_FORMAT.md), strict and path-naming where a file is plainly broken.
+// (see docs/spec/IR_FORMAT.md), strict and path-naming where a file is plainly broken.
 #include "ir/json_loader.h"
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-// In-memory form of the JSON IR written by pytorch-ir (see IR_FORMAT.md).
+// In-memory form of the JSON IR written by pytorch-ir (see docs/spec/IR_FORMAT.md).
 #pragma once
 #include <cstdint>
 #include <string>

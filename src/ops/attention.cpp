@@ -1,5 +1,5 @@
 // Scaled dot-product attention: scaled_dot_product_attention and the CPU flash
-// form that core/decomposed exports use (OPS.md §3.6, §1.8). Both run the same
+// form that core/decomposed exports use (docs/spec/OPS.md §3.6, §1.8). Both run the same
 // per-(batch, head) kernel; batch dims broadcast, inputs may be strided views.
 #include <cmath>
 #include <memory>
@@ -228,7 +228,7 @@ void plan_sdpa(OpCall& call) {
 
 void plan_flash_cpu(OpCall& call) {
   call.expect_inputs(3, 4);
-  // attn_mask is keyword-only (OPS.md §1.8): a 4th input when present; a string attr
+  // attn_mask is keyword-only (docs/spec/OPS.md §1.8): a 4th input when present; a string attr
   // naming a value must have been resolved into that input by the loader.
   if (const Attr* a = call.attr("attn_mask"); a && call.in.size() < 4) {
     if (a->kind == Attr::Kind::String)

@@ -29,7 +29,7 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 Strides broadcast_strides(const Tensor& t, const Shape& target);
 
 // An input given either as tensor input `idx` or as scalar attribute `name`
-// (a Python scalar in a Tensor slot, IR_FORMAT.md).
+// (a Python scalar in a Tensor slot, docs/spec/IR_FORMAT.md).
 struct TensorOrScalar {
   std::optional<Tensor> tensor;
   Scalar scalar;

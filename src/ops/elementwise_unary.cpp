@@ -187,7 +187,7 @@ OpDef unary_float(UnaryOp op, Params params = Params::None, bool inplace = false
 }
 
 // ---- clamp with tensor bounds: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) ----
-// With two inputs the IR cannot say which bound was given (OPS.md §1.7); like
+// With two inputs the IR cannot say which bound was given (docs/spec/OPS.md §1.7); like
 // pytorch-ir, the tensor is taken as `min`.
 struct ClampTensorState {
   DType compute;

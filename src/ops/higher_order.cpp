@@ -1,5 +1,5 @@
 // Higher-order ops whose body graph is NOT serialized in the IR
-// (IR_FORMAT.md "What real exports contain", OPS.md §4):
+// (docs/spec/IR_FORMAT.md "What real exports contain", docs/spec/OPS.md §4):
 //   torch.ops.higher_order.wrap_with_set_grad_enabled(bool enable_grad, GraphModule body, *Tensor operands)
 //   torch.ops.higher_order.wrap_with_autocast(str device_type, ScalarType? dtype, bool enabled,
 //       bool? cache_enabled, GraphModule body, *Tensor operands)

@@ -1,6 +1,6 @@
 // Index addressing shared by the gathers (index.cpp) and the scatters
 // (index_put.cpp): reading index tensors, range checks, and the advanced
-// indexing layout of index.Tensor / index_put (OPS.md §3.10).
+// indexing layout of index.Tensor / index_put (docs/spec/OPS.md §3.10).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -1,8 +1,15 @@
 // Matrix products: mm, bmm, matmul, addmm(_), baddbmm(_), addmv, addbmm,
-// linear, dot, mv, outer. All go through
-// one batched driver that reads operands through their strides (a transposed
-// view costs nothing: gemm takes transA/transB), so a later prepack step can
-// swap a constant weight's layout without touching the op.
+// linear, dot, mv, outer. Two paths:
+// - batched_matmul (ops/matmul_util.h), used by every op here but outer (a
+//   plain loop): reads operands through their strides (a transposed view costs
+//   nothing: gemm takes transA/transB), folds a batch that shares its right
+//   operand into one tall gemm; any dtype but bool.
+// - the packed path (PackedGemmState, below): linear, addmm (beta = alpha = 1),
+//   mm and matmul whose right operand is a constant 2-D f32 matrix pack it once
+//   at prepare (as f16/bf16 halves with SessionOptions::weight_dtype) and run
+//   gemm_f32_ex with the fused epilogue. They fall back to batched_matmul when
+//   nothing was packed (another dtype, a bias that is not a row vector) or,
+//   with an f32 pack, when A's rows do not stack (a half pack copies A).
 #include <algorithm>
 #include <optional>
 

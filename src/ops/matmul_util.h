@@ -1,5 +1,6 @@
-// The batched gemm driver behind every matmul-like op (matmul.cpp), shared
-// with einsum.
+// The batched gemm driver of the matmul-like ops (matmul.cpp: all but outer;
+// linear/addmm/mm/matmul use it when their packed-weight path does not
+// apply), shared with einsum.
 #pragma once
 #include "ir/attr.h"
 #include "ops/op.h"

@@ -55,7 +55,7 @@ void check_numel(const OpCall& call, const std::vector<Tensor>& in, int idx, int
 }
 
 // Which inputs fill the optional (weight, bias) slots when only one is present:
-// the IR cannot say (OPS.md §1.7); the placeholder name tells, else weight.
+// the IR cannot say (docs/spec/OPS.md §1.7); the placeholder name tells, else weight.
 std::array<int, 2> affine_inputs(const OpCall& call, size_t first) {
   const size_t k = call.in.size() - first;
   if (k >= 2) return {int(first), int(first + 1)};
@@ -167,7 +167,7 @@ struct BnState {
 
 // Fills the optional slots (weight, bias, running_mean, running_var) from in[1..]:
 // all four, or by placeholder names (p_*_weight, b_*_running_mean, ...), or by
-// OPS.md §1.7's rule: two extras are the running stats when `two_are_stats`.
+// docs/spec/OPS.md §1.7's rule: two extras are the running stats when `two_are_stats`.
 void bn_inputs(const OpCall& call, BnState& st, bool two_are_stats, bool stats_required) {
   const size_t k = call.in.size() - 1;
   if (k == 4) {

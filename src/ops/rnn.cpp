@@ -1,6 +1,6 @@
 // Recurrent ops as the training IR writes them: the whole-sequence nodes
 // lstm/gru/rnn_tanh/rnn_relu (.input) and the single-step cells. Inputs are
-// flattened (OPS.md §1.2): input, the hx list (2 tensors for LSTM, else 1),
+// flattened (docs/spec/OPS.md §1.2): input, the hx list (2 tensors for LSTM, else 1),
 // then the flat params list, torch's order per layer and direction:
 // w_ih, w_hh[, b_ih, b_hh][, w_hr (LSTM proj_size)].
 #include <algorithm>
@@ -152,7 +152,8 @@ void plan_cell(OpCall& call, RnnMode mode) {
   const size_t n_bias = call.in.size() - 3 - n_hx;
   if (n_bias == 2) {
     st->w.b_ih = st->w.w_hh + 1, st->w.b_hh = st->w.w_hh + 2;
-  } else if (n_bias == 1) {  // which one is ambiguous (OPS.md §1.7): the name tells, else b_ih
+  } else if (n_bias == 1) {  // which one is ambiguous (docs/spec/OPS.md §1.7): the name tells,
+                             // else b_ih
     const size_t k = size_t(st->w.w_hh + 1);
     const bool hh = k < call.node->inputs.size() && call.node->inputs[k].name.find("hh") != std::string::npos;
     (hh ? st->w.b_hh : st->w.b_ih) = int(k);

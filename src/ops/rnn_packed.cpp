@@ -1,5 +1,5 @@
 // Recurrent ops over packed sequences (nn.utils.rnn.pack_padded_sequence):
-// lstm.data / gru.data. Inputs, flattened as OPS.md §1.2: data [sum(batch_sizes), I],
+// lstm.data / gru.data. Inputs, flattened as docs/spec/OPS.md §1.2: data [sum(batch_sizes), I],
 // batch_sizes [T] (int64, non-increasing: step t runs the first batch_sizes[t]
 // sequences), the hx list (LSTM: h0, c0; GRU: h0) of [L*D, B, O], then the
 // params (rnn_util.h). Outputs: packed output [sum, D*O], h_n (each

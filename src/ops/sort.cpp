@@ -25,7 +25,7 @@ void plan_cumsum(OpCall& call, bool prod) {
   auto st = std::make_shared<DimState>();
   st->dim = call.wrap_dim(call.i("dim"), self.dim());
   st->prod = prod;
-  // bool/int accumulate as int64 unless `dtype` says otherwise (OPS.md §3.1)
+  // bool/int accumulate as int64 unless `dtype` says otherwise (docs/spec/OPS.md §3.1)
   const auto dt = call.dtype("dtype");
   st->in_dtype = dt ? compute_dtype(*dt) : is_floating(self.dtype) ? compute_dtype(self.dtype) : DType::I64;
   call.check(st->in_dtype != DType::Bool, "cumsum/cumprod with dtype=torch.bool is not supported");

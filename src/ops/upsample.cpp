@@ -3,7 +3,7 @@
 // _upsample_bilinear2d_aa, each in the `.default` form (output_size plus
 // optional per-axis scales) and the `.vec` form (output_size or scale_factors).
 // Input [N, C, spatial...]; the math and torch's index rules are in
-// kernels/upsample.h (OPS.md §3.8).
+// kernels/upsample.h (docs/spec/OPS.md §3.8).
 #include "kernels/upsample.h"
 
 #include <cmath>

@@ -35,6 +35,8 @@ size_t default_bytes_cap() {
   return native_memory_cap();
 }
 
+}  // namespace
+
 std::string bytes_text(uint64_t b) {
   std::string s = std::to_string(b) + " bytes";
   const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -51,8 +53,6 @@ std::string bytes_text(uint64_t b) {
   }
   return s;
 }
-
-}  // namespace
 
 const char* const kRaiseLimitsHint =
     "raise it with SessionOptions::limits (C++), --max-tensor-bytes / --max-arena-bytes / --max-run-work "

@@ -20,6 +20,9 @@ Limits resolve_limits(const Limits& limits);
 // The defaults alone (resolve_limits({})).
 Limits default_limits();
 
+// "25276502016 bytes (23.5 GiB)": how limit messages write a byte count.
+std::string bytes_text(uint64_t bytes);
+
 // How a caller raises the caps, for error messages.
 extern const char* const kRaiseLimitsHint;
 

@@ -122,7 +122,7 @@ std::vector<at::Tensor> run_getitem(const OpNode& node, const std::vector<at::Te
   return {in[size_t(index)]};
 }
 
-// HF rotary embedding (OPS.md §4): inputs inv_freq [D/2] (or expanded [B,D/2,1])
+// HF rotary embedding (docs/spec/OPS.md §4): inputs inv_freq [D/2] (or expanded [B,D/2,1])
 // and positions [B,S] (or [B,1,S]); outputs cos, sin [B,S,D].
 std::vector<at::Tensor> run_higher_order(const OpNode& node, const std::vector<at::Tensor>& in) {
   const std::string unsupported =

@@ -1,6 +1,6 @@
 // Argument rebuilding for the LibTorch reference backend: an IR node's tensor
 // inputs + attrs + schema defaults -> the boxed stack of its aten op, the way
-// pytorch-ir's executor rebuilds torch.ops.aten.* calls (OPS.md §1).
+// pytorch-ir's executor rebuilds torch.ops.aten.* calls (docs/spec/OPS.md §1).
 #include <ATen/ops/scalar_tensor.h>
 
 #include <algorithm>
@@ -138,7 +138,7 @@ struct Binder {
   const c10::Device& device;
   const Lookup& lookup;
 
-  // A Tensor slot filled from attrs: a Python scalar, or (OPS.md §1.8) the name of a value.
+  // A Tensor slot filled from attrs: a Python scalar, or (docs/spec/OPS.md §1.8) the name of a value.
   bool attr_tensor(const std::string& name, at::Tensor* out) const {
     const Attr* v = find_attr(node, name);
     if (!v || v->is_none()) return false;
@@ -267,7 +267,7 @@ struct Binder {
     }
   }
 
-  // OPS.md §1.7: which optional Tensor slots receive the inputs left over after
+  // docs/spec/OPS.md §1.7: which optional Tensor slots receive the inputs left over after
   // the required slots and the lists.
   std::vector<bool> optional_takes_input(const c10::FunctionSchema& schema,
                                          const std::vector<Slot>& slots,

@@ -14,7 +14,7 @@
 
 namespace tir::torch_ref {
 
-// A value computed earlier in the graph, by name (OPS.md §1.8); null if unknown.
+// A value computed earlier in the graph, by name (docs/spec/OPS.md §1.8); null if unknown.
 using Lookup = std::function<const at::Tensor*(const std::string&)>;
 
 // Message of an exception; c10::Error without its C++ backtrace.

@@ -1,4 +1,4 @@
-// Output comparison with pytorch-ir's verify_ir semantics (IR_FORMAT.md):
+// Output comparison with pytorch-ir's verify_ir semantics (docs/spec/IR_FORMAT.md):
 // shapes must match exactly, values compared as float with torch.allclose
 // (|a-e| <= atol + rtol*|e|, NaN never close).
 #pragma once

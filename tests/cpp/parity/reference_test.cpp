@@ -1,5 +1,5 @@
 // Tests of the LibTorch reference backend itself: how it rebuilds ATen calls
-// from IR nodes (OPS.md §1), runs whole graphs, and reports errors.
+// from IR nodes (docs/spec/OPS.md §1), runs whole graphs, and reports errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -408,7 +408,7 @@ TEST(ReferenceRunner, MemoryFormatMakesCloneViewable) {
 }
 
 TEST(ReferenceRunner, StringAttrNamesAComputedTensor) {
-  // OPS.md §1.8: a keyword tensor written as the producing node's name.
+  // docs/spec/OPS.md §1.8: a keyword tensor written as the producing node's name.
   Model m;
   m.graph_inputs = {meta("x", {2})};
   m.nodes = {

@@ -3,6 +3,8 @@
 // succeed on the current code) are skipped until tools/hostile/update_malformed.py re-records them.
 // With TIR_MALFORMED_RECORD=<file> the outcome of each case is appended to that file (JSON lines)
 // instead of asserted: that is how update_malformed.py records the manifest.
+// The native default limits are the machine's physical memory: the manifest writes them as
+// {default_limit}, so that the expectations hold on a machine of any memory size.
 #include <gtest/gtest.h>
 
 #include "core/json.h"
@@ -18,6 +20,7 @@
 
 #include "core/errors.h"
 #include "ir/json_loader.h"
+#include "runtime/limits.h"
 #include "runtime/session.h"
 #include "test_util.h"
 #include "weights/torch_save.h"
@@ -128,10 +131,24 @@ std::pair<std::string, std::string> run_case(const Case& c) {
   }
 }
 
-// The manifest stores messages with {dir} for the malformed directory (absolute paths differ per checkout).
-std::string with_dir(std::string msg) {
-  const std::string key = "{dir}", dir = malformed_dir();
-  for (size_t p; (p = msg.find(key)) != std::string::npos;) msg.replace(p, key.size(), dir);
+void replace_all(std::string* s, const std::string& from, const std::string& to) {
+  for (size_t p = 0; (p = s->find(from, p)) != std::string::npos; p += to.size()) s->replace(p, from.size(), to);
+}
+
+// The default per-tensor / arena limit as messages write it ("25276502016 bytes (23.5 GiB)").
+std::string default_limit_text() { return bytes_text(default_limits().max_tensor_bytes); }
+
+// The manifest stores messages with {dir} for the malformed directory (absolute paths differ per
+// checkout) and {default_limit} for the native default limits (physical memory differs per machine).
+std::string expected_message(std::string msg) {
+  replace_all(&msg, "{dir}", malformed_dir());
+  replace_all(&msg, "{default_limit}", default_limit_text());
+  return msg;
+}
+
+// What record mode writes: the machine-dependent number masked.
+std::string recorded_message(std::string msg) {
+  replace_all(&msg, default_limit_text(), "{default_limit}");
   return msg;
 }
 
@@ -153,14 +170,14 @@ TEST_P(MalformedTest, Case) {
   if (const char* rec = std::getenv("TIR_MALFORMED_RECORD")) {
     auto [cls, msg] = run_case(c);
     std::ofstream(rec, std::ios::app) << "{\"name\":\"" << json_escape(c.name) << "\",\"class\":\"" << json_escape(cls)
-                                      << "\",\"message\":\"" << json_escape(msg) << "\"}\n";
+                                      << "\",\"message\":\"" << json_escape(recorded_message(msg)) << "\"}\n";
     return;
   }
   if (!c.pending.empty()) GTEST_SKIP() << "pending: " << c.pending;
   ASSERT_FALSE(c.expect_class.empty()) << c.name << ": no recorded outcome (run tools/hostile/update_malformed.py)";
   auto [cls, msg] = run_case(c);
   EXPECT_EQ(cls, c.expect_class) << c.name << ": " << msg;
-  EXPECT_EQ(msg, with_dir(c.expect_message)) << c.name;
+  EXPECT_EQ(msg, expected_message(c.expect_message)) << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Malformed, MalformedTest, ::testing::ValuesIn(load_cases()),

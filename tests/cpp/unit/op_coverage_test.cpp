@@ -1,6 +1,6 @@
 // Coverage of the ATen op list (tests/fixtures/spec/aten_schemas.tsv, a copy of the spec):
 // every tier-1 and tier-2 op type must be registered, every tier-3 one too unless
-// tests/fixtures/spec/tier3_left_out.tsv says why not (the README's op table shows that list),
+// tests/fixtures/spec/tier3_left_out.tsv says why not (docs/ops.md's op table shows that list),
 // and an IR that uses an op we lack must fail at load time naming every missing op.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Unit tests for elementwise, conversion, reduction, softmax and norm ops:
-// torch type promotion (OPS.md §3.1), hand-checked values, in-place writes
+// torch type promotion (docs/spec/OPS.md §3.1), hand-checked values, in-place writes
 // through strided views, and error messages. No LibTorch. The newer
 // elementwise ops are in ops_elementwise_misc_test.cpp.
 #include <gmock/gmock.h>
