@@ -63,7 +63,8 @@ async function main() {
 
   tjsEnv.allowRemoteModels = false;
   tjsEnv.allowLocalModels = true;
-  tjsEnv.localModelPath = new URL('transformersjs/', MODELS).href;
+  // A path, not a URL: transformers.js checks local files only for paths.
+  tjsEnv.localModelPath = new URL('transformersjs/', MODELS).pathname;
   tjsEnv.backends.onnx.wasm.numThreads = THREADS;
   // transformers.js's own default build (asyncify), from the installed onnxruntime-web.
   tjsEnv.backends.onnx.wasm.wasmPaths = {
