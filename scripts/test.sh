@@ -10,6 +10,8 @@
 # npm package built into an app by esbuild and vite (scripts/test_bundlers.sh), then
 # the unit tests under ASan+UBSan / TSan and a short libFuzzer run of every
 # fuzz target (TIR_CI_FUZZ_SECONDS each, default 45; any finding fails).
+# Right after the JS suites, scripts/test_real_models.sh: the fixtures re-exported by the real
+# pytorch-ir, and all-MiniLM-L6-v2 natively and on WASM against PyTorch (the torch 2.x chroot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -20,6 +22,7 @@ bash scripts/gpu_check.sh --device cpu --build build/native --fixtures build/fix
 bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
+bash scripts/test_real_models.sh
 bash scripts/test_types.sh
 bash scripts/test_package.sh
 bash scripts/test_web.sh
