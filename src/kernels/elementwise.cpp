@@ -464,7 +464,17 @@ Tensor broadcast_view(const Tensor& t, const Shape& shape) {
 }
 
 void fill_kernel(const Tensor& dst, const Scalar& s) {
-  copy_into(dst, broadcast_view(scalar_tensor(s, dst.dtype), dst.shape));
+  dispatch_storage(dst.dtype, [&](auto tag) {
+    using S = decltype(tag);
+    // The value as scalar_tensor stores it; written in place (no temporary tensor).
+    const S v = s.kind == Scalar::Kind::Float ? store_as<S>(s.f) : store_as<S>(s.i);
+    S* p = dst.data<S>();
+    DimVec shape = dst.shape, st = dst.strides;
+    coalesce_in_place<DimVec, 1>(shape, {&st});
+    for_each_row<1>(shape, {st.data()}, {0}, [&](std::array<int64_t, 1> off, int64_t n, std::array<int64_t, 1> k) {
+      for (int64_t i = 0; i < n; ++i) p[off[0] + i * k[0]] = v;
+    });
+  });
 }
 
 void round_to_half_inplace(const Tensor& t, DType half_dtype) {
