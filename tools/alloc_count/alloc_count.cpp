@@ -87,6 +87,8 @@ inline void count() {
 
 #ifndef TIR_ALLOC_COUNT_LINKED  // linked into a test, the test reads the counts itself
 void report() {
+  if (getenv("TIR_ALLOC_COUNT_ALL"))
+    fprintf(stderr, "tir-alloc-count: process total: %lld allocations\n", (long long)g_count.load());
   const int n = g_windows.load();
   for (int i = 0; i < n && i < kMaxWindows; ++i)
     fprintf(stderr, "tir-alloc-count: window %d: %lld allocations\n", i + 1, (long long)g_window_counts[i]);
@@ -109,6 +111,11 @@ void report() {
 }
 
 struct Reporter {
+  // TIR_ALLOC_COUNT_ALL=1: one window over the whole process (programs without
+  // markers: two runs' totals with different --repeat give the per-run count).
+  Reporter() {
+    if (getenv("TIR_ALLOC_COUNT_ALL")) g_open = true;
+  }
   ~Reporter() { report(); }
 } g_reporter;
 #endif

@@ -8,6 +8,8 @@
 // the program runs unchanged without the counter. At exit the preloaded
 // counter prints one line per window to stderr:
 //   tir-alloc-count: window 3: 0 allocations
+// With TIR_ALLOC_COUNT_ALL=1 it counts the whole process instead (for programs
+// without markers, e.g. an older torchir: the difference of two --repeat counts).
 // With TIR_ALLOC_BACKTRACE=N it also prints the N call stacks that allocated
 // most inside windows (backtrace_symbols_fd; build with -g for names).
 #pragma once
