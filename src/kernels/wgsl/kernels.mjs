@@ -133,7 +133,8 @@ export function kernelSource(name, { types = {}, subst = {} } = {}) {
   const k = KERNELS[name];
   if (!k) throw new Error(`unknown WGSL kernel '${name}'`);
   const f16 = Object.values(types).includes('f16') ? 'enable f16;\n' : '';
-  return f16 + header(name) + fill(read(k.file), { DECLS: bindingDecls(name, types), ...subst }, name);
+  const text = [...(k.includes ?? []), k.file].map(read).join('\n');
+  return f16 + header(name) + fill(text, { DECLS: bindingDecls(name, types), ...subst }, name);
 }
 
 // Workgroup counts for `n` workgroups, folded into y beyond the per-dimension limit.
