@@ -3,7 +3,7 @@
 // CPU kernels (engine.mjs), on odd sizes and strided (transposed H/W) inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gpuTest, conv2d, pool2d, download } from './gpu.mjs';
+import { gpuTest, conv2d, pool2d, batchNorm, download } from './gpu.mjs';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
 import { getEngine, engineOp } from './engine.mjs';
 
@@ -73,5 +73,21 @@ test('max/avg/adaptive-avg pool2d', gpuTest(async (t, gpu) => {
     const y = await pool2d(gpu, 'adaptive_avg', toGpu(gpu, x), { outputSize: os });
     const want = await engineOp(eng, 'aten.adaptive_avg_pool2d.default', [x], { shape: y.shape, dtype: 'float32' }, { output_size: os });
     assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-6, what: `adaptive_avg_pool2d ${JSON.stringify(xs)} -> ${os}` });
+  }
+}));
+
+test('batch_norm (inference)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  let seed = 70;
+  for (const [xs, eps] of [[[2, 3, 5, 7], 1e-5], [[4, 65], 1e-3], [[1, 1, 1], 1e-5], [[0, 2, 3], 1e-5]]) {
+    const rand = rng(seed++);
+    const x = hostTensor(rand, 'float32', xs);
+    const [w, b, mean] = [0, 1, 2].map(() => hostTensor(rand, 'float32', [xs[1]]));
+    const variance = hostTensor(rand, 'float32', [xs[1]], 'contiguous', { lo: 0.1, hi: 2 });
+    const y = await batchNorm(gpu, toGpu(gpu, x), toGpu(gpu, mean), toGpu(gpu, variance), { weight: toGpu(gpu, w), bias: toGpu(gpu, b), eps });
+    const want = await engineOp(eng, 'aten.batch_norm.default', [x, w, b, mean, variance], { shape: xs, dtype: 'float32' },
+      { training: false, momentum: 0.1, eps, cudnn_enabled: false });
+    assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-6, what: `batch_norm ${JSON.stringify(xs)}` });
   }
 }));

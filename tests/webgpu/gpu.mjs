@@ -401,3 +401,15 @@ export async function sdpa(gpu, q, k, v, { mask = null, causal = false, scale } 
   await submit(gpu, (dd) => dd('sdpa', src, meta, [o.buffer, q.buffer, k.buffer, v.buffer, mask?.buffer ?? dummy(gpu)], grid(rows)));
   return o;
 }
+
+// batch_norm (inference) on a contiguous x [N, C, *].
+export async function batchNorm(gpu, x, mean, variance, { weight, bias, eps = 1e-5 } = {}) {
+  const y = empty(gpu, 'float32', x.shape);
+  const total = numel(x.shape);
+  if (total === 0) return y;
+  const meta = { numel: total, c: x.shape[1], hw: numel(x.shape.slice(2)), eps: { f32: eps },
+    has_w: weight ? 1 : 0, has_b: bias ? 1 : 0 };
+  await submit(gpu, (d) => d('batch_norm', kernelSource('batch_norm'), meta,
+    [y.buffer, x.buffer, mean.buffer, variance.buffer, weight?.buffer ?? dummy(gpu), bias?.buffer ?? dummy(gpu)], grid(Math.ceil(total / 64))));
+  return y;
+}
