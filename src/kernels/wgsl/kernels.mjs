@@ -91,6 +91,8 @@ export function elementwiseTypes(op, inDtypes, outDtype) {
   if (e.kind === 'cmp') out = 'bool';
   else if (e.kind === 'any') out = outDtype ?? inDtypes[0] ?? 'float32';
   else out = compute;
+  // float16 tensors compute in f32 and round once on the store, as the CPU engine does.
+  if (compute === 'float16') compute = 'float32';
   if (e.kind === 'any') compute = out;
   return { compute, out };
 }
