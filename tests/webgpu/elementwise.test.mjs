@@ -64,7 +64,9 @@ async function runCase(gpu, eng, op, shapes, layouts, dtypes, seed) {
   const rand = rng(seed);
   const inputs = shapes.map((s, i) => hostTensor(rand, bools.has(i) ? 'bool' : dtypes[i], s, layouts?.[i] ?? 'contiguous',
     range && !bools.has(i) ? range : undefined));
-  const [p0, p1] = SCALARS[op] ?? [0, 0];
+  let [p0, p1] = SCALARS[op] ?? [0, 0];
+  // torch refuses float scalars (alpha) for integral tensors: integral cases take integral ones
+  if (elementwiseTypes(op, inputs.map((h) => h.dtype)).compute === 'int32') [p0, p1] = [Math.trunc(p0) || 2, Math.trunc(p1)];
   const outShape = broadcastShapes(...shapes);
   const { out } = elementwiseTypes(op, inputs.map((h) => h.dtype));
   const y = await elementwise(gpu, op, inputs.map((h) => toGpu(gpu, h)), { p0, p1 });

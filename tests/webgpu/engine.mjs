@@ -1,20 +1,26 @@
 // The CPU side of the kernel tests: our engine's own kernels, through the npm package's WASM
-// build (npm/dist from scripts/build_wasm.sh) running a one-node IR, single-threaded. Host
+// build (npm/dist from scripts/build_wasm.sh) running a one-node IR. Host
 // tensors (ref.mjs) are passed as their contiguous values; GPU int32 is the engine's int64.
 import { existsSync } from 'node:fs';
 import { numel } from './gpu.mjs';
 import { indices, at } from './ref.mjs';
 
-const DIST = new URL('../../npm/dist/torch-ir-wasm-simd.js', import.meta.url);
+// Either build will do (results do not depend on the thread count): the single-threaded one
+// when present, else the threaded one on 2 threads.
+const BUILDS = [['torch-ir-wasm-simd.js', 1], ['torch-ir-wasm-simd-threaded.js', 2]]
+  .map(([f, threads]) => [new URL(`../../npm/dist/${f}`, import.meta.url), threads]);
 let api = null;
+let threads = 1;
 
 // The npm package, or null (outside CI) when npm/dist is not built; in CI a missing build throws.
 export async function getEngine() {
-  if (!existsSync(DIST)) {
+  const build = BUILDS.find(([u]) => existsSync(u));
+  if (!build) {
     const msg = 'engine: npm/dist is not built (bash scripts/build_wasm.sh simd)';
     if (process.env.CI === 'true') throw new Error(msg);
     return null;
   }
+  threads = build[1];
   api ??= await import('../../npm/index.js');
   return api;
 }
@@ -52,7 +58,7 @@ export async function engineOp(eng, opType, inputs, out, attrs = {}) {
       attrs,
     }],
   };
-  const model = await eng.loadIR(ir, { threads: 1 });
+  const model = await eng.loadIR(ir, { threads });
   try {
     const [y] = await model.execute(inputs.map(engineInput));
     return Array.from(y.data, Number);

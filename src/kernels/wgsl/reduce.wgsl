@@ -18,7 +18,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var bi = 0xffffffffu;
     for (var k = lid; k < R; k += 64u) {
       let v = X[base + k * rs];
-      if (bi == 0xffffffffu || select(v < best, v > best, MODE == 6u)) { best = v; bi = k; }
+      if (bi == 0xffffffffu || select((v < best), (v > best), MODE == 6u)) { best = v; bi = k; }
     }
     red[lid] = best;
     redi[lid] = bi;
@@ -29,7 +29,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let ib = redi[lid + w];
         let va = red[lid];
         let ia = redi[lid];
-        let better = select(vb < va, vb > va, MODE == 6u);
+        let better = select((vb < va), (vb > va), MODE == 6u);
         if (ib != 0xffffffffu && (ia == 0xffffffffu || better || (vb == va && ib < ia))) { red[lid] = vb; redi[lid] = ib; }
       }
       workgroupBarrier();
