@@ -4,6 +4,7 @@
 # models whose IR is committed without them), then runs CTest (unit, LibTorch
 # parity, native CLI), scripts/gpu_check.sh --device cpu (per-node float64 parity of every
 # fixture against LibTorch), the JS suites (node --test) on the WASM builds, the
+# WGSL kernels on dawn.node over lavapipe (scripts/test_webgpu.sh), the
 # package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), the
 # packed npm package in a fresh project (scripts/test_package.sh), the
 # graph viewer's browser tests (scripts/test_web.sh: headless chromium), the
@@ -23,6 +24,7 @@ bash scripts/build_wasm.sh
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
 bash scripts/test_real_models.sh
+bash scripts/test_webgpu.sh
 bash scripts/test_types.sh
 bash scripts/test_package.sh
 bash scripts/test_web.sh
