@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # Runs every test: installs missing packages, builds the native engine and both
-# WASM variants (with their test-only modules in build/wasm-test), generates the large fixtures (weights and expected outputs of
-# models whose IR is committed without them), then runs CTest (unit, LibTorch
-# parity, native CLI), the JS suites (node --test) on the WASM builds, the
+# WASM variants (with their test-only modules in build/wasm-test), generates the
+# large fixtures (weights and expected outputs of models whose IR is committed
+# without them), then runs CTest (unit, LibTorch
+# parity, native CLI), scripts/gpu_check.sh --device cpu (per-node float64 parity of every
+# fixture against LibTorch), the JS suites (node --test) on the WASM builds, the
+# WGSL kernels on dawn.node over lavapipe (scripts/test_webgpu.sh), the
 # package's TypeScript types (scripts/test_types.sh: tsc over npm/test/types), the
 # packed npm package in a fresh project (scripts/test_package.sh), the
 # graph viewer's browser tests (scripts/test_web.sh: headless chromium), the
 # npm package built into an app by esbuild and vite (scripts/test_bundlers.sh), then
 # the unit tests under ASan+UBSan / TSan and a short libFuzzer run of every
 # fuzz target (TIR_CI_FUZZ_SECONDS each, default 45; any finding fails).
+# Right after the JS suites, scripts/test_real_models.sh: the fixtures re-exported by the real
+# pytorch-ir, and all-MiniLM-L6-v2 natively and on WASM against PyTorch (the torch 2.x chroot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 bash tools/make_fixtures.sh build/fixtures
 (cd build/native && TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)")
+# The GPU machine's parity script on CPU, so it cannot rot (docs/gpu-parity.md; ~2.5 min on 2 cores).
+bash scripts/gpu_check.sh --device cpu --build build/native --fixtures build/fixtures --out build/gpu-check
 bash scripts/build_wasm.sh --tests
 node tests/wasm_smoke.mjs
 TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
+bash scripts/test_real_models.sh
+bash scripts/test_webgpu.sh
 bash scripts/test_types.sh
 bash scripts/test_package.sh
 bash scripts/test_web.sh

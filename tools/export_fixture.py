@@ -29,7 +29,10 @@ tests/fixtures/models/<model>/<flavor dir>/ (or --out ROOT), the big ones as mod
 I/O for the model whose IR is X.json (exported elsewhere, e.g. in the torch 2.x chroot); the
 model's state_dict keys must match X.json's weights.
 
-The IR serialization (FX graph -> pytorch-ir JSON) is in tools/ir_writer.py.
+The training flavor's IR is written by the real pytorch-ir package (tools/pyir_export.py, pinned in
+tools/requirements-export.txt). The decomposed flavor (torch 1.13, which pytorch-ir cannot run on)
+is written by tools/ir_writer.py, pytorch-ir's serializer re-implemented over an FX graph; the
+cross-check (pyir_export.py --cross-check) byte-compares the two on every training fixture.
 
 Runs under Debian's torch 1.13 (/usr/bin/python3) and torch 2.x. Deterministic: the same
 MODEL/seed gives the same files.
@@ -47,6 +50,7 @@ import torch
 import torch.nn as nn
 
 import ir_writer
+import pyir_export
 import zoo
 
 TORCH_VERSION = torch.__version__
@@ -104,49 +108,18 @@ def write_safetensors(path, tensors, metadata=None):
 
 
 # ----------------------------------------------------------------------------------------
-# Export flavors (FX graph -> IR through ir_writer.build_ir)
+# Export flavors (training: pytorch-ir; decomposed: FX graph -> IR through ir_writer.build_ir)
 # ----------------------------------------------------------------------------------------
 
 # ---- training flavor: torch.export.export -------------------------------------------------
 
 
 def export_training(model, inputs):
+    """The training-flavor IR as a dict, written by the real pytorch-ir package (pyir_export.py).
+    Graphs with data-dependent sizes, which pytorch-ir 0.2.3 refuses, go through ir_writer."""
     if not hasattr(torch, "export") or TORCH_MAJOR_MINOR < (2, 5):
         raise FixtureError("flavor 'training' needs torch >= 2.5 (this is %s)" % TORCH_VERSION)
-    ep = torch.export.export(model, tuple(inputs.values()))
-    sig = ep.graph_signature
-    params = dict(sig.inputs_to_parameters)
-    buffers = dict(sig.inputs_to_buffers)
-    consts = dict(getattr(sig, "inputs_to_lifted_tensor_constants", {}) or {})
-    user_inputs = list(sig.user_inputs)
-    graph = ep.graph_module.graph
-    ph_info = {}
-    for node in graph.nodes:
-        if node.op != "placeholder":
-            continue
-        if node.name in params:
-            ph_info[node] = ("param", node.name, params[node.name])
-        elif node.name in buffers:
-            ph_info[node] = ("buffer", node.name, buffers[node.name])
-        elif node.name in consts:
-            ph_info[node] = ("constant", node.name, consts[node.name])
-        elif node.name in user_inputs:
-            ph_info[node] = ("input", node.name, None)
-        else:
-            raise FixtureError("placeholder %s is neither a weight nor a user input" % node.name)
-    out_node = [n for n in graph.nodes if n.op == "output"][0]
-    outs = out_node.args[0] if isinstance(out_node.args[0], (list, tuple)) else [out_node.args[0]]
-    user_outs = set(sig.user_outputs)
-    user_outputs = [a for a in outs if isinstance(a, torch.fx.Node) and a.name in user_outs]
-    ir = build_ir(graph, model_name=type(model).__name__, ph_info=ph_info,
-                  value_of=ir_writer.example_values(ep, inputs), user_outputs=user_outputs)
-    constants = collections.OrderedDict()
-    for k, v in (getattr(ep, "constants", None) or {}).items():
-        if isinstance(v, torch.Tensor):
-            constants[k] = v
-    if constants:
-        ir["constants"] = _constants_json(constants)
-    return ir
+    return pyir_export.export_ir(model, inputs)
 
 
 # ---- decomposed flavor: make_fx + functionalization + core decompositions ----------------
@@ -421,10 +394,18 @@ def main(argv=None):
     if args.zoo:
         return export_zoo(args)
     if args.from_ir_batch:
+        failed = []
         for line in sys.stdin:
             if line.strip():
                 name, json_path, out_dir = line.split()
-                export_one(name, out_dir, args.flavor, args.seed, False, json_path)
+                try:
+                    export_one(name, out_dir, args.flavor, args.seed, False, json_path)
+                except Exception as e:  # keep going: the others are still wanted
+                    failed.append(json_path)
+                    print("export_fixture: %s failed: %s: %s" % (json_path, type(e).__name__, e),
+                          file=sys.stderr)
+        if failed:
+            raise FixtureError("--from-ir failed for: %s" % ", ".join(failed))
         return 0
     if not args.model or not args.out:
         ap.error("MODEL and --out are required (or use --zoo)")
@@ -489,9 +470,7 @@ def export_one(name, out_dir, flavor, seed, ir_only, from_ir):
     flavor = resolve_flavor(flavor)
     ir = export_training(model, inputs) if flavor == "training" else \
         export_decomposed(model, inputs)
-    with open(os.path.join(out_dir, "model.json"), "w") as f:
-        json.dump(ir, f, indent=2)
-        f.write("\n")
+    pyir_export.save(ir, os.path.join(out_dir, "model.json"))
     model.load_state_dict(initial_state)
     if not ir_only:
         write_weights_and_io(model, inputs, out_dir, ir)

@@ -34,8 +34,9 @@ is used as is by masking_utils. Attention is forced to "eager". The wrappers ado
 LlamaForCausalLM's `model` and `lm_head` submodules and run LlamaForCausalLM.forward on
 themselves, so the IR's weight_name_mapping names the Hugging Face state_dict keys
 (model.layers.0.self_attn.q_proj.weight, lm_head.weight, ...) rather than "model.model.*".
-The IR JSON is written by tools/ir_writer.py (export_fixture.export_training: the "training"
-flavor, torch.export.export without run_decompositions).
+The IR is extracted by the real pytorch-ir package (export_fixture.export_training ->
+tools/pyir_export.py: torch_ir.extract_ir, the "training" flavor, torch.export.export without
+run_decompositions), which `tools/torch2-chroot.sh run` puts on PYTHONPATH.
 The prefill wrapper keeps the model's own DynamicCache, as the recipe does: in transformers 5.x
 each layer's cached K/V is `cat([empty, key_states], -2)`, so the prefill IR has 8 empty lifted
 constants (c_model_layers_<i>_self_attn_lifted_tensor_<n>, shape [0], through lift_fresh_copy and

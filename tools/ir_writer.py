@@ -1,7 +1,9 @@
-"""pytorch-ir style IR serialization for export_fixture.py: turns an FX graph into the JSON that
-pytorch-ir writes (torch_ir.IR.save), emulating torch_ir.analyzer / converter.
+"""pytorch-ir style IR serialization over an FX graph, emulating torch_ir.analyzer / converter.
 
-Runs under torch 1.13 (decomposed flavor, host) and torch 2.x (training flavor, chroot).
+The real package (tools/pyir_export.py) writes every training-flavor fixture; this module writes
+what it cannot: the decomposed flavor under torch 1.13 (make_fx graphs; pytorch-ir needs
+torch.export) and graphs with data-dependent sizes (pytorch-ir 0.2.3 refuses them). On every
+training fixture pyir_export.py --cross-check byte-compares this writer with the package.
 """
 
 import collections
@@ -271,6 +273,45 @@ def build_ir(graph, *, model_name, ph_info, value_of, user_outputs):
             ("nodes", nodes),
         ]
     )
+
+
+def training_ir(ep, model, inputs):
+    """build_ir over a torch.export ExportedProgram: what pytorch-ir's extract_ir writes for it
+    (cross-checked byte for byte by pyir_export.py --cross-check), and also for graphs with
+    data-dependent sizes, which pytorch-ir 0.2.3 refuses (their IR records the example's sizes)."""
+    sig = ep.graph_signature
+    params = dict(sig.inputs_to_parameters)
+    buffers = dict(sig.inputs_to_buffers)
+    consts = dict(getattr(sig, "inputs_to_lifted_tensor_constants", {}) or {})
+    user_inputs = list(sig.user_inputs)
+    graph = ep.graph_module.graph
+    ph_info = {}
+    for node in graph.nodes:
+        if node.op != "placeholder":
+            continue
+        if node.name in params:
+            ph_info[node] = ("param", node.name, params[node.name])
+        elif node.name in buffers:
+            ph_info[node] = ("buffer", node.name, buffers[node.name])
+        elif node.name in consts:
+            ph_info[node] = ("constant", node.name, consts[node.name])
+        elif node.name in user_inputs:
+            ph_info[node] = ("input", node.name, None)
+        else:
+            raise FixtureError("placeholder %s is neither a weight nor a user input" % node.name)
+    out_node = [n for n in graph.nodes if n.op == "output"][0]
+    outs = out_node.args[0] if isinstance(out_node.args[0], (list, tuple)) else [out_node.args[0]]
+    user_outs = set(sig.user_outputs)
+    user_outputs = [a for a in outs if isinstance(a, torch.fx.Node) and a.name in user_outs]
+    ir = build_ir(graph, model_name=type(model).__name__, ph_info=ph_info,
+                  value_of=example_values(ep, inputs), user_outputs=user_outputs)
+    constants = collections.OrderedDict()
+    for k, v in (getattr(ep, "constants", None) or {}).items():
+        if isinstance(v, torch.Tensor):
+            constants[k] = v
+    if constants:
+        ir["constants"] = _constants_json(constants)
+    return ir
 
 
 def _placeholder_name(prefix, key):

@@ -21,8 +21,11 @@
 # all fixtures in one process; a truth file newer than the fixture's weights/io files and than
 # the fixture tools (export_fixture.py, zoo*.py, fixture_truth.py) is left as it is.
 #
+# Also installs pytorch-ir into <repo>/build/pyir (tools/pyir_env.sh; the pyir_fixture_format test).
+#
 # Environment: TIR_PYTHON (default /usr/bin/python3), TIR_FIXTURES (default
-# <repo>/tests/fixtures/models).
+# <repo>/tests/fixtures/models), TIR_FIXTURES_TRUTH=0 (skip the float64 truth files).
+# A fixture the exporter cannot make does not stop the others; the exit status is then 1.
 set -euo pipefail
 
 [[ $# -eq 1 ]] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
@@ -33,6 +36,9 @@ PY=${TIR_PYTHON:-/usr/bin/python3}
 EXPORTER=$REPO/tools/export_fixture.py
 ZOO=$(ls -t "$REPO"/tools/zoo*.py | head -n1)  # the newest zoo module (zoo.py, zoo_<family>.py)
 LLM_WEIGHTS=$REPO/tools/llm_weights.py
+
+# pytorch-ir (pure Python, pinned) for the pyir_fixture_format test: into <repo>/build/pyir.
+bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir" pytorch-ir
 
 # LLM fixtures (tests/fixtures/llm/<name>): weights from a pure-Python generator, no torch needed.
 llm_made=0
@@ -70,17 +76,22 @@ while IFS= read -r json; do
         continue
     fi
     mkdir -p "$dest"
-    rm -f "$dest/model.json"  # marks the directory stale until the exporter has succeeded
+    rm -f "$dest/model.json" "$dest/io.safetensors"  # stale until the exporter has succeeded
     jobs+=("$model $json $dest")
 done < <(find "$SRC" -name model.json | LC_ALL=C sort)
+export_failed=0
 if [[ ${#jobs[@]} -gt 0 ]]; then
-    printf '%s\n' "${jobs[@]}" | "$PY" "$EXPORTER" --from-ir-batch
+    # The exporter goes on past a fixture it cannot make (and exits 1 at the end): copy
+    # model.json (which marks a directory done) only where it wrote io.safetensors.
+    printf '%s\n' "${jobs[@]}" | "$PY" "$EXPORTER" --from-ir-batch || export_failed=1
     for job in "${jobs[@]}"; do
         read -r _ json dest <<<"$job"
-        cp "$json" "$dest/model.json"
+        if [[ -f $dest/io.safetensors ]]; then cp "$json" "$dest/model.json"; fi
     done
 fi
-echo "make_fixtures: generated ${#jobs[@]} fixture(s) under $OUT"
+echo "make_fixtures: generated ${#jobs[@]} fixture(s) under $OUT$( ((export_failed)) && echo ' (SOME FAILED, see above)')"
+# TIR_FIXTURES_TRUTH=0: weights and io only (scripts/gpu_check.sh computes its own float64).
+if [[ ${TIR_FIXTURES_TRUTH:-1} == 0 ]]; then exit "$export_failed"; fi
 
 # Float64 truth for every fixture directory (the model tests fail without it).
 TRUTH=$REPO/tools/fixture_truth.py
@@ -107,3 +118,4 @@ if [[ ${#truth_jobs[@]} -gt 0 ]]; then
     printf '%s\n' "${truth_jobs[@]}" | "$PY" "$TRUTH"
 fi
 echo "make_fixtures: wrote ${#truth_jobs[@]} float64 truth file(s) under $OUT"
+exit "$export_failed"

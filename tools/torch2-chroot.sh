@@ -3,10 +3,12 @@
 # fixtures in the torch.export ("training") flavor. Run as root.
 #
 #   tools/torch2-chroot.sh [DIR]              create/update the chroot (default DIR below)
-#   tools/torch2-chroot.sh [DIR] run -- CMD…  run CMD inside it, repo bind-mounted at /repo
+#   tools/torch2-chroot.sh [DIR] run -- CMD…  run CMD inside it, repo bind-mounted at /repo, with
+#                                             PYTHONPATH=/repo/build/pyir (the real pytorch-ir,
+#                                             installed there first by tools/pyir_env.sh)
 #
 # Environment: TIR_CHROOT_SUITE (default sid), TIR_CHROOT_MIRROR (default: the
-# first Debian mirror found in the host's apt sources), TIR_CHROOT_EXTRA (extra Debian
+# first Debian mirror found in the host's apt sources; none found is an error), TIR_CHROOT_EXTRA (extra Debian
 # packages, e.g. "python3-transformers" for tools/export_llm.py; installed when missing).
 set -euo pipefail
 
@@ -14,11 +16,18 @@ DEFAULT_DIR=/var/cache/tir-torch2/sid
 SUITE=${TIR_CHROOT_SUITE:-sid}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-DIR=$DEFAULT_DIR
-if [[ $# -gt 0 && $1 != run ]]; then DIR=$1; shift; fi
-
 die() { echo "torch2-chroot: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "must run as root"
+
+# Several checkouts may use one chroot at the same time: each call mounts /repo, /proc and /dev in
+# a mount namespace of its own, so one call never sees (or unmounts) another checkout at /repo.
+if [[ -z ${TIR_CHROOT_PRIVATE_NS:-} ]]; then
+    command -v unshare >/dev/null || die "unshare (util-linux) not found"
+    TIR_CHROOT_PRIVATE_NS=1 exec unshare --mount --propagation private bash "${BASH_SOURCE[0]}" "$@"
+fi
+
+DIR=$DEFAULT_DIR
+if [[ $# -gt 0 && $1 != run ]]; then DIR=$1; shift; fi
 
 host_mirror() {
     # Prefer an explicit override, then deb822 .sources files, then sources.list.
@@ -36,7 +45,7 @@ host_mirror() {
               | grep -E '/debian/?$' | grep -v security | head -n1 || true)
         [[ -n $url ]] && { echo "${url%/}"; return; }
     done
-    echo "http://deb.debian.org/debian"
+    return 1
 }
 
 have_torch() { [[ -d $DIR/usr/lib/python3/dist-packages/torch ]]; }
@@ -57,7 +66,8 @@ setup() {
         apt-get update
         apt-get install -y debootstrap
     }
-    local mirror; mirror=$(host_mirror)
+    local mirror
+    mirror=$(host_mirror) || die "no Debian mirror in the host's apt configuration (/etc/apt/sources.list, /etc/apt/sources.list.d/); set TIR_CHROOT_MIRROR to one"
     mkdir -p "$DIR"
     if [[ ! -x $DIR/usr/bin/apt-get ]]; then
         echo "torch2-chroot: debootstrap $SUITE into $DIR from $mirror"
@@ -83,9 +93,10 @@ cleanup() {
 with_mounts() {
     trap cleanup EXIT INT TERM
     mkdir -p "$DIR/proc" "$DIR/dev" "$DIR/repo"
-    mountpoint -q "$DIR/proc" || { mount -t proc proc "$DIR/proc"; MOUNTED+=("$DIR/proc"); }
-    mountpoint -q "$DIR/dev" || { mount --bind /dev "$DIR/dev"; MOUNTED+=("$DIR/dev"); }
-    mountpoint -q "$DIR/repo" || { mount --bind "$REPO" "$DIR/repo"; MOUNTED+=("$DIR/repo"); }
+    # In this call's own mount namespace: mount over whatever another call left there.
+    mount -t proc proc "$DIR/proc"; MOUNTED+=("$DIR/proc")
+    mount --bind /dev "$DIR/dev"; MOUNTED+=("$DIR/dev")
+    mount --bind "$REPO" "$DIR/repo"; MOUNTED+=("$DIR/repo")
     local rc=0
     "$@" || rc=$?
     cleanup
@@ -98,8 +109,11 @@ if [[ ${1:-} == run ]]; then
     [[ ${1:-} == -- ]] && shift
     [[ $# -gt 0 ]] || die "usage: $0 [DIR] run -- CMD..."
     have_torch || die "$DIR has no python3-torch; run '$0 $DIR' first"
+    # The exporters' pure-Python packages (pytorch-ir, ...) at their pinned versions.
+    bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir" pytorch-ir
     with_mounts chroot "$DIR" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 bash -c 'cd /repo && exec "$@"' bash "$@"
+        HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=/repo/build/pyir \
+        bash -c 'cd /repo && exec "$@"' bash "$@"
 else
     [[ $# -eq 0 ]] || die "usage: $0 [DIR] | $0 [DIR] run -- CMD..."
     setup

@@ -1,5 +1,7 @@
 #include "cli/cli_common.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -131,6 +133,12 @@ SessionOptions session_options(const Args& a) {
       (o.weight_dtype != DType::F32 && o.weight_dtype != DType::F16 && o.weight_dtype != DType::BF16))
     throw UsageError("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
   return o;
+}
+
+AllocWindow::AllocWindow() {
+  begin_ = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "tir_alloc_window_begin"));
+  end_ = reinterpret_cast<int64_t (*)()>(dlsym(RTLD_DEFAULT, "tir_alloc_window_end"));
+  if (!begin_ || !end_) begin_ = nullptr, end_ = nullptr;
 }
 
 }  // namespace tir::cli

@@ -60,4 +60,17 @@ uint64_t parse_size(const std::string& text, const std::string& option);
 // Usage lines for the limit flags (kUsage and generate's usage show them).
 extern const char* const kLimitsUsage;
 
+// The markers of the allocation counter (tools/alloc_count) when it is
+// preloaded (LD_PRELOAD=libtir_alloc_count.so), found through dlsym; without
+// it begin()/end() do nothing. `torchir run` marks each run with them.
+class AllocWindow {
+ public:
+  AllocWindow();
+  void begin() const { if (begin_) begin_(); }
+  void end() const { if (end_) end_(); }
+ private:
+  void (*begin_)() = nullptr;
+  int64_t (*end_)() = nullptr;
+};
+
 }  // namespace tir::cli

@@ -65,7 +65,7 @@ const std::vector<Command>& commands() {
        cmd_run},
       {"verify",
        "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
-       "      [--device cpu|cuda] [--threads N] [--weight-dtype D] [--strict-weights] [--reference64 T] [LIMITS]\n"
+       "      [--device cpu|cuda (libtorch)] [--threads N] [--weight-dtype D] [--strict-weights] [--reference64 T] [LIMITS]\n"
        "      (--reference64: float64 outputs output.<i>; also reports, per output, our max error and the\n"
        "      reference's max error against them, and whether an rtol/atol failure is only reassociation;\n"
        "      the exit status still follows rtol/atol)\n",
@@ -75,8 +75,11 @@ const std::vector<Command>& commands() {
        cmd_verify},
       {"parity",
        "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
-       "      [--strict-weights] [LIMITS]\n",
-       {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--device"}), {"--strict-weights"}},
+       "      [--criterion rtol|truth64] [--strict-weights] [LIMITS]   (per node, ours vs LibTorch on the device;\n"
+       "      truth64, the default off cpu: ours and the device both within 2x LibTorch-cpu's error vs a\n"
+       "      float64 run of the graph + 1e-6 x scale; see docs/gpu-parity.md)\n",
+       {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--device", "--criterion"}),
+        {"--strict-weights"}},
        cmd_parity},
       {"generate", kGenerateUsage,
        {with_limits({"--kv-mapping", "--weights", "--constants", "--prompt-ids", "--max-new-tokens", "--temperature",
@@ -97,7 +100,8 @@ std::string usage() {
        "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
        "--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n";
   u += kLimitsUsage;
-  return u + "Exit status: 0 success, 1 error (verify: outputs differ), 2 usage error.\n";
+  return u + "Exit status: 0 success, 1 error (verify: outputs differ; parity: a node diverges), 2 usage error,\n"
+             "3 the --device is not available to LibTorch (e.g. \"CUDA is not available to LibTorch ...\").\n";
 }
 
 void write_text(const std::string& text, const std::string& path) {
@@ -205,9 +209,15 @@ int cmd_run(const Args& a) {
   std::vector<Tensor> outputs;
   std::vector<double> times;
   std::vector<std::vector<NodeTiming>> profiles;
+  const AllocWindow alloc_window;  // tools/alloc_count, when preloaded: counts each run's allocations
   for (int64_t r = 0; r < repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    outputs = session->run(inputs);
+    alloc_window.begin();
+    session->set_inputs(inputs);
+    session->run_slots();
+    alloc_window.end();
+    outputs.clear();
+    for (const auto& o : session->output_views()) outputs.push_back(to_dtype_owned(o, o.dtype));
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     profiles.push_back(session->last_profile());
   }
@@ -227,6 +237,9 @@ int cmd_run(const Args& a) {
 }
 
 int cmd_verify(const Args& a) {
+  const std::string device = a.get("--device", "cpu");
+  if (a.get("--backend", "native") == "libtorch") require_device(device);
+  else if (device != "cpu") throw UsageError("--device " + device + " needs --backend libtorch (the native engine runs on cpu)");
   Model m = load_model_file(ir_path(a));
   const std::string io_path = required(a, "--io");
   TensorMap io = read_weights_file(io_path);
@@ -243,7 +256,7 @@ int cmd_verify(const Args& a) {
     actual = open_session(a, m)->run(inputs);
   } else {
     auto [weights, constants] = read_sources(a, m);
-    actual = run_reference(m, weights, constants, inputs, a.get("--device", "cpu"));
+    actual = run_reference(m, weights, constants, inputs, device);
   }
   VerifyReport r = verify_outputs(actual, expected, a.num("--rtol", 1e-5), a.num("--atol", 1e-5));
   std::cout << format_report(r);
@@ -257,14 +270,17 @@ int cmd_ops(const Args&) {
 }
 
 int cmd_parity(const Args& a) {
-  Model m = load_model_file(ir_path(a));
-  const std::string io_path = required(a, "--io");
-  TensorMap io = read_weights_file(io_path);
   ParityOptions o;
   o.rtol = a.num("--rtol", 1e-4);
   o.atol = a.num("--atol", 1e-4);
   o.device = a.get("--device", "cpu");
+  o.criterion = a.get("--criterion");
+  o.criterion = parity_criterion(o);
   o.limits = limits_from_args(a);
+  require_device(o.device);  // before anything is loaded
+  Model m = load_model_file(ir_path(a));
+  const std::string io_path = required(a, "--io");
+  TensorMap io = read_weights_file(io_path);
   auto [weights, constants] = read_sources(a, m);
   return run_parity(m, weights, constants, io_inputs(m, io, io_path), o, std::cout);
 }
@@ -289,6 +305,9 @@ int main(int argc, char** argv) {
   }
   try {
     return cmd->run(parse_args(argc, argv, 2, cmd->options));
+  } catch (const DeviceUnavailableError& e) {
+    std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";
+    return kExitNoDevice;
   } catch (const UsageError& e) {
     std::cerr << "torchir: usage error: " << e.what() << "\nusage: torchir " << cmd->usage.substr(2)
               << "(torchir --help lists every command and option)\n";

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/small_vec.h"
+
 namespace tir {
 
-template <size_t N, typename F>
-void for_each_row(const std::vector<int64_t>& shape,
+template <size_t N, typename S, typename F>
+void for_each_row(const S& shape,
                   const std::array<const int64_t*, N>& strides,
                   std::array<int64_t, N> base, F&& f) {
   const size_t nd = shape.size();
@@ -23,7 +25,7 @@ void for_each_row(const std::vector<int64_t>& shape,
   const int64_t inner = shape[nd - 1];
   std::array<int64_t, N> inner_strides;
   for (size_t k = 0; k < N; ++k) inner_strides[k] = strides[k][nd - 1];
-  std::vector<int64_t> idx(nd, 0);
+  DimVec idx(nd, 0);
   std::array<int64_t, N> off = base;
   while (true) {
     f(off, inner, inner_strides);

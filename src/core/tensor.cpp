@@ -198,20 +198,8 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   // Merge dims that are contiguous in both tensors (and drop size-1 dims), so
   // rows are as long as possible: copying an expanded KV cache ([2,1->4,128,32]
   // into [8,128,32], GQA's repeat_kv) then moves 16 KiB rows, not 32-element ones.
-  Shape shape;
-  Strides ds, ss;
-  for (size_t i = 0; i < dst.shape.size(); ++i) {
-    if (dst.shape[i] == 1) continue;
-    if (!shape.empty() && ds.back() == dst.strides[i] * dst.shape[i] && ss.back() == src.strides[i] * dst.shape[i]) {
-      shape.back() *= dst.shape[i];
-      ds.back() = dst.strides[i];
-      ss.back() = src.strides[i];
-      continue;
-    }
-    shape.push_back(dst.shape[i]);
-    ds.push_back(dst.strides[i]);
-    ss.push_back(src.strides[i]);
-  }
+  DimVec shape = dst.shape, ds = dst.strides, ss = src.strides;
+  coalesce_in_place<DimVec, 2>(shape, {&ds, &ss});
   if (dst.dtype == src.dtype && !shape.empty() && ds.back() == 1 && ss.back() == 1) {
     const size_t item = dtype_size(dst.dtype);
     uint8_t* d = dst.raw();

@@ -29,11 +29,11 @@ int num_threads() { return 1; }
 int started_threads() { return 1; }
 int default_num_threads() { return 1; }
 
-void parallel_for(int64_t n, int64_t /*grain*/, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for(int64_t n, int64_t /*grain*/, RangeFn fn) {
   if (n > 0) fn(0, n);
 }
 
-void parallel_for_chunks(int64_t n, int64_t /*chunks*/, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_chunks(int64_t n, int64_t /*chunks*/, RangeFn fn) {
   if (n > 0) fn(0, n);
 }
 
@@ -105,7 +105,7 @@ class Pool {
   }
 
   // Returns false (nothing run) when another thread's job holds the pool.
-  bool run(int64_t n, int64_t chunks, const std::function<void(int64_t, int64_t)>& fn) {
+  bool run(int64_t n, int64_t chunks, RangeFn fn) {
     std::unique_lock<std::mutex> job(job_mutex_, std::try_to_lock);
     if (!job.owns_lock()) return false;
     std::unique_lock<std::mutex> lk(m_);
@@ -205,7 +205,7 @@ class Pool {
   std::atomic<int> threads_{1};
   uint64_t gen_ = 0;           // bumped to stop the current workers
   std::vector<bool> started_;  // [i]: worker i entered its loop (index 0 unused)
-  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  const RangeFn* fn_ = nullptr;
   int64_t n_ = 0, chunks_ = 0, next_ = 0;
   // Written under m_; atomic so spinning threads can poll them unlocked.
   std::atomic<int64_t> remaining_{0};
@@ -228,7 +228,7 @@ int started_threads() { return pool().started(); }
 
 int default_num_threads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for(int64_t n, int64_t grain, RangeFn fn) {
   if (n <= 0) return;
   const int threads = t_in_parallel ? 1 : num_threads();
   const int64_t chunks = chunk_count(n, grain, threads);
@@ -236,7 +236,7 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   fn(0, n);
 }
 
-void parallel_for_chunks(int64_t n, int64_t chunks, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_chunks(int64_t n, int64_t chunks, RangeFn fn) {
   if (n <= 0) return;
   chunks = std::max<int64_t>(1, std::min(chunks, n));
   if (!t_in_parallel && num_threads() > 1 && chunks > 1 && pool().run(n, chunks, fn)) return;

@@ -4,9 +4,12 @@
 // depend on the thread count when each index writes its own outputs.
 #pragma once
 #include <cstdint>
-#include <functional>
+#include "core/function_ref.h"
 
 namespace tir {
+
+// The body of a parallel loop: fn(begin, end). Non-owning (core/function_ref.h).
+using RangeFn = FunctionRef<void(int64_t, int64_t)>;
 
 // Number of threads kernels may use (>= 1). Changing it (re)creates the pool.
 void set_num_threads(int n);
@@ -23,12 +26,12 @@ int default_num_threads();
 // Calls fn(begin, end) on disjoint sub-ranges covering [0, n), each at least
 // `grain` long (except the last), possibly concurrently. Returns when all are
 // done. Exceptions thrown by fn are rethrown on the calling thread.
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+void parallel_for(int64_t n, int64_t grain, RangeFn fn);
 
 // Like parallel_for, but in `chunks` near-equal parts (clamped to [1, n]) that
 // free threads claim one at a time, so a worker that wakes late still takes a
 // share (waking one costs ~1 ms in WASM). For kernels whose results do not
 // depend on where the chunk boundaries fall. With one thread: fn(0, n).
-void parallel_for_chunks(int64_t n, int64_t chunks, const std::function<void(int64_t, int64_t)>& fn);
+void parallel_for_chunks(int64_t n, int64_t chunks, RangeFn fn);
 
 }  // namespace tir

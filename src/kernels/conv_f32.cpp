@@ -139,9 +139,10 @@ void conv_nd_f32(const ConvGeom& g, const float* x, const float* w, const float*
         A.data = w + gi * ocg * K;
         A.ld = K;
       }
-      const PackBBlock packer = [&](int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+      const auto pack = [&](int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
         im2col_packed(g, xg, k0, kc, j0, nc, dst);
       };
+      const PackBBlock packer = pack;
       GemmOperandB B;
       if (pointwise) {
         B.data = xg;

@@ -12,26 +12,6 @@
 
 namespace tir {
 
-void coalesce_dims(Shape& shape, std::vector<Strides*> strides) {
-  Shape s2;
-  std::vector<Strides> t2(strides.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = !s2.empty();
-    for (size_t k = 0; merge && k < strides.size(); ++k)
-      merge = t2[k].back() == (*strides[k])[d] * shape[d];
-    if (merge) {
-      s2.back() *= shape[d];
-      for (size_t k = 0; k < strides.size(); ++k) t2[k].back() = (*strides[k])[d];
-      continue;
-    }
-    s2.push_back(shape[d]);
-    for (size_t k = 0; k < strides.size(); ++k) t2[k].push_back((*strides[k])[d]);
-  }
-  shape = std::move(s2);
-  for (size_t k = 0; k < strides.size(); ++k) *strides[k] = std::move(t2[k]);
-}
-
 namespace {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
@@ -46,9 +26,10 @@ constexpr int64_t kCostlyGrain = int64_t(1) << 13;
 // Operand 0 is the output: when it has a 0 stride (one element written from
 // several positions) the loop stays serial so the last write wins as before.
 template <size_t N, typename F>
-void for_each_row_parallel(const Shape& shape, const std::array<const int64_t*, N>& strides, int64_t grain, F&& f) {
+void for_each_row_parallel(const DimVec& shape, const std::array<const int64_t*, N>& strides, int64_t grain, F&& f) {
   const size_t nd = shape.size();
-  const int64_t total = shape_numel(shape);
+  int64_t total = 1;  // the coalesced shape of a planned value: no overflow
+  for (int64_t v : shape) total *= v;
   bool serial = nd == 0 || total < 2 * grain || num_threads() == 1;
   for (size_t d = 0; d < nd && !serial; ++d) serial = strides[0][d] == 0;
   if (serial) {
@@ -60,7 +41,7 @@ void for_each_row_parallel(const Shape& shape, const std::array<const int64_t*, 
   std::array<int64_t, N> inner_strides;
   for (size_t k = 0; k < N; ++k) inner_strides[k] = strides[k][nd - 1];
   parallel_for(total, grain, [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> idx(nd);
+    DimVec idx(nd);
     std::array<int64_t, N> off{};
     int64_t rem = begin;
     for (size_t d = nd; d-- > 0;) {
@@ -90,9 +71,8 @@ void for_each_row_parallel(const Shape& shape, const std::array<const int64_t*, 
 
 template <typename O, typename T, typename F>
 void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  Shape shape = out.shape;
-  Strides so = out.strides, sa = a.strides, sb = b.strides;
-  coalesce_dims(shape, {&so, &sa, &sb});
+  DimVec shape = out.shape, so = out.strides, sa = a.strides, sb = b.strides;
+  coalesce_in_place<DimVec, 3>(shape, {&so, &sa, &sb});
   O* po = out.data<O>();
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
@@ -117,9 +97,8 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 
 template <typename O, typename T, typename F>
 void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain) {
-  Shape shape = out.shape;
-  Strides so = out.strides, si = in.strides;
-  coalesce_dims(shape, {&so, &si});
+  DimVec shape = out.shape, so = out.strides, si = in.strides;
+  coalesce_in_place<DimVec, 2>(shape, {&so, &si});
   O* po = out.data<O>();
   const T* pi = in.data<T>();
   for_each_row_parallel<2>(shape, {so.data(), si.data()}, grain,
@@ -451,9 +430,8 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryPa
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   dispatch_compute(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    Shape shape = out.shape;
-    Strides so = out.strides, sc = cond.strides, sa = a.strides, sb = b.strides;
-    coalesce_dims(shape, {&so, &sc, &sa, &sb});
+    DimVec shape = out.shape, so = out.strides, sc = cond.strides, sa = a.strides, sb = b.strides;
+    coalesce_in_place<DimVec, 4>(shape, {&so, &sc, &sa, &sb});
     T* po = out.data<T>();
     const uint8_t* pc = cond.data<uint8_t>();
     const T* pa = a.data<T>();
@@ -486,7 +464,17 @@ Tensor broadcast_view(const Tensor& t, const Shape& shape) {
 }
 
 void fill_kernel(const Tensor& dst, const Scalar& s) {
-  copy_into(dst, broadcast_view(scalar_tensor(s, dst.dtype), dst.shape));
+  dispatch_storage(dst.dtype, [&](auto tag) {
+    using S = decltype(tag);
+    // The value as scalar_tensor stores it; written in place (no temporary tensor).
+    const S v = s.kind == Scalar::Kind::Float ? store_as<S>(s.f) : store_as<S>(s.i);
+    S* p = dst.data<S>();
+    DimVec shape = dst.shape, st = dst.strides;
+    coalesce_in_place<DimVec, 1>(shape, {&st});
+    for_each_row<1>(shape, {st.data()}, {0}, [&](std::array<int64_t, 1> off, int64_t n, std::array<int64_t, 1> k) {
+      for (int64_t i = 0; i < n; ++i) p[off[0] + i * k[0]] = v;
+    });
+  });
 }
 
 void round_to_half_inplace(const Tensor& t, DType half_dtype) {

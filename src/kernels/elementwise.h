@@ -84,8 +84,5 @@ void round_to_half_inplace(const Tensor& t, DType half_dtype);
 // True when any element of t (a compute dtype, any strides) equals zero.
 bool contains_zero(const Tensor& t);
 
-// Merges adjacent dims that are contiguous with each other in every operand and
-// drops size-1 dims, so strided loops run over as few, long rows as possible.
-void coalesce_dims(Shape& shape, std::vector<Strides*> strides);
 
 }  // namespace tir

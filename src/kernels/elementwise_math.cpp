@@ -85,13 +85,13 @@ constexpr int64_t kCostlyGrain = int64_t(1) << 13;
 // out and the operands coalesced); fully contiguous operands split across threads.
 template <size_t N, typename F>
 void for_rows(const Tensor& out, const std::array<const Tensor*, N - 1>& ins, int64_t grain, F&& f) {
-  Shape shape = out.shape;
-  std::array<Strides, N> st;
+  DimVec shape = out.shape;
+  std::array<DimVec, N> st;
   st[0] = out.strides;
   for (size_t k = 1; k < N; ++k) st[k] = ins[k - 1]->strides;
-  std::vector<Strides*> ptrs;
-  for (auto& s : st) ptrs.push_back(&s);
-  coalesce_dims(shape, ptrs);
+  std::array<DimVec*, N> ptrs;
+  for (size_t k = 0; k < N; ++k) ptrs[k] = &st[k];
+  coalesce_in_place<DimVec, N>(shape, ptrs);
   std::array<const int64_t*, N> sp;
   for (size_t k = 0; k < N; ++k) sp[k] = st[k].data();
   bool contiguous = shape.size() == 1;

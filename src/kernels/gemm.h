@@ -24,6 +24,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/function_ref.h"
+
 namespace tir {
 
 // What the gemm does to each finished output element, in this order:
@@ -74,7 +76,7 @@ void unpack_b_half(int64_t K, int64_t N, const uint16_t* packed, PackedHalf kind
 // B given block by block: fills dst with op(B)[k0:k0+kc, j0:j0+nc] in the
 // packed-B layout of that block ([ceil(nc/NR)][kc][NR], zero-padded).
 // Convolutions pass an im2col that writes packed blocks directly.
-using PackBBlock = std::function<void(int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst)>;
+using PackBBlock = FunctionRef<void(int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst)>;
 
 // The operands of one f32 gemm: A and B each packed (whole-matrix layout
 // above), or as a strided matrix, or (B only) a block packer or packed halves.

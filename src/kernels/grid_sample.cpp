@@ -14,11 +14,9 @@ template <typename T> struct Axis {
   int64_t size;
   GridPad pad;
   bool align;
-  T unnormalize(T v) const {
-    if (size <= 0) return T(0);
-    if (align) return (v + T(1)) * (T(size - 1) / T(2));
-    return (v + T(1)) * (T(size) / T(2)) - T(0.5);
-  }
+  GridScale gs;
+  Axis(int64_t size_, GridPad pad_, bool align_) : size(size_), pad(pad_), align(align_), gs(grid_scale(size_, align_)) {}
+  T unnormalize(T v) const { return size <= 0 ? T(0) : grid_unnormalize(v, gs); }
   T clip(T v) const {
     const T hi = T(size - 1);
     v = v > T(0) ? v : (v == v ? T(0) : v);  // NaN stays NaN (masked out later)
@@ -152,14 +150,12 @@ template <typename T> void sample_3d(const GridSampleArgs& a, const T* in, const
   }
 }
 
-// torch's linspace(-1, 1, n) (the second half counted from the end), times
-// (n-1)/n without align_corners; a single step is 0.
-template <typename T> T lin(int64_t i, int64_t n, bool align) {
-  if (n <= 1) return T(0);
-  const T step = T(2) / T(n - 1);
-  T v = i < n / 2 ? T(-1) + step * T(i) : T(1) - step * T(n - 1 - i);
-  if (!align) v = v * T(n - 1) / T(n);
-  return v;
+// One base-grid coordinate, linspace(-1, 1, n) (times (n-1)/n without
+// align_corners; a single step is 0), evaluated as (2i - (n-1)) / (n-1) or / n:
+// exact numerator and one division, so correctly rounded in A.
+template <typename A> A lin(int64_t i, int64_t n, bool align) {
+  if (n <= 1) return A(0);
+  return A(2 * i - (n - 1)) / A(align ? n - 1 : n);
 }
 
 }  // namespace
@@ -175,8 +171,13 @@ template <typename T> void grid_sample(const GridSampleArgs& a, const T* in, con
   grid_sample_ref(a, in, grid, out);
 }
 
+// float32 grids are computed in double (base coordinates, products and sums)
+// and rounded once: the float nearest the exact base @ theta^T but for ~1e-16 of
+// the terms' size, where PyTorch's float32 linspace, (n-1)/n scaling and bmm
+// round at each step (up to a few ulp).
 template <typename T>
 void affine_grid(int64_t N, const int64_t* sizes, int nsp, bool align_corners, const T* theta, T* grid) {
+  using A = std::conditional_t<std::is_same_v<T, float>, double, T>;
   const int64_t D = nsp == 3 ? sizes[0] : 1, H = sizes[nsp - 2], W = sizes[nsp - 1];
   const int k = nsp + 1;  // theta row length
   for (int64_t n = 0; n < N; ++n) {
@@ -185,12 +186,12 @@ void affine_grid(int64_t N, const int64_t* sizes, int nsp, bool align_corners, c
     for (int64_t d = 0; d < D; ++d)
       for (int64_t h = 0; h < H; ++h)
         for (int64_t w = 0; w < W; ++w) {
-          const T base[4] = {lin<T>(w, W, align_corners), lin<T>(h, H, align_corners),
-                             nsp == 3 ? lin<T>(d, D, align_corners) : T(1), T(1)};
+          const A base[4] = {lin<A>(w, W, align_corners), lin<A>(h, H, align_corners),
+                             nsp == 3 ? lin<A>(d, D, align_corners) : A(1), A(1)};
           for (int r = 0; r < nsp; ++r) {
-            T acc = T(0);
-            for (int j = 0; j < k; ++j) acc += base[j] * th[r * k + j];
-            *g++ = acc;
+            A acc = A(0);
+            for (int j = 0; j < k; ++j) acc += base[j] * A(th[r * k + j]);
+            *g++ = T(acc);
           }
         }
   }

@@ -22,6 +22,25 @@ struct GridSampleArgs {
   bool align_corners = false;
 };
 
+// The input coordinate of a grid value along an axis of `size` (torch's
+// grid_sampler_unnormalize): (g + 1) * size / 2 - 0.5, or (g + 1) * (size - 1) / 2
+// with align_corners, evaluated as g * scale + offset (scale = size / 2 or
+// (size - 1) / 2, offset = (size - 1) / 2: the same value, exact constants). A
+// float32 g is widened to double, where the product (24 x <= 29 significant bits)
+// is exact, and the sum is rounded to double then float: the coordinate is the
+// float nearest the exact one (ties of the two roundings aside), where PyTorch's
+// float32 (g + 1), product and - 0.5 each round, and an error in the coordinate
+// is multiplied by the image's gradient in the output. The SIMD path
+// (grid_sample_f32.cpp) does the same operations per lane.
+struct GridScale {
+  double scale, offset;
+};
+inline GridScale grid_scale(int64_t size, bool align_corners) {
+  return {align_corners ? double(size - 1) / 2 : double(size) / 2, double(size - 1) / 2};
+}
+inline float grid_unnormalize(float g, GridScale s) { return float(double(g) * s.scale + s.offset); }
+inline double grid_unnormalize(double g, GridScale s) { return g * s.scale + s.offset; }
+
 // in [N, C, (D,) H, W], grid [N, (oD,) oH, oW, 2 or 3] (x, y(, z)), out [N, C, (oD,) oH, oW].
 // Takes the SIMD path where it applies, else grid_sample_ref.
 template <typename T> void grid_sample(const GridSampleArgs& a, const T* in, const T* grid, T* out);

@@ -17,11 +17,29 @@ using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 using DI = hn::RebindToSigned<D>;
 
+// grid_unnormalize (grid_sample.h) per lane: widened to double, g * scale +
+// offset, rounded back to float.
+#if HWY_HAVE_FLOAT64 && HWY_TARGET != HWY_WASM && HWY_TARGET != HWY_WASM_EMU256 && HWY_TARGET != HWY_SCALAR
+V unnormalize(D d, V g, GridScale s) {
+  const hn::Half<D> dh;
+  const hn::Repartition<double, D> dd;
+  const auto sc = hn::Set(dd, s.scale), of = hn::Set(dd, s.offset);
+  const auto lo = hn::DemoteTo(dh, hn::Add(hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, g)), sc), of));
+  const auto hi = hn::DemoteTo(dh, hn::Add(hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, g)), sc), of));
+  return hn::Combine(d, hi, lo);
+}
+#else  // Highway 1.0.3 has no float <-> double conversions on WASM: the scalar function per lane
+V unnormalize(D d, V g, GridScale s) {
+  HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)];
+  hn::Store(g, d, buf);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) buf[i] = grid_unnormalize(buf[i], s);
+  return hn::Load(d, buf);
+}
+#endif
+
 // Unnormalize, then border-clip as the scalar Axis (NaN stays NaN).
-V source(D d, V g, int64_t size, bool align, bool border) {
-  const V one = hn::Set(d, 1.0f);
-  V v = align ? hn::Mul(hn::Add(g, one), hn::Set(d, float(size - 1) / 2.0f))
-              : hn::Sub(hn::Mul(hn::Add(g, one), hn::Set(d, float(size) / 2.0f)), hn::Set(d, 0.5f));
+V source(D d, V g, int64_t size, GridScale s, bool border) {
+  V v = unnormalize(d, g, s);
   if (border) {
     const V zero = hn::Zero(d), hi = hn::Set(d, float(size - 1));
     const auto is_num = hn::Eq(v, v);
@@ -36,6 +54,7 @@ void bilinear(const GridSampleArgs& a, const float* in, const float* grid, float
   const DI di;
   const int64_t L = int64_t(hn::Lanes(d)), P = a.oH * a.oW, HW = a.H * a.W;
   const bool border = a.pad == GridPad::Border;
+  const GridScale sx = grid_scale(a.W, a.align_corners), sy = grid_scale(a.H, a.align_corners);
   for (int64_t n = 0; n < a.N; ++n) {
     const float* g = grid + n * P * 2;
     const float* img = in + n * a.C * HW;
@@ -46,7 +65,7 @@ void bilinear(const GridSampleArgs& a, const float* in, const float* grid, float
       for (; p + L <= p1; p += L) {
         V gx, gy;
         hn::LoadInterleaved2(d, g + 2 * p, gx, gy);
-        const V x = source(d, gx, a.W, a.align_corners, border), y = source(d, gy, a.H, a.align_corners, border);
+        const V x = source(d, gx, a.W, sx, border), y = source(d, gy, a.H, sy, border);
         const V xw = hn::Floor(x), yn = hn::Floor(y);
         const V w = hn::Sub(x, xw), e = hn::Sub(onev, w), nn = hn::Sub(y, yn), s = hn::Sub(onev, nn);
         const V nw = hn::Mul(s, e), ne = hn::Mul(s, w), sw = hn::Mul(nn, e), se = hn::Mul(nn, w);

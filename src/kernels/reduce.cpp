@@ -19,7 +19,7 @@ template <typename T> inline bool is_nan(T v) {
 }
 
 // f(offset) for every element of the (shape, strides) space from `base`, row-major.
-template <typename F> void for_each_elem(const Shape& shape, const Strides& st, int64_t base, F&& f) {
+template <typename F> void for_each_elem(const DimVec& shape, const DimVec& st, int64_t base, F&& f) {
   if (shape.empty()) {
     f(base);
   } else if (shape.size() == 1) {
@@ -33,8 +33,8 @@ template <typename F> void for_each_elem(const Shape& shape, const Strides& st, 
 
 // The kept (outer) and reduced (inner) dims of `in`, coalesced.
 struct Split {
-  Shape os, is;
-  Strides ost, ist;
+  DimVec os, is;
+  DimVec ost, ist;
   int64_t count = 1;  // elements per reduced group
 };
 Split split_dims(const Tensor& in, const std::vector<bool>& rd) {
@@ -44,9 +44,10 @@ Split split_dims(const Tensor& in, const std::vector<bool>& rd) {
     (r ? s.is : s.os).push_back(in.shape[d]);
     (r ? s.ist : s.ost).push_back(in.strides[d]);
   }
-  s.count = shape_numel(s.is);
-  coalesce_dims(s.is, {&s.ist});
-  coalesce_dims(s.os, {&s.ost});
+  s.count = 1;  // a planned value's dims: no overflow
+  for (int64_t v : s.is) s.count *= v;
+  coalesce_in_place<DimVec, 1>(s.is, {&s.ist});
+  coalesce_in_place<DimVec, 1>(s.os, {&s.ost});
   return s;
 }
 
@@ -54,8 +55,8 @@ template <typename T>
 void reduce_typed(ReduceOp op, const Tensor& in, const std::vector<bool>& rd, const Tensor& out, const Tensor* idx) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
   Split sp = split_dims(in, rd);
-  const Shape &os = sp.os, &is = sp.is;
-  const Strides &ost = sp.ost, &ist = sp.ist;
+  const DimVec &os = sp.os, &is = sp.is;
+  const DimVec &ost = sp.ost, &ist = sp.ist;
   const int64_t count = sp.count;
   const T* p = in.data<T>();
   int64_t o = 0;

@@ -9,6 +9,7 @@
 #include "core/dispatch.h"
 #include "kernels/conv_winograd.h"
 #include "ops/epilogue.h"
+#include "ops/elementwise_util.h"
 #include "ops/op.h"
 #include "ops/sliding_window.h"
 
@@ -187,18 +188,18 @@ void run_conv(OpCall& call) {
   const auto& st = call.state_as<ConvState>();
   const ConvArgs& a = st.a;
   const FusedEpilogue& e = call.epilogue;
-  const Tensor x = contiguous_or_self(call.in[0]);
-  Tensor b;
-  if (call.in.size() == 3) b = contiguous_or_self(call.in[2]);
+  Tensor keep[3];  // contiguous copies of strided operands
+  const Tensor& x = ew::dense_ref(call.in[0], call.in[0].dtype, keep[0]);
+  const Tensor& b = call.in.size() == 3 ? ew::dense_ref(call.in[2], call.in[2].dtype, keep[2]) : keep[2];
   // The fast path applies the whole epilogue when the batch norm (if any) is folded.
   if (fast_f32(call, a) && (!e.has_bn || st.bias_prepared)) {
-    const Tensor w = st.w_prepared ? call.in[1] : contiguous_or_self(call.in[1]);
+    const Tensor& w = st.w_prepared ? call.in[1] : ew::dense_ref(call.in[1], call.in[1].dtype, keep[1]);
     const float* bias = st.bias_prepared ? st.bias.data() : b.defined() ? b.data<float>() : nullptr;
     conv_nd_f32(a.g, x.data<float>(), w.data<float>(), st.w_prepared ? st.w_prepared->data() : nullptr, bias,
                 call.out[0].data<float>(), gemm_epilogue(e, 0, 0));
     return;
   }
-  const Tensor w = contiguous_or_self(call.in[1]);
+  const Tensor& w = ew::dense_ref(call.in[1], call.in[1].dtype, keep[1]);
   dispatch_compute(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {

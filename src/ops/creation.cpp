@@ -4,6 +4,7 @@
 // ignored. f16/bf16 requests give f32 tensors (the engine's compute dtype).
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -134,12 +135,13 @@ Range parse_range(const OpCall& call) {
 }
 
 void plan_arange(OpCall& call) {
-  const Range r = parse_range(call);
-  call.fresh(0, r.dtype, {r.count});
+  auto r = std::make_shared<Range>(parse_range(call));
+  call.fresh(0, r->dtype, {r->count});
+  call.state = r;
 }
 
 void run_arange(OpCall& call) {
-  const Range r = parse_range(call);
+  const Range& r = call.state_as<Range>();
   dispatch_compute(r.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = call.out[0].data<T>();

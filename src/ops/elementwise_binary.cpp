@@ -60,9 +60,12 @@ struct BinaryState {
   BinaryOp op;
   DType compute;
   Shape shape;
-  TensorOrScalar a, b;  // tensors refreshed from call.in at run
+  TensorOrScalar a, b;  // as planned (prepare reads the tensors from call.in)
   size_t a_in = 0, b_in = 0;
   Scalar alpha;
+  ew::Operand pa, pb;   // plan: workspace; prepare: the kernel's views
+  int tmp_ws = -1;      // in-place into a narrower dtype: the result before the cast
+  bool prepared = false;
 };
 
 // Ops whose integer form divides: a zero divisor must fail, not crash.
@@ -142,34 +145,39 @@ void plan_binary(OpCall& call, const BinarySpec& spec) {
   } else {
     call.fresh(0, out_dtype, st->shape);
   }
+  st->pa = ew::plan_operand(call, st->a, st->compute, &call.out[0]);
+  st->pb = ew::plan_operand(call, st->b, st->compute, &call.out[0]);
+  const DType want = binary_op_is_predicate(st->op) ? DType::Bool : st->compute;
+  if (call.out[0].dtype != want) st->tmp_ws = int(call.add_workspace(want, st->shape));
   call.state = st;
+}
+
+void prepare_binary(OpCall& call) {
+  auto& st = call.state_as<BinaryState>();
+  ew::prepare_operand(call, st.a, st.a_in, st.shape, st.pa);
+  ew::prepare_operand(call, st.b, st.b_in, st.shape, st.pb);
+  st.prepared = true;
 }
 
 void run_binary(OpCall& call) {
   auto& st = call.state_as<BinaryState>();
-  TensorOrScalar a = st.a, b = st.b;
-  if (a.is_tensor()) a.tensor = call.in[st.a_in];
-  if (b.is_tensor()) b.tensor = call.in[st.b_in];
+  if (!st.prepared) prepare_binary(call);  // a call run without prepare (op tests)
   const Tensor& out = call.out[0];
-  // In-place: out is input 0; an operand that overlaps it differently is snapshotted.
-  if (a.is_tensor()) a.tensor = ew::read_safe(*a.tensor, out);
-  if (b.is_tensor()) b.tensor = ew::read_safe(*b.tensor, out);
-  const Tensor av = operand_view(a, st.compute, st.shape);
-  const Tensor bv = operand_view(b, st.compute, st.shape);
+  const Tensor& av = ew::read_operand(st.pa, st.shape);
+  const Tensor& bv = ew::read_operand(st.pb, st.shape);
   if (integer_division(st.op) && !is_floating(st.compute) && contains_zero(bv))
     call.fail("ZeroDivisionError: integer division by zero");
-  const DType want = binary_op_is_predicate(st.op) ? DType::Bool : st.compute;
-  if (out.dtype == want) {
+  if (st.tmp_ws < 0) {
     binary_kernel(st.op, out, av, bv, st.alpha);
   } else {  // in-place into a narrower dtype (f32 self, f64 other): compute, then cast
-    Tensor tmp = make_owned(want, st.shape);
+    const Tensor& tmp = call.workspace[size_t(st.tmp_ws)];
     binary_kernel(st.op, tmp, av, bv, st.alpha);
     copy_into(out, tmp);
   }
 }
 
 OpDef binary(BinarySpec spec) {
-  return {[spec](OpCall& c) { plan_binary(c, spec); }, run_binary};
+  return {[spec](OpCall& c) { plan_binary(c, spec); }, run_binary, prepare_binary};
 }
 BinarySpec inplace(BinarySpec s) { s.inplace = true; return s; }
 
@@ -192,6 +200,9 @@ struct WhereState {
   Shape shape;
   std::vector<TensorOrScalar> vals;  // self, other
   std::vector<size_t> val_in;
+  ew::Operand ops[2];  // plan: workspace; prepare: the kernel's views
+  Tensor cond;         // prepare: the condition broadcast to shape
+  bool prepared = false;
 };
 
 // where.self(Tensor condition, Tensor self, Tensor other) and the Scalar overloads.
@@ -207,18 +218,23 @@ void plan_where(OpCall& call) {
   st->dtype = compute_dtype(result_type({st->vals[0].operand(), st->vals[1].operand()}));
   st->shape = ew::broadcast_or_fail(call, cond.shape, broadcast_all(call, st->vals));
   call.fresh(0, st->dtype, st->shape);
+  for (size_t k = 0; k < 2; ++k) st->ops[k] = ew::plan_operand(call, st->vals[k], st->dtype, nullptr);
   call.state = st;
+}
+
+void prepare_where(OpCall& call) {
+  auto& st = call.state_as<WhereState>();
+  for (size_t k = 0; k < 2; ++k) ew::prepare_operand(call, st.vals[k], st.val_in[k], st.shape, st.ops[k]);
+  st.cond = broadcast_view(call.in[0], st.shape);
+  st.prepared = true;
 }
 
 void run_where(OpCall& call) {
   auto& st = call.state_as<WhereState>();
-  std::vector<Tensor> v;
-  for (size_t k = 0; k < 2; ++k) {
-    TensorOrScalar o = st.vals[k];
-    if (o.is_tensor()) o.tensor = call.in[st.val_in[k]];
-    v.push_back(operand_view(o, st.dtype, st.shape));
-  }
-  where_kernel(call.out[0], broadcast_view(call.in[0], st.shape), v[0], v[1]);
+  if (!st.prepared) prepare_where(call);  // a call run without prepare (op tests)
+  const Tensor& a = ew::read_operand(st.ops[0], st.shape);
+  const Tensor& b = ew::read_operand(st.ops[1], st.shape);
+  where_kernel(call.out[0], st.cond, a, b);
 }
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value); .Tensor: value is a 0-d tensor.
@@ -356,13 +372,13 @@ TIR_REGISTER_OPS(
     {"aten.logical_or.default", binary(pred(BinaryOp::LogicalOr))},
     {"aten.logical_xor.default", binary(pred(BinaryOp::LogicalXor))},
     // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-    {"aten.where.self", {plan_where, run_where}},
+    {"aten.where.self", {plan_where, run_where, prepare_where}},
     // where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
-    {"aten.where.ScalarOther", {plan_where, run_where}},
+    {"aten.where.ScalarOther", {plan_where, run_where, prepare_where}},
     // where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
-    {"aten.where.ScalarSelf", {plan_where, run_where}},
+    {"aten.where.ScalarSelf", {plan_where, run_where, prepare_where}},
     // where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
-    {"aten.where.Scalar", {plan_where, run_where}},
+    {"aten.where.Scalar", {plan_where, run_where, prepare_where}},
     // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
     {"aten.masked_fill.Scalar", {[](OpCall& c) { plan_masked_fill(c, false); }, run_masked_fill}},
     // masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor

@@ -162,7 +162,8 @@ void plan_unary(OpCall& call, const UnarySpec& spec) {
 void run_unary(OpCall& call) {
   auto& st = call.state_as<UnaryState>();
   const Tensor& out = call.out[0];
-  const Tensor in = ew::as_dtype(call.in[0], st.compute);
+  Tensor keep;  // the input converted to the compute dtype, when it differs
+  const Tensor& in = ew::as_dtype_ref(call.in[0], st.compute, keep);
   if (out.dtype == st.result) {
     unary_kernel(st.op, out, in, st.p);
   } else {  // in-place into another dtype (logical_not_ on floats)

@@ -13,6 +13,21 @@ namespace ew {
 // t itself when it already has `dtype`, else an owned converted copy.
 inline Tensor as_dtype(const Tensor& t, DType dtype) { return t.dtype == dtype ? t : to_dtype_owned(t, dtype); }
 
+// t itself when it has `dtype` (no copy), else a converted copy held in `keep`.
+inline const Tensor& as_dtype_ref(const Tensor& t, DType dtype, Tensor& keep) {
+  if (t.dtype == dtype) return t;
+  keep = to_dtype_owned(t, dtype);
+  return keep;
+}
+
+// t's data as contiguous `dtype`: t itself when it already is (no copy, no
+// allocation), else a converted contiguous copy held in `keep`.
+inline const Tensor& dense_ref(const Tensor& t, DType dtype, Tensor& keep) {
+  if (t.dtype == dtype && t.is_contiguous()) return t;
+  keep = contiguous_or_self(as_dtype(t, dtype));
+  return keep;
+}
+
 inline int dtype_category(DType d) { return d == DType::Bool ? 0 : is_integral(d) ? 1 : is_complex(d) ? 3 : 2; }
 
 // torch.can_cast for writing a result into an existing tensor (in-place ops):
@@ -39,6 +54,58 @@ inline Tensor read_safe(const Tensor& src, const Tensor& dst) {
 inline Tensor operand_view(const TensorOrScalar& o, DType dtype, const Shape& shape) {
   if (o.is_tensor()) return broadcast_view(as_dtype(*o.tensor, dtype), shape);
   return broadcast_view(scalar_tensor(o.scalar, dtype), shape);
+}
+
+// An elementwise operand as run() reads it, worked out before the run (a run
+// allocates nothing). plan_operand declares workspace for a tensor that must
+// be copied each run (another dtype and not a weight, or one overlapping the
+// output differently: in-place forms); prepare_operand builds the kernel's
+// view: the input broadcast to the output's shape, a Scalar or a constant
+// converted once (planned constants), or the workspace; read_operand copies
+// into the workspace when there is one and returns the view.
+struct Operand {
+  int ws = -1;             // workspace index (plan)
+  Tensor view;             // what the kernel reads (prepare)
+  Tensor src, ws_tensor;   // copied src -> ws_tensor each run (undefined: none)
+  bool per_run = false;    // a written weight of another dtype: converted each run
+  DType dtype = DType::F32;
+};
+
+inline Operand plan_operand(OpCall& call, const TensorOrScalar& o, DType dtype, const Tensor* out) {
+  Operand op;
+  op.dtype = dtype;
+  if (!o.is_tensor()) return op;
+  const Tensor& t = *o.tensor;
+  const bool overlaps = out && t.same_storage(*out) && !same_view(t, *out);
+  const bool convert = t.dtype != dtype && t.buffer->kind != Buffer::Kind::Weight;
+  if (overlaps || convert) op.ws = int(call.add_workspace(dtype, t.shape));
+  return op;
+}
+
+inline void prepare_operand(const OpCall& call, const TensorOrScalar& o, size_t in_idx, const Shape& shape,
+                            Operand& op) {
+  op.src = op.ws_tensor = Tensor();
+  op.per_run = false;
+  if (!o.is_tensor()) {
+    op.view = broadcast_view(scalar_tensor(o.scalar, op.dtype), shape);
+    return;
+  }
+  const Tensor& t = call.in[in_idx];
+  if (op.ws >= 0) {
+    op.src = t;
+    op.ws_tensor = call.workspace[size_t(op.ws)];
+    op.view = broadcast_view(op.ws_tensor, shape);
+    return;
+  }
+  op.per_run = t.dtype != op.dtype && !call.is_constant(in_idx);
+  op.view = op.per_run ? Tensor() : broadcast_view(as_dtype(t, op.dtype), shape);
+  if (op.per_run) op.src = t;
+}
+
+inline const Tensor& read_operand(Operand& op, const Shape& shape) {
+  if (op.per_run) op.view = broadcast_view(as_dtype(op.src, op.dtype), shape);
+  if (op.ws_tensor.defined()) copy_into(op.ws_tensor, op.src);
+  return op.view;
 }
 
 inline Shape broadcast_or_fail(const OpCall& call, const Shape& a, const Shape& b) {

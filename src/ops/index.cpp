@@ -2,6 +2,7 @@
 // The ops turn index values into element offsets (range-checked here, so the
 // error names the node) and kernels/gather.h moves the bytes; any dtype works.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "core/checked.h"
@@ -124,11 +125,14 @@ IndexAddressing address_index(const OpCall& call, const IndexPlan& p, const Tens
 void along_offsets(const OpCall& call, const Tensor& index, int64_t dim, int64_t self_size,
                    int64_t self_stride, int64_t other_stride, std::vector<int64_t>* self_off,
                    std::vector<int64_t>* other_off) {
-  const auto vals = read_indices(index);
-  self_off->resize(vals.size());
-  other_off->resize(vals.size());
-  for (size_t j = 0; j < vals.size(); ++j) {
-    (*self_off)[j] = checked_index(call, vals[j], self_size, dim, false) * self_stride;
+  const size_t n = size_t(index.numel());
+  self_off->resize(n);  // no allocation when the caller keeps them sized (a run allocates nothing)
+  other_off->resize(n);
+  const int64_t step = index.dim() == 1 ? index.strides[0] : 0;
+  for (size_t j = 0; j < n; ++j) {
+    const int64_t at = int64_t(j) * step;
+    const int64_t v = index.dtype == DType::I32 ? int64_t(index.data<int32_t>()[at]) : index.data<int64_t>()[at];
+    (*self_off)[j] = checked_index(call, v, self_size, dim, false) * self_stride;
     (*other_off)[j] = int64_t(j) * other_stride;
   }
 }
@@ -308,6 +312,16 @@ void run_embedding(OpCall& call) {
   const Tensor &w = call.in[0], &idx = call.in[1], &out = call.out[0];
   // out viewed as [numel(indices), D]; indices flattened row-major.
   const int64_t n = idx.numel(), D = w.shape[1];
+  if ((w.strides[1] == 1 || D == 1) && idx.is_contiguous() && out.is_contiguous()) {
+    // Rows copied straight from the indices (a run allocates nothing).
+    const size_t item = dtype_size(w.dtype), row = size_t(D) * item;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = idx.dtype == DType::I64 ? idx.data<int64_t>()[i] : int64_t(idx.data<int32_t>()[i]);
+      const int64_t r = checked_index(call, v, w.shape[0], 0, false);
+      std::memcpy(out.raw() + size_t(i) * row, w.raw() + size_t(r * w.strides[0]) * item, row);
+    }
+    return;
+  }
   const Tensor flat_out = out.view_as({n, D}, {D, 1}, out.offset);
   const Tensor flat_idx = contiguous_or_self(idx);
   select_along(call, w, 0, flat_idx.view_as({n}, {1}, flat_idx.offset), flat_out, 0);

@@ -101,19 +101,58 @@ void plan_index_along(OpCall& call, bool inplace) {
   plan_target(call, inplace);
 }
 
-void run_index_along(OpCall& call, bool inplace, bool add) {
-  const Tensor& target = prepare_target(call, inplace);
-  const Tensor t1 = as_1d(target), src = as_1d(source_for(call.in[2], target));
-  const size_t dim = size_t(call.wrap_dim(call.i("dim"), target.dim()));
+// What a run of index_copy / index_add reads, worked out at prepare (a run
+// allocates nothing): the target and source as 1-D-or-more views, the slice
+// shape and strides, and the per-index offsets (filled each run).
+struct IndexAlongState {
+  bool prepared = false;
+  bool direct = false;  // the source is read as is (its dtype, no overlap with the target)
+  size_t dim = 0;
+  Tensor t1, src;
+  Shape block;
+  Strides src_st, t_st;
   std::vector<int64_t> t_off, s_off;
-  along_offsets(call, call.in[1], int64_t(dim), t1.shape[dim], t1.strides[dim], src.strides[dim], &t_off, &s_off);
-  const Shape block = drop(src.shape, dim);
+  double alpha = 1;
+};
+
+void prepare_index_along(OpCall& call) {
+  auto& st = call.state_as<IndexAlongState>();
+  const Tensor& target = call.out[0];
+  st.dim = size_t(call.wrap_dim(call.i("dim"), target.dim()));
+  st.t1 = as_1d(target);
+  const Tensor& src = call.in[2];
+  st.direct = src.dtype == target.dtype && !(src.same_storage(target) && !ew::same_view(src, target));
+  st.src = as_1d(src);
+  st.block = drop(st.src.shape, st.dim);
+  st.src_st = drop(st.src.strides, st.dim);
+  st.t_st = drop(st.t1.strides, st.dim);
+  st.t_off.resize(size_t(call.in[1].numel()));
+  st.s_off.resize(size_t(call.in[1].numel()));
+  st.alpha = call.scalar("alpha", Scalar::of_int(1)).f;
+  st.prepared = true;
+}
+
+void run_index_along(OpCall& call, bool inplace, bool add) {
+  if (!call.state) call.state = std::make_shared<IndexAlongState>();  // planned outside a session (op tests)
+  auto& st = call.state_as<IndexAlongState>();
+  if (!st.prepared) prepare_index_along(call);
+  const Tensor& target = prepare_target(call, inplace);
+  Tensor converted;  // a snapshot or converted copy of the source, when it is not read as is
+  Strides converted_st;
+  if (!st.direct) {
+    converted = as_1d(source_for(call.in[2], target));
+    converted_st = drop(converted.strides, st.dim);
+  }
+  const Tensor& src = st.direct ? st.src : converted;
+  const Strides& src_st = st.direct ? st.src_st : converted_st;
+  along_offsets(call, call.in[1], int64_t(st.dim), st.t1.shape[st.dim], st.t1.strides[st.dim], src.strides[st.dim],
+                &st.t_off, &st.s_off);
   if (add)
-    add_blocks(target.dtype, call.scalar("alpha", Scalar::of_int(1)).f, block, src.raw(), drop(src.strides, dim),
-               s_off.data(), t1.raw(), drop(t1.strides, dim), t_off.data(), int64_t(t_off.size()));
+    add_blocks(target.dtype, st.alpha, st.block, src.raw(), src_st, st.s_off.data(), st.t1.raw(), st.t_st,
+               st.t_off.data(), int64_t(st.t_off.size()));
   else
-    copy_blocks(dtype_size(target.dtype), block, src.raw(), drop(src.strides, dim), s_off.data(), t1.raw(),
-                drop(t1.strides, dim), t_off.data(), int64_t(t_off.size()));
+    copy_blocks(dtype_size(target.dtype), st.block, src.raw(), src_st, st.s_off.data(), st.t1.raw(), st.t_st,
+                st.t_off.data(), int64_t(st.t_off.size()));
 }
 
 void plan_index_add(OpCall& call, bool inplace) {
@@ -150,8 +189,11 @@ OpDef index_put_def() {
 }
 template <bool Inplace, bool Add>
 OpDef index_along_def() {
-  return {[](OpCall& c) { Add ? plan_index_add(c, Inplace) : plan_index_along(c, Inplace); },
-          [](OpCall& c) { run_index_along(c, Inplace, Add); }};
+  return {[](OpCall& c) {
+            Add ? plan_index_add(c, Inplace) : plan_index_along(c, Inplace);
+            c.state = std::make_shared<IndexAlongState>();
+          },
+          [](OpCall& c) { run_index_along(c, Inplace, Add); }, prepare_index_along};
 }
 template <bool Select>
 OpDef scatter_view_def() {

@@ -70,8 +70,30 @@ void cat_into(const OpCall& call, const std::vector<Tensor>& tensors, int64_t di
   }
 }
 
-void plan_cat(OpCall& call) { call.fresh(0, promoted(call.in), plan_cat_shape(call, call.in, call.i("dim", 0)).out); }
-void run_cat(OpCall& call) { cat_into(call, call.in, call.i("dim", 0)); }
+// cat's output pieces, one view per input copied (built at plan: a run allocates nothing).
+struct CatState {
+  std::vector<std::pair<size_t, Tensor>> pieces;  // (input index, its slice of the output)
+};
+
+void plan_cat(OpCall& call) {
+  const CatPlan p = plan_cat_shape(call, call.in, call.i("dim", 0));
+  const Tensor& out = call.fresh(0, promoted(call.in), p.out);
+  auto st = std::make_shared<CatState>();
+  const size_t d = size_t(p.dim);
+  int64_t pos = 0;
+  for (size_t i = 0; i < call.in.size(); ++i) {
+    const Tensor& t = call.in[i];
+    if (skipped(t) || p.out.size() <= d || t.shape[d] == 0) continue;
+    Shape s = out.shape;
+    s[d] = t.shape[d];
+    st->pieces.push_back({i, out.view_as(s, out.strides, out.offset + pos * out.strides[d])});
+    pos += s[d];
+  }
+  call.state = st;
+}
+void run_cat(OpCall& call) {
+  for (const auto& [i, piece] : call.state_as<CatState>().pieces) copy_into(piece, call.in[i]);
+}
 
 // hstack / vstack: torch.atleast_1d / atleast_2d views of the inputs, then cat
 // along dim 1 (dim 0 when the inputs are 1-D) / dim 0.

@@ -70,22 +70,26 @@ bool rows_collapse(const Tensor& t, int64_t ld) {
 
 }  // namespace
 
-void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, const Scalar& alpha,
-                    const Scalar& beta) {
+void batched_matmul(const OpCall& call, const Tensor& a_in, const Tensor& b_in, const Tensor& out,
+                    const Scalar& alpha, const Scalar& beta) {
   const int64_t nd = out.dim();
-  const int64_t M = out.shape[nd - 2], N = out.shape[nd - 1], K = a.shape[nd - 1];
+  const int64_t M = out.shape[nd - 2], N = out.shape[nd - 1], K = a_in.shape[nd - 1];
   if (out.numel() == 0) return;
-  auto operand = [](Tensor& t) {
+  // An operand gemm cannot read through its strides is copied (contiguous).
+  Tensor a_dense, b_dense;
+  auto operand = [](const Tensor& t, Tensor& dense) {
     const int64_t n = t.dim();
     auto m = gemm_operand(t.shape[n - 2], t.shape[n - 1], t.strides[n - 2], t.strides[n - 1]);
     if (!m) {
-      t = contiguous_or_self(t);
+      dense = contiguous_or_self(t);
       m = MatArg{t.shape[n - 1], false};
     }
     return *m;
   };
-  const MatArg ma = operand(a), mb = operand(b);
-  const Shape batch(out.shape.begin(), out.shape.end() - 2);
+  const MatArg ma = operand(a_in, a_dense), mb = operand(b_in, b_dense);
+  const Tensor& a = a_dense.defined() ? a_dense : a_in;
+  const Tensor& b = b_dense.defined() ? b_dense : b_in;
+  const DimVec batch(out.shape.data(), out.shape.data() + out.shape.size() - 2);
   bool b_shared = true;
   for (size_t d = 0; d < batch.size(); ++d) b_shared &= batch[d] == 1 || b.strides[d] == 0;
   // One tall gemm when b is the same matrix for every batch and a's rows stack.
@@ -104,9 +108,9 @@ void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, c
         gemm_typed<T>(out.numel() / N, N, K, A, ma, B, mb, C, N, al, be);
         return;
       }
-      const Strides as(a.strides.begin(), a.strides.end() - 2);
-      const Strides bs(b.strides.begin(), b.strides.end() - 2);
-      const Strides cs(out.strides.begin(), out.strides.end() - 2);
+      const DimVec as(a.strides.data(), a.strides.data() + a.strides.size() - 2);
+      const DimVec bs(b.strides.data(), b.strides.data() + b.strides.size() - 2);
+      const DimVec cs(out.strides.data(), out.strides.data() + out.strides.size() - 2);
       for_each_row<3>(batch, {as.data(), bs.data(), cs.data()}, {0, 0, 0},
                       [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
                         for (int64_t k = 0; k < n; ++k)
@@ -475,13 +479,14 @@ bool rows_stack(const Tensor& a, int64_t K, int64_t* ld) {
 bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a_in, bool has_bias) {
   if ((!st.packed_b && !st.packed_half) || (has_bias && !st.bias_per_column)) return false;
   const Tensor& out = call.out[0];
-  Tensor a = a_in;
+  Tensor a_dense;  // a contiguous copy of A when its rows do not stack
   int64_t ld = 0;
-  if (!rows_stack(a, st.K, &ld)) {
+  if (!rows_stack(a_in, st.K, &ld)) {
     if (!st.packed_half) return false;
-    a = contiguous_or_self(a_in);
+    a_dense = contiguous_or_self(a_in);
     ld = st.K;
   }
+  const Tensor& a = a_dense.defined() ? a_dense : a_in;
   GemmOperandA A;
   A.data = a.data<float>();
   A.ld = std::max<int64_t>(ld, st.K);

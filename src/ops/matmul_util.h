@@ -11,7 +11,7 @@ namespace tir {
 // out[batch] = alpha * a[batch] @ b[batch] + beta * out[batch].
 // a: batch+[M,K], b: batch+[K,N] (any strides, broadcast views allowed),
 // out: contiguous batch+[M,N], all one dtype. beta == 0 never reads out.
-void batched_matmul(const OpCall& call, Tensor a, Tensor b, const Tensor& out, const Scalar& alpha,
+void batched_matmul(const OpCall& call, const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha,
                     const Scalar& beta);
 
 }  // namespace tir

@@ -27,10 +27,9 @@ DType float_dtype(const OpCall& call, DType d) {
 // Contiguous data of `t` in dtype d.
 Tensor dense(const Tensor& t, DType d) { return contiguous_or_self(ew::as_dtype(t, d)); }
 
-template <typename T> const T* data_or_null(const std::vector<Tensor>& in, int idx, std::vector<Tensor>& keep, DType d) {
+template <typename T> const T* data_or_null(const std::vector<Tensor>& in, int idx, Tensor& keep, DType d) {
   if (idx < 0) return nullptr;
-  keep.push_back(dense(in[size_t(idx)], d));
-  return keep.back().data<T>();
+  return ew::dense_ref(in[size_t(idx)], d, keep).data<T>();
 }
 
 template <typename F> void dispatch_float(DType d, F&& f) {
@@ -126,11 +125,11 @@ template <typename T> struct AffineNormArgs {
 template <typename F> void run_affine_norm(OpCall& call, DType dt, const std::array<int, 2>& wb, F&& kernel) {
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
-    std::vector<Tensor> keep;
-    const Tensor x = dense(call.in[0], dt);
+    Tensor keep[3];  // converted or contiguous copies, when an operand needs one
+    const Tensor& x = ew::dense_ref(call.in[0], dt, keep[0]);
     const AffineNormArgs<T> a{x.data<T>(),
-                              data_or_null<T>(call.in, wb[0], keep, dt),
-                              data_or_null<T>(call.in, wb[1], keep, dt),
+                              data_or_null<T>(call.in, wb[0], keep[1], dt),
+                              data_or_null<T>(call.in, wb[1], keep[2], dt),
                               call.out[0].data<T>(),
                               call.out.size() > 1 ? call.out[1].data<T>() : nullptr,
                               call.out.size() > 2 ? call.out[2].data<T>() : nullptr};

@@ -174,6 +174,33 @@ Tensor& OpCall::fresh(size_t idx, DType dtype, const Shape& shape) {
   return out[idx];
 }
 
+size_t OpCall::add_workspace(DType dtype, const Shape& shape) {
+  const std::string what = "node '" + node->name + "' (" + node->op_type + ") workspace " +
+                           std::to_string(workspace.size());
+  if (check_fresh) check_fresh(what, shape, dtype);
+  checked_nbytes(checked_numel(shape, what), dtype_size(dtype), what);
+  workspace.push_back(make_unplanned(dtype, shape, node->name + ".workspace"));
+  return workspace.size() - 1;
+}
+
+namespace {
+void own_memory(const Tensor& t) {
+  if (!t.defined()) return;
+  Buffer& b = *t.buffer;
+  if (b.data) return;  // a view of an input, or already placed
+  b.kind = Buffer::Kind::Scratch;
+  constexpr size_t kAlign = 64;
+  b.owned.assign(b.nbytes + kAlign, 0);
+  uint8_t* p = b.owned.data();
+  b.data = p + (kAlign - reinterpret_cast<uintptr_t>(p) % kAlign) % kAlign;
+}
+}  // namespace
+
+void OpCall::own_unplanned_memory() {
+  for (const auto& t : out) own_memory(t);
+  for (const auto& t : workspace) own_memory(t);
+}
+
 OpRegistry& OpRegistry::instance() {
   static OpRegistry r;
   return r;

@@ -95,6 +95,10 @@ class OpCall {
   // "node 'n' (op) output 'name'" description, shape and dtype before the value
   // is made, so a size past the session's limits fails with its message.
   std::function<void(const std::string& what, const Shape& shape, DType dtype)> check_fresh;
+  // Scratch memory run() uses (the op's workspace), declared by plan() with
+  // add_workspace: the runtime places it in the arena for this step alone, so
+  // the memory plan and max_arena_bytes count it and run() allocates nothing.
+  std::vector<Tensor> workspace;
 
   bool is_constant(size_t i) const { return i < const_in.size() && const_in[i]; }
 
@@ -130,6 +134,12 @@ class OpCall {
 
   // --- plan helpers ---
   Tensor& fresh(size_t idx, DType dtype, const Shape& shape);
+  // A workspace tensor (contiguous) for run(); returns its index in `workspace`.
+  size_t add_workspace(DType dtype, const Shape& shape);
+  // Gives each output and workspace tensor that has no memory yet bytes of its
+  // own (zeroed): for a call run outside a session's arena (a dynamic re-plan,
+  // op tests).
+  void own_unplanned_memory();
   void alias(size_t idx, const Tensor& view) { ensure_out(idx); out[idx] = view; }
   size_t num_ir_outputs() const { return node->outputs.size(); }
 

@@ -4,9 +4,11 @@
 #include "core/checked.h"
 #include "kernels/pool.h"
 
+#include <memory>
 #include <string>
 
 #include "core/dispatch.h"
+#include "ops/elementwise_util.h"
 #include "ops/op.h"
 
 namespace tir {
@@ -112,14 +114,16 @@ PoolArgs parse_pool(const OpCall& call, Kind kind, size_t nsp) {
 bool has_indices(Kind k) { return k == Kind::MaxIdx || k == Kind::AdaptiveMax; }
 
 void plan_pool(OpCall& call, Kind kind, size_t nsp) {
-  const PoolArgs a = parse_pool(call, kind, nsp);
-  call.fresh(0, call.in[0].dtype, a.out_shape);
-  if (has_indices(kind)) call.fresh(1, DType::I64, a.out_shape);
+  auto a = std::make_shared<PoolArgs>(parse_pool(call, kind, nsp));
+  call.fresh(0, call.in[0].dtype, a->out_shape);
+  if (has_indices(kind)) call.fresh(1, DType::I64, a->out_shape);
+  call.state = a;
 }
 
 void run_pool(OpCall& call, Kind kind, size_t nsp) {
-  const PoolArgs a = parse_pool(call, kind, nsp);
-  const Tensor x = contiguous_or_self(call.in[0]);
+  const PoolArgs& a = call.state_as<PoolArgs>();
+  Tensor keep;  // a contiguous copy of a strided input
+  const Tensor& x = ew::dense_ref(call.in[0], call.in[0].dtype, keep);
   int64_t* idx = has_indices(kind) && call.out.size() > 1 ? call.out[1].data<int64_t>() : nullptr;
   dispatch_compute(x.dtype, [&](auto tag) {
     using T = decltype(tag);

@@ -81,7 +81,8 @@ void plan_reduce(OpCall& call, const ReduceSpec& spec) {
 
 void run_reduce(OpCall& call) {
   auto& st = call.state_as<ReduceState>();
-  const Tensor in = ew::as_dtype(call.in[0], st.in_dtype);
+  Tensor keep;  // the input converted to the reduction's dtype, when it differs
+  const Tensor& in = call.in[0].dtype == st.in_dtype ? call.in[0] : (keep = ew::as_dtype(call.in[0], st.in_dtype));
   reduce_kernel(st.op, in, st.rd, call.out[0], call.out.size() > 1 ? &call.out[1] : nullptr);
 }
 

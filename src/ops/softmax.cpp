@@ -43,7 +43,8 @@ void plan_softmax(OpCall& call, SoftmaxKind kind, bool has_dtype) {
 
 void run_softmax(OpCall& call) {
   auto& st = call.state_as<SoftmaxState>();
-  const Tensor x = contiguous_or_self(ew::as_dtype(call.in[0], st.dtype));
+  Tensor keep;  // a converted or contiguous copy of the input, when it needs one
+  const Tensor& x = ew::dense_ref(call.in[0], st.dtype, keep);
   const Tensor& y = call.out[0];
   if (y.numel() == 0) return;
   if (st.dtype == DType::F32)

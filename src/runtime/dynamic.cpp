@@ -34,16 +34,6 @@ std::string input_value_name(const std::unordered_map<std::string, const OpNode*
   return it->second->outputs.at(size_t(m.producer_output_idx)).name;
 }
 
-// Memory for a value planned at run time: its own aligned bytes.
-void give_memory(const Tensor& t) {
-  Buffer& b = *t.buffer;
-  if (b.data) return;  // a view of an input, or already placed
-  b.kind = Buffer::Kind::Scratch;
-  b.owned.assign(b.nbytes + kArenaAlignment, 0);
-  uint8_t* p = b.owned.data();
-  b.data = p + (kArenaAlignment - reinterpret_cast<uintptr_t>(p) % kArenaAlignment) % kArenaAlignment;
-}
-
 }  // namespace
 
 void Session::Impl::mark_dynamic_region() {
@@ -108,8 +98,8 @@ void Session::Impl::run_dynamic() {
         throw ExecutionError("node '" + step.node->name + "' (" + step.node->op_type + "): output " +
                              std::to_string(k) + " re-planned for this run's sizes is not a " + dtype_name(meta.dtype) +
                              " tensor");
-      give_memory(call.out[k]);
     }
+    call.own_unplanned_memory();  // memory of its own (outputs, workspace) outside the static arena
     if (step.def->prepare) {
       call.prepare_ctx = derived_cache.get();
       step.def->prepare(call);

@@ -263,6 +263,7 @@ void Session::Impl::plan_arena() {
   for (int64_t s = 0; s < end; ++s) {
     for (const auto& t : steps[size_t(s)]->call.in) touch(t, s);
     for (const auto& t : steps[size_t(s)]->call.out) touch(t, s);
+    for (const auto& t : steps[size_t(s)]->call.workspace) touch(t, s);
     if (steps[size_t(s)]->call.epilogue.residual.defined()) touch(steps[size_t(s)]->call.epilogue.residual, s);
   }
   for (const auto& t : outputs) touch(t, end);
@@ -292,9 +293,8 @@ void Session::Impl::plan_arena() {
 
 void Session::bind(const TensorMap& weights, const TensorMap& constants) { impl_->bind(weights, constants); }
 
-std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
+void Session::set_inputs(const std::vector<Tensor>& inputs) {
   Impl& s = *impl_;
-  if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
   const auto& metas = s.model.graph_inputs;
   if (inputs.size() != metas.size()) {
     std::string names;
@@ -310,9 +310,22 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
       throw ExecutionError("input " + std::to_string(i) + " ('" + metas[i].name + "'): expected " +
                            meta_text(metas[i].shape, metas[i].dtype) + ", got " +
                            meta_text(given.shape, given.dtype));
-    check_view_in_buffer(given, "input " + std::to_string(i) + " ('" + metas[i].name + "')");
+    // The input's name is spelled out only when the check fails: a run allocates nothing.
+    bool in_buffer = true;
+    try {
+      check_view_in_buffer(given, "input");
+    } catch (const ExecutionError&) {
+      in_buffer = false;
+    }
+    if (!in_buffer) check_view_in_buffer(given, "input " + std::to_string(i) + " ('" + metas[i].name + "')");
     copy_into(s.inputs[i], given);
   }
+}
+
+std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
+  Impl& s = *impl_;
+  if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
+  set_inputs(inputs);
   run_slots();
   std::vector<Tensor> result;
   for (const auto& o : s.outputs) result.push_back(to_dtype_owned(o, o.dtype));

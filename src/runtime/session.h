@@ -78,6 +78,9 @@ class Session {
 
   // Inputs in graph_inputs order. Returns new owned contiguous outputs.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  // run() without the outputs: checks the inputs and copies them into the
+  // input slots (allocates nothing); run_slots() then runs the graph.
+  void set_inputs(const std::vector<Tensor>& inputs);
 
   // Zero-copy I/O (what the WASM bindings use per execute): input_slot(i) is
   // the contiguous tensor the graph reads for input i (the IR's shape, compute

@@ -10,6 +10,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/from_blob.h>
 #include <c10/core/GradMode.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <cstring>
@@ -42,7 +43,8 @@ DType from_scalar_type(c10::ScalarType s) {
   return d;
 }
 
-at::Tensor to_aten(const Tensor& t, const c10::Device& device) {
+// float64: floating values widened (ReferenceRunner's float64 run).
+at::Tensor to_aten(const Tensor& t, const c10::Device& device, bool float64 = false) {
   if (!t.defined()) throw ExecutionError("undefined tensor passed to the reference backend");
   const auto opts = at::TensorOptions().dtype(to_scalar_type(t.dtype));
   at::Tensor out = at::empty(t.shape, opts);
@@ -52,6 +54,7 @@ at::Tensor to_aten(const Tensor& t, const c10::Device& device) {
     at::Tensor src = at::from_blob(t.raw(), t.shape, t.strides, opts);
     out.copy_(src);
   }
+  if (float64) out = out.to(torch_ref::widened(out.scalar_type()));
   return device.is_cpu() ? out : out.to(device);
 }
 
@@ -99,14 +102,14 @@ void collect_outputs(const c10::IValue& v, std::vector<at::Tensor>* out) {
 }
 
 std::vector<at::Tensor> run_aten(const OpNode& node, const std::vector<at::Tensor>& in,
-                                 const c10::Device& device, const Lookup& lookup) {
+                                 const c10::Device& device, const Lookup& lookup, bool float64) {
   std::string name, overload;
   split_op_type(node.op_type, &name, &overload);
   auto handle = c10::Dispatcher::singleton().findOp(c10::OperatorName(name, overload));
   if (!handle)
     throw ExecutionError("No ATen operator " + name + (overload.empty() ? "" : "." + overload) +
                          " in LibTorch " TORCH_VERSION);
-  std::vector<c10::IValue> stack = build_stack(node, handle->schema(), in, device, lookup);
+  std::vector<c10::IValue> stack = build_stack(node, handle->schema(), in, device, lookup, float64);
   handle->callBoxed(&stack);
   std::vector<at::Tensor> out;
   for (const auto& v : stack) collect_outputs(v, &out);
@@ -124,7 +127,7 @@ std::vector<at::Tensor> run_getitem(const OpNode& node, const std::vector<at::Te
 
 // HF rotary embedding (docs/spec/OPS.md §4): inputs inv_freq [D/2] (or expanded [B,D/2,1])
 // and positions [B,S] (or [B,1,S]); outputs cos, sin [B,S,D].
-std::vector<at::Tensor> run_higher_order(const OpNode& node, const std::vector<at::Tensor>& in) {
+std::vector<at::Tensor> run_higher_order(const OpNode& node, const std::vector<at::Tensor>& in, bool float64) {
   const std::string unsupported =
       "the body of higher-order op '" + node.op_type +
       "' is not in the IR file; only the HF rotary-embedding pattern (inv_freq, positions -> cos, "
@@ -145,12 +148,16 @@ std::vector<at::Tensor> run_higher_order(const OpNode& node, const std::vector<a
   else if (fits(1, 0)) inv = 1;
   else throw ExecutionError(unsupported);
   const at::Tensor& fi = in[inv];
-  at::Tensor f = fi.to(at::kFloat).reshape({fi.numel() == H ? 1 : B, 1, H});
-  at::Tensor p = in[1 - inv].to(at::kFloat).reshape({B, S, 1});
+  const at::ScalarType work = float64 ? at::kDouble : at::kFloat;
+  at::Tensor f = fi.to(work).reshape({fi.numel() == H ? 1 : B, 1, H});
+  at::Tensor p = in[1 - inv].to(work).reshape({B, S, 1});
   at::Tensor freqs = p.mul(f);
   at::Tensor emb = at::cat({freqs, freqs}, -1);
   std::vector<at::Tensor> out{emb.cos(), emb.sin()};
-  for (size_t k = 0; k < 2; ++k) out[k] = out[k].to(to_scalar_type(node.outputs[k].dtype));
+  for (size_t k = 0; k < 2; ++k) {
+    const at::ScalarType t = to_scalar_type(node.outputs[k].dtype);
+    out[k] = out[k].to(float64 ? torch_ref::widened(t) : t);
+  }
   return out;
 }
 
@@ -159,12 +166,23 @@ bool is_higher_order(const std::string& op_type) {
          op_type.find("wrap_with_autocast") != std::string::npos;
 }
 
+// A symbolic assertion (_assert_scalar of a SymBool, sym_constrain_range* of a SymInt) keeps no
+// condition in the IR, so there is nothing to run; the engine does the same (src/ops/datadep.cpp).
+bool condition_not_in_ir(const OpNode& node) {
+  if (node.op_type == "aten._assert_scalar.default") return !node.attrs.count("self");
+  if (node.op_type == "aten.sym_constrain_range_for_size.default" ||
+      node.op_type == "aten.sym_constrain_range.default")
+    return !node.attrs.count("size");
+  return false;
+}
+
 std::vector<at::Tensor> execute_node(const OpNode& node, const std::vector<at::Tensor>& in,
-                                     const c10::Device& device, const Lookup& lookup) {
+                                     const c10::Device& device, const Lookup& lookup, bool float64 = false) {
   try {
+    if (in.empty() && node.outputs.empty() && condition_not_in_ir(node)) return {};
     if (node.op_type == "<built-in function getitem>") return run_getitem(node, in);
-    if (is_higher_order(node.op_type)) return run_higher_order(node, in);
-    if (node.op_type.rfind("aten.", 0) == 0) return run_aten(node, in, device, lookup);
+    if (is_higher_order(node.op_type)) return run_higher_order(node, in, float64);
+    if (node.op_type.rfind("aten.", 0) == 0) return run_aten(node, in, device, lookup, float64);
     throw ExecutionError("No execution function registered for op_type '" + node.op_type + "'");
   } catch (const std::exception& e) {
     throw ExecutionError("Failed to execute node '" + node.name + "' (op: " + node.op_type +
@@ -175,13 +193,29 @@ std::vector<at::Tensor> execute_node(const OpNode& node, const std::vector<at::T
 c10::Device parse_device(const std::string& device) {
   if (device.rfind("meta", 0) == 0) throw ExecutionError("the reference backend cannot run on 'meta'");
   try {
-    c10::Device d(device);
-    if (d.is_cuda() && !at::hasCUDA())
-      throw ExecutionError("device '" + device + "' requested but LibTorch has no CUDA");
-    return d;
+    return c10::Device(device);
   } catch (const c10::Error& e) {
-    throw ExecutionError("bad device '" + device + "': " + what_of(e));
+    throw ExecutionError("bad device '" + device + "' (cpu, cuda or cuda:N): " + what_of(e));
   }
+}
+
+// Parses `device`, checks LibTorch can use it, and on CUDA switches off what would make a
+// float32 result differ from float32 arithmetic by more than reassociation: TF32 in cuBLAS and
+// cuDNN (cuDNN's is on by default), reduced-precision (fp16/bf16) reductions in cuBLAS.
+c10::Device open_device(const std::string& device) {
+  const std::string why = device_unavailable_reason(device);
+  if (!why.empty()) throw ExecutionError(why);
+  const c10::Device d = parse_device(device);
+  if (d.is_cuda()) {
+    at::Context& ctx = at::globalContext();
+    ctx.setAllowTF32CuBLAS(false);
+    ctx.setAllowTF32CuDNN(false);
+    ctx.setAllowFP16ReductionCuBLAS(false);
+#if TORCH_VERSION_MAJOR >= 2
+    ctx.setAllowBF16ReductionCuBLAS(false);
+#endif
+  }
+  return d;
 }
 
 }  // namespace
@@ -191,6 +225,7 @@ c10::Device parse_device(const std::string& device) {
 struct ReferenceRunner::Impl {
   Model model;
   c10::Device device{at::kCPU};
+  bool float64 = false;
   // Weights and constants by original key and placeholder; they persist (and
   // keep in-place updates, e.g. KV caches) across run() calls, as in pytorch-ir.
   std::map<std::string, at::Tensor> bound;
@@ -204,15 +239,19 @@ struct ReferenceRunner::Impl {
 };
 
 ReferenceRunner::ReferenceRunner(const Model& model, const TensorMap& weights,
-                                 const TensorMap& constants, const std::string& device)
+                                 const TensorMap& constants, const std::string& device, bool float64)
     : impl_(new Impl) {
   c10::AutoGradMode no_grad(false);
   impl_->model = model;
-  impl_->device = parse_device(device);
-  for (const auto& kv : weights.items) impl_->bind(kv.first, to_aten(kv.second, impl_->device));
-  for (const auto& kv : model.constants)
-    impl_->bind(kv.first, constant_to_aten(kv.second).to(impl_->device));
-  for (const auto& kv : constants.items) impl_->bind(kv.first, to_aten(kv.second, impl_->device));
+  impl_->device = open_device(device);
+  impl_->float64 = float64;
+  const c10::Device dev = impl_->device;
+  for (const auto& kv : weights.items) impl_->bind(kv.first, to_aten(kv.second, dev, float64));
+  for (const auto& kv : model.constants) {
+    at::Tensor c = constant_to_aten(kv.second);
+    impl_->bind(kv.first, (float64 ? c.to(torch_ref::widened(c.scalar_type())) : c).to(dev));
+  }
+  for (const auto& kv : constants.items) impl_->bind(kv.first, to_aten(kv.second, dev, float64));
 }
 
 ReferenceRunner::~ReferenceRunner() = default;
@@ -233,7 +272,7 @@ std::vector<Tensor> ReferenceRunner::run(const std::vector<Tensor>& inputs) {
   std::map<std::string, at::Tensor> registry = impl_->bound;
   std::map<std::string, std::vector<at::Tensor>> output_map;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    at::Tensor t = to_aten(inputs[i], impl_->device);
+    at::Tensor t = to_aten(inputs[i], impl_->device, impl_->float64);
     registry[m.graph_inputs[i].name] = t;
     output_map[m.graph_inputs[i].name] = {t};
   }
@@ -265,7 +304,7 @@ std::vector<Tensor> ReferenceRunner::run(const std::vector<Tensor>& inputs) {
         in.push_back(*t);
       }
     }
-    std::vector<at::Tensor> out = execute_node(node, in, impl_->device, lookup);
+    std::vector<at::Tensor> out = execute_node(node, in, impl_->device, lookup, impl_->float64);
     for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k)
       registry[node.outputs[k].name] = out[k];
     output_map[node.name] = std::move(out);
@@ -291,7 +330,7 @@ std::vector<Tensor> ReferenceRunner::run(const std::vector<Tensor>& inputs) {
 std::vector<Tensor> run_node_reference(const OpNode& node, const std::vector<Tensor>& inputs,
                                        const std::string& device) {
   c10::AutoGradMode no_grad(false);
-  const c10::Device dev = parse_device(device);
+  const c10::Device dev = open_device(device);
   std::vector<at::Tensor> in;
   for (const Tensor& t : inputs) in.push_back(to_aten(t, dev));
   std::vector<Tensor> out;
@@ -308,5 +347,32 @@ bool reference_supports(const std::string& op_type) {
 }
 
 std::string libtorch_version() { return TORCH_VERSION; }
+
+std::string device_unavailable_reason(const std::string& device) {
+  const c10::Device d = parse_device(device);
+  if (!d.is_cuda()) return d.is_cpu() ? "" : "the reference backend runs on cpu or cuda, not '" + device + "'";
+  const std::string head = "CUDA is not available to LibTorch " TORCH_VERSION;
+  if (!torch::cuda::is_available())
+    return head + " (torch::cuda::is_available() is false: a CPU-only LibTorch, no NVIDIA driver, or no visible "
+                  "GPU); '--device " + device + "' needs a CUDA build of LibTorch on a machine with a GPU";
+  const int64_t n = int64_t(torch::cuda::device_count());
+  if (d.has_index() && d.index() >= n)
+    return head + " as '" + device + "': it sees " + std::to_string(n) + " GPU(s)";
+  return "";
+}
+
+std::string device_settings(const std::string& device) {
+  const c10::Device d = parse_device(device);
+  if (!d.is_cuda()) return "cpu";
+  try {
+    const at::Context& ctx = at::globalContext();
+    const bool blas = ctx.allowTF32CuBLAS(), dnn = ctx.allowTF32CuDNN();
+    return std::string("TF32 ") + (blas || dnn ? "ON" : "off") + " (cuBLAS allow_tf32=" + (blas ? "1" : "0") +
+           ", cuDNN allow_tf32=" + (dnn ? "1" : "0") + "), reduced-precision cuBLAS reductions off, cuDNN benchmark " +
+           (ctx.benchmarkCuDNN() ? "on" : "off");
+  } catch (const std::exception& e) {
+    return "TF32 state unknown: " + what_of(e);
+  }
+}
 
 }  // namespace tir

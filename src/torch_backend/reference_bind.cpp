@@ -137,6 +137,12 @@ struct Binder {
   const std::vector<at::Tensor>& in;
   const c10::Device& device;
   const Lookup& lookup;
+  bool float64 = false;
+
+  c10::IValue dtype_value(DType d) const {
+    const int64_t t = int64_t(d);
+    return c10::IValue(float64 ? int64_t(widened(static_cast<c10::ScalarType>(t))) : t);
+  }
 
   // A Tensor slot filled from attrs: a Python scalar, or (docs/spec/OPS.md §1.8) the name of a value.
   bool attr_tensor(const std::string& name, at::Tensor* out) const {
@@ -231,11 +237,11 @@ struct Binder {
         return c10::IValue();
       case c10::TypeKind::ScalarTypeType:
         if (!given) return absent(a, optional);
-        if (v->kind == Attr::Kind::String) return c10::IValue(int64_t(parse_dtype(v->s)));
+        if (v->kind == Attr::Kind::String) return dtype_value(parse_dtype(v->s));
         {
           DType d;
           if (!dtype_from_scalar_type(attr_int(name, *v), &d)) bad_attr(name, *v, "a dtype");
-          return c10::IValue(int64_t(d));
+          return dtype_value(d);
         }
       default:
         break;
@@ -249,7 +255,7 @@ struct Binder {
         if (v->kind == Attr::Kind::String) {
           // Older registries may report enum-like types as plain int.
           DType d;
-          if (try_parse_dtype(v->s, &d)) return c10::IValue(int64_t(d));
+          if (try_parse_dtype(v->s, &d)) return dtype_value(d);
           if (name == "memory_format") return memory_format(name, *v);
           if (name == "layout") return absent(a, optional);
         }
@@ -392,8 +398,14 @@ struct Binder {
 
 std::vector<c10::IValue> build_stack(const OpNode& node, const c10::FunctionSchema& schema,
                                      const std::vector<at::Tensor>& in, const c10::Device& device,
-                                     const Lookup& lookup) {
-  return Binder{node, in, device, lookup}.build(schema);
+                                     const Lookup& lookup, bool float64) {
+  return Binder{node, in, device, lookup, float64}.build(schema);
+}
+
+c10::ScalarType widened(c10::ScalarType d) {
+  if (c10::isComplexType(d)) return c10::kComplexDouble;
+  if (c10::isFloatingType(d)) return c10::kDouble;
+  return d;
 }
 
 }  // namespace tir::torch_ref

@@ -23,9 +23,13 @@ const Attr* find_attr(const OpNode& node, const std::string& name);
 int64_t attr_int(const std::string& name, const Attr& v);
 
 // The boxed argument stack of `schema` rebuilt from the node's tensor inputs
-// (`in`, IR order), attrs and schema defaults. Throws ExecutionError.
+// (`in`, IR order), attrs and schema defaults. Throws ExecutionError. float64: floating
+// dtype arguments (dtype=torch.float32, ...) become float64 (complex: complex128).
 std::vector<c10::IValue> build_stack(const OpNode& node, const c10::FunctionSchema& schema,
                                      const std::vector<at::Tensor>& in, const c10::Device& device,
-                                     const Lookup& lookup);
+                                     const Lookup& lookup, bool float64 = false);
+
+// The float64 run's dtype for `d`: floating -> Double, complex -> ComplexDouble, else `d`.
+c10::ScalarType widened(c10::ScalarType d);
 
 }  // namespace tir::torch_ref

@@ -35,6 +35,38 @@ double max_error_vs_truth(const Tensor& a, const Tensor& truth) {
   return m;
 }
 
+double max_abs_finite(const Tensor& t) {
+  const Tensor x = as_f64(t);
+  const double* q = x.data<double>();
+  double m = 0;
+  for (int64_t k = 0; k < x.numel(); ++k)
+    if (std::isfinite(q[k])) m = std::max(m, std::fabs(q[k]));
+  return m;
+}
+
+NodeTruth judge_node(const Tensor& ours, const Tensor& device, const Tensor& yardstick, const Tensor& truth) {
+  NodeTruth n;
+  if (!is_floating(ours.dtype) || !is_floating(truth.dtype)) {
+    n.note = "not floating";
+    return n;
+  }
+  if (ours.shape != truth.shape || device.shape != truth.shape || yardstick.shape != truth.shape) {
+    n.note = "shapes differ: ours " + shape_to_string(ours.shape) + ", device " + shape_to_string(device.shape) +
+             ", yardstick " + shape_to_string(yardstick.shape) + ", float64 " + shape_to_string(truth.shape);
+    return n;
+  }
+  n.judged = true;
+  const Tensor t = as_f64(truth);
+  n.scale = max_abs_finite(t);
+  n.ours = max_error_vs_truth(ours, t);
+  n.device = max_error_vs_truth(device, t);
+  n.yardstick = max_error_vs_truth(yardstick, t);
+  n.bound = kTruthFactor * n.yardstick + kTruthScaleTol * n.scale;
+  n.ok = n.ours <= n.bound && n.device <= n.bound;
+  n.device_only = !n.ok && n.ours <= n.bound;
+  return n;
+}
+
 TruthReport compare_with_truth(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
                                const std::vector<Tensor>& truth) {
   TruthReport rep;
@@ -60,9 +92,7 @@ TruthReport compare_with_truth(const std::vector<Tensor>& actual, const std::vec
     o.judged = is_floating(actual[i].dtype) && is_floating(truth[i].dtype);
     if (o.judged) {
       const Tensor t = as_f64(truth[i]);
-      const double* q = t.data<double>();
-      for (int64_t k = 0; k < t.numel(); ++k)
-        if (std::isfinite(q[k])) o.scale = std::max(o.scale, std::fabs(q[k]));
+      o.scale = max_abs_finite(t);
       o.ours = max_error_vs_truth(actual[i], t);
       o.torch = max_error_vs_truth(expected[i], t);
       o.bound = kTruthFactor * o.torch + kTruthScaleTol * o.scale;

@@ -165,6 +165,33 @@ expect_output "zeros 2^62" 1 "node 'z' (aten.zeros.default) output 'z'" "$torchi
   --weights "$tmp/empty.safetensors" --inputs "$tmp/empty.safetensors"
 expect_output "junk weights" 1 "junk.safetensors" "$torchir" run "$seed" --weights "$tmp/junk.safetensors" --inputs "$tmp/junk.safetensors"
 
+# --device cuda (issue 23): without CUDA, a clear message and exit 3 before anything is loaded
+# (the IR path below does not exist); on a machine with CUDA, parity runs (docs/gpu-parity.md).
+if [ -f "$cnn/weights.safetensors" ]; then
+  cnn_io=("$cnn/model.json" --weights "$cnn/weights.safetensors" --io "$cnn/io.safetensors")
+  out=$("$torchir" parity "${cnn_io[@]}" --device cuda 2>&1) && rc=0 || rc=$?
+  if [ $rc -eq 3 ]; then
+    expect_output "parity --device cuda without CUDA" 3 "DeviceUnavailableError: CUDA is not available to LibTorch " \
+      "$torchir" parity "${cnn_io[@]}" --device cuda
+    expect_output "CUDA checked before loading" 3 "CUDA is not available to LibTorch " \
+      "$torchir" parity "$tmp/nope.json" --weights x --io y --device cuda:1
+    expect_output "verify libtorch --device cuda without CUDA" 3 "CUDA is not available to LibTorch " \
+      "$torchir" verify "${cnn_io[@]}" --backend libtorch --device cuda
+  elif [ $rc -eq 0 ] && grep -q "parity: no divergence" <<<"$out"; then ok  # a machine with CUDA
+  elif grep -q "built without the LibTorch backend" <<<"$out"; then echo "skip --device cuda (no LibTorch backend)"
+  else bad "parity --device cuda (exit $rc): $out"; fi
+  expect_output "verify native --device cuda" 2 "--device cuda needs --backend libtorch" \
+    "$torchir" verify "${cnn_io[@]}" --device cuda
+  expect_output "parity --criterion bogus" 2 "--criterion must be rtol or truth64, got 'bogus'" \
+    "$torchir" parity "${cnn_io[@]}" --criterion bogus
+  expect_output "parity --device bogus" 2 "usage error: --device must be cpu, cuda or cuda:N, got 'bogus'" \
+    "$torchir" parity "${cnn_io[@]}" --device bogus
+  if [ $have_libtorch -eq 1 ]; then
+    expect_output "parity --criterion truth64" 0 "(10 against float64, 0 with rtol/atol)" \
+      "$torchir" parity "${cnn_io[@]}" --criterion truth64
+  fi
+fi
+
 # generate: the tiny LLaMA pair; prefill/decode io files verify each graph, and
 # the greedy ids (last stdout line) equal Hugging Face generate()'s.
 llm=$fixtures/llm/tiny_llama

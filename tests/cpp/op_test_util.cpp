@@ -45,6 +45,7 @@ OpRun run_op(const std::string& op_type, const std::vector<Tensor>& inputs, Attr
       t.buffer->data = t.buffer->owned.data();
     }
   }
+  call.own_unplanned_memory();  // the op's workspace
   if (def->run) def->run(call);
   r.out = call.out;
   return r;

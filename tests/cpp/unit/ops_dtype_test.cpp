@@ -39,6 +39,7 @@ Tensor run_meta(const std::string& op, const std::vector<Tensor>& in, const std:
     Tensor owned = make_owned(call.out[0].dtype, call.out[0].shape);
     call.out[0] = owned;
   }
+  call.own_unplanned_memory();  // the op's workspace
   if (def->run) def->run(call);
   return call.out[0];
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 
+#include "core/small_vec.h"
 #include "kernels/elementwise.h"
 #include "ops/op.h"
 #include "op_test_util.h"
@@ -531,10 +532,31 @@ TEST(EwNorm, GroupAndInstanceNorm) {
 TEST(EwKernels, CoalesceMergesContiguousDims) {
   Shape s{2, 1, 3, 4};
   Strides a{12, 12, 4, 1}, b{0, 0, 0, 1};
-  coalesce_dims(s, {&a, &b});
+  coalesce_in_place<Shape, 2>(s, {&a, &b});
   EXPECT_EQ(s, (Shape{6, 4}));
   EXPECT_EQ(a, (Strides{4, 1}));
   EXPECT_EQ(b, (Strides{0, 1}));
+}
+
+// DimVec keeps 8 dims inline and spills to the heap past that; coalescing
+// works the same on either side.
+TEST(EwKernels, CoalesceOnDimVecPastItsInlineCapacity) {
+  const Shape shape{2, 1, 2, 1, 2, 1, 2, 1, 2, 3};  // 10 dims
+  const Strides st = contiguous_strides(shape);
+  Strides bcast = st;
+  bcast[0] = 0;  // a broadcast leading dim stays apart
+  DimVec s = shape, a = st, b = bcast;
+  EXPECT_EQ(s.size(), 10u);
+  coalesce_in_place<DimVec, 2>(s, {&a, &b});
+  EXPECT_EQ(Shape(s.begin(), s.end()), (Shape{2, 48}));
+  EXPECT_EQ(Strides(a.begin(), a.end()), (Strides{48, 1}));
+  EXPECT_EQ(Strides(b.begin(), b.end()), (Strides{0, 1}));
+  DimVec grown;
+  for (int64_t i = 0; i < 12; ++i) grown.push_back(i);
+  DimVec copy = grown;
+  EXPECT_EQ(copy.size(), 12u);
+  EXPECT_EQ(copy[11], 11);
+  EXPECT_EQ(copy[3], 3);
 }
 
 }  // namespace

@@ -153,6 +153,79 @@ TEST(Tier3SpatialOps, PackedGruMatchesPaddedGruPerSequence) {
   EXPECT_THAT(hn, Pointwise(DoubleNear(1e-14), std::vector<double>{h0v[0], h1v[0], h0v[1], h1v[1]}));
 }
 
+// float32 affine_grid is the float64 grid of the same theta rounded once: every
+// entry is the float nearest the exact base @ theta^T (PyTorch's float32 linspace,
+// (n-1)/n scaling and bmm round at each step, up to a few ulp).
+TEST(Tier3SpatialOps, AffineGridCorrectlyRounded) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (auto sz : {std::vector<int64_t>{2, 3, 7, 6}, {1, 1, 1, 1}, {1, 1, 1, 17}, {3, 1, 37, 41}, {1, 2, 255, 257},
+                  {2, 1, 5, 9, 3}, {1, 1, 1, 8, 16}})
+    for (bool align : {false, true}) {
+      const int nsp = int(sz.size()) - 2, k = nsp + 1;
+      const int64_t N = sz[0];
+      std::vector<double> th(size_t(N * nsp * k));
+      for (auto& v : th) v = double(nd(rng));
+      AttrMap a;
+      a["size"] = ints(sz);
+      a["align_corners"] = B(align);
+      const Tensor out = run1("aten.affine_grid_generator.default",
+                              {tensor_of(DType::F32, {N, nsp, k}, th)}, a);
+      const float* o = out.data<float>();
+      auto base = [&](int64_t i, int64_t n) {  // exact linspace(-1, 1, n) (* (n-1)/n) in double
+        return n <= 1 ? 0.0 : double(2 * i - (n - 1)) / double(align ? n - 1 : n);
+      };
+      const int64_t D = nsp == 3 ? sz[2] : 1, H = sz[size_t(nsp)], W = sz[size_t(nsp + 1)];
+      int64_t bad = 0, at = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t d = 0; d < D; ++d)
+          for (int64_t h = 0; h < H; ++h)
+            for (int64_t w = 0; w < W; ++w)
+              for (int r = 0; r < nsp; ++r, ++at) {
+                const double* t = th.data() + (n * nsp + r) * k;
+                const double b[4] = {base(w, W), base(h, H), nsp == 3 ? base(d, D) : 1.0, 1.0};
+                double want = 0;
+                for (int j = 0; j < k; ++j) want += b[j] * t[j];
+                if (o[at] != float(want)) ++bad;
+              }
+      EXPECT_EQ(bad, 0) << "size " << sz.size() << "-D " << sz[sz.size() - 2] << "x" << sz.back() << " align " << align;
+    }
+}
+
+// The sampling coordinate is the float nearest the exact (g + 1) * size / 2 - 0.5
+// (align_corners: (g + 1) * (size - 1) / 2): shown by nearest mode on grid values
+// a few ulp either side of each pixel boundary, where PyTorch's three float32
+// roundings pick the wrong pixel now and then.
+TEST(Tier3SpatialOps, GridSampleCoordinateCorrectlyRounded) {
+  for (int64_t W : {2, 7, 8, 31, 255, 1000, 4097})
+    for (bool align : {false, true}) {
+      const double scale = align ? double(W - 1) / 2 : double(W) / 2, off = double(W - 1) / 2;
+      std::vector<double> x(static_cast<size_t>(W)), g;
+      for (int64_t i = 0; i < W; ++i) x[size_t(i)] = double(i);
+      for (int64_t kk = 0; kk + 1 < W; ++kk) {  // boundary kk + 0.5
+        const float g0 = float((double(kk) + 0.5 - off) / scale);
+        if (std::fabs(g0) < 1e-3f) continue;  // next to 0 the exact sum is not a double
+        float v = g0;
+        for (int s = 0; s < 4; ++s) v = std::nextafter(v, -2.f);
+        for (int s = 0; s < 9; ++s, v = std::nextafter(v, 2.f)) g.push_back(v), g.push_back(0.0);
+      }
+      const int64_t P = int64_t(g.size() / 2);
+      AttrMap a;
+      a["interpolation_mode"] = I(1);
+      a["padding_mode"] = I(1);
+      a["align_corners"] = B(align);
+      const std::vector<double> got = vals(run1("aten.grid_sampler_2d.default",
+                                                {tensor_of(DType::F32, {1, 1, 1, W}, x), tensor_of(DType::F32, {1, 1, P, 2}, g)}, a));
+      int64_t bad = 0;
+      for (int64_t p = 0; p < P; ++p) {
+        const double exact = double(float(g[size_t(2 * p)])) * scale + off;  // exact: 24 x 13 bits, |g| >= 1e-3
+        const double want = std::nearbyint(double(float(exact)));
+        if (got[size_t(p)] != want) ++bad;
+      }
+      EXPECT_EQ(bad, 0) << "W " << W << " align " << align << " of " << P;
+    }
+}
+
 TEST(Tier3SpatialOps, GridSampleSimdMatchesScalarBitForBit) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-2.5f, 2.5f);

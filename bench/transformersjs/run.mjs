@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Head-to-head, all-MiniLM-L6-v2: torch-ir-wasm against transformers.js v4 (onnxruntime-web,
+// device 'wasm', fp32 and its default q8), measured side by side in one run of headless Chromium,
+// cross-origin isolated (COOP/COEP), at 1 and 2 threads (a fresh browser per thread count: both
+// engines fix their thread pools when they start).
+//
+//   bash scripts/prepare_models.sh --bench && (cd bench/transformersjs && npm ci)
+//   node bench/transformersjs/run.mjs [--n 200] [--threads 1,2] [--json OUT.json]
+//
+// Prints embeddings per second for each engine, the speed ratio, and agreement: the cosine of
+// each engine's embeddings with PyTorch's (transformers' AutoModel + pooling) on the held-out
+// sentences, and transformers.js's with ours on the timed ones. Needs npm/dist/ and
+// chromium + chromium-driver.
+import { writeFileSync } from 'node:fs';
+import { js, skip, startDriver, stopDriver, waitFor, wd, withBrowser } from '../../npm/test/webdriver.mjs';
+
+const opts = { n: 200, threads: [1, 2], json: null };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; ++i) {
+  const a = argv[i];
+  if (a === '--n') opts.n = Number(argv[++i]);
+  else if (a === '--threads') opts.threads = argv[++i].split(',').map(Number);
+  else if (a === '--json') opts.json = argv[++i];
+  else { console.error(`unknown option ${a}`); process.exit(2); }
+}
+if (skip) { console.error(`run: ${skip}`); process.exit(1); }
+
+await startDriver();
+const rows = [];
+try {
+  for (const threads of opts.threads) {
+    const r = await withBrowser(true, async (id, url) => {
+      await wd('POST', `/session/${id}/url`, { url: `${url}bench/transformersjs/?threads=${threads}&n=${opts.n}` });
+      await waitFor(id, '["done", "error"].includes(window.__bench?.state)',
+        'document.getElementById("log").textContent', 1800000);
+      return js(id, 'return window.__bench');
+    });
+    if (r.state !== 'done') throw new Error(`threads=${threads}: ${r.error}`);
+    rows.push(r);
+  }
+} finally {
+  stopDriver();
+}
+
+const f1 = (x) => x.toFixed(1);
+const c = (x) => x.toFixed(6);
+console.log(`all-MiniLM-L6-v2, ${rows[0].n} Debian package descriptions one at a time, headless Chromium, COOP/COEP`);
+console.log(`${rows[0].userAgent}\n`);
+console.log('| threads | torch-ir-wasm emb/s | transformers.js fp32 emb/s | q8 emb/s | ours / fp32 | ours / q8 |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const r of rows) {
+  console.log(`| ${r.threads} | ${f1(r.ours.perSecond)} | ${f1(r.tjs_fp32.perSecond)} | ${f1(r.tjs_q8.perSecond)} | ` +
+    `${(r.ours.perSecond / r.tjs_fp32.perSecond).toFixed(2)}x | ${(r.ours.perSecond / r.tjs_q8.perSecond).toFixed(2)}x |`);
+}
+console.log(`\nAgreement (min cosine; ${rows[0].heldOut} held-out sentences vs PyTorch, ${rows[0].n} timed ones vs torch-ir-wasm):`);
+console.log('| threads | torch-ir-wasm vs PyTorch | fp32 vs PyTorch | q8 vs PyTorch | fp32 vs ours | q8 vs ours |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const r of rows) {
+  console.log(`| ${r.threads} | ${c(r.ours.vsPyTorch.minCosine)} | ${c(r.tjs_fp32.vsPyTorch.minCosine)} | ` +
+    `${c(r.tjs_q8.vsPyTorch.minCosine)} | ${c(r.tjs_fp32.vsOurs.minCosine)} | ${c(r.tjs_q8.vsOurs.minCosine)} |`);
+}
+if (opts.json) writeFileSync(opts.json, JSON.stringify(rows, null, 1));

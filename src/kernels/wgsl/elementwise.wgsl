@@ -1,0 +1,29 @@
+// Elementwise kernel template: one output element per invocation over an N-d (rank <= 6) output
+// view (y_off, y_strides: writes into a slice of a larger buffer, e.g. cat); every input is a
+// strided view broadcast to the output shape (stride 0 on broadcast dims). Generated per op and
+// dtypes from elementwise_ops.json by kernels.mjs (T: compute type, TY: output type).
+alias T = {{T}};
+alias TY = {{TY}};
+{{DECLS}}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let idx = wg_linear(wid, nwg) * WG + lid;
+  if (idx >= mu(M_NUMEL)) { return; }
+  var rem = idx;
+  var oy = mu(M_Y_OFF);
+  {{OFFS}}
+  for (var d = i32(mu(M_RANK)) - 1; d >= 0; d--) {
+    let du = u32(d);
+    let s = mu(M_SHAPE + du);
+    let q = rem % s;
+    rem = rem / s;
+    oy += q * mu(M_Y_STRIDES + du);
+    {{WALK}}
+  }
+  let p0 = mf(M_P0);
+  let p1 = mf(M_P1);
+  {{LOADS}}
+  Y[oy] = {{RESULT}};
+}

@@ -1,0 +1,93 @@
+// conv2d (grouped, depthwise, strided, dilated, padded, 1x1 as GEMM) and pooling (max with
+// dilation/ceil_mode, avg with count_include_pad/divisor, adaptive avg) against our engine's
+// CPU kernels (engine.mjs), on odd sizes and strided (transposed H/W) inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gpuTest, conv2d, pool2d, batchNorm, download } from './gpu.mjs';
+import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
+import { getEngine, engineOp } from './engine.mjs';
+
+const pair = (v) => (Array.isArray(v) ? v : [v, v]);
+const outDim = (h, k, s, p, d) => Math.floor((h + 2 * p - d * (k - 1) - 1) / s) + 1;
+
+test('conv2d: groups, depthwise, stride, dilation, padding, 1x1 GEMM', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const cases = [
+    // [x shape, cout, k, {stride, padding, dilation, groups}, layout, bias]
+    [[1, 3, 9, 7], 5, 3, { padding: 1 }, 'contiguous', true],
+    [[2, 4, 8, 8], 6, 3, { stride: 2, padding: 1, groups: 2 }, 'contiguous', true],
+    [[1, 6, 7, 9], 6, 3, { padding: [1, 2], groups: 6 }, 'transposed', false],     // depthwise
+    [[1, 3, 11, 10], 2, [3, 2], { stride: [2, 3], dilation: [2, 1] }, 'contiguous', true],
+    [[2, 5, 6, 7], 4, 1, {}, 'contiguous', true],                                   // 1x1 GEMM
+    [[1, 70, 3, 5], 65, 1, {}, 'sliced', false],                                    // 1x1, strided x
+    [[1, 2, 1, 1], 3, 1, { padding: 1 }, 'contiguous', true],
+    [[0, 3, 5, 5], 2, 3, {}, 'contiguous', true],
+  ];
+  let seed = 1;
+  for (const [xs, cout, k, opts, layout, hasBias] of cases) {
+    const rand = rng(seed++);
+    const [kh, kw] = pair(k);
+    const g = opts.groups ?? 1;
+    const x = hostTensor(rand, 'float32', xs, layout);
+    const w = hostTensor(rand, 'float32', [cout, xs[1] / g, kh, kw]);
+    const b = hostTensor(rand, 'float32', [cout]);
+    const y = await conv2d(gpu, toGpu(gpu, x), toGpu(gpu, w), hasBias ? toGpu(gpu, b) : null, opts);
+    const [sh, sw] = pair(opts.stride ?? 1); const [ph, pw] = pair(opts.padding ?? 0); const [dh, dw] = pair(opts.dilation ?? 1);
+    const shape = [xs[0], cout, outDim(xs[2], kh, sh, ph, dh), outDim(xs[3], kw, sw, pw, dw)];
+    assert.deepEqual(y.shape, shape);
+    const got = await download(gpu, y);
+    const want = await engineOp(eng, 'aten.conv2d.default', hasBias ? [x, w, b] : [x, w], { shape, dtype: 'float32' },
+      { stride: [sh, sw], padding: [ph, pw], dilation: [dh, dw], groups: g });
+    assertClose(got, want, { rtol: 1e-5, atol: 1e-5, what: `conv2d ${JSON.stringify(xs)} ${JSON.stringify(opts)} ${layout}` });
+  }
+}));
+
+test('max/avg/adaptive-avg pool2d', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  let seed = 40;
+  const maxCases = [[[1, 2, 7, 9], { kernel: 3, stride: 2, padding: 1 }], [[2, 3, 8, 7], { kernel: 2, stride: 2, ceilMode: true }],
+    [[1, 1, 9, 9], { kernel: [3, 2], stride: [2, 1], dilation: [2, 2], padding: [1, 1] }], [[1, 2, 1, 1], { kernel: 1 }]];
+  for (const [xs, o] of maxCases) {
+    const x = hostTensor(rng(seed++), 'float32', xs, 'transposed');
+    const y = await pool2d(gpu, 'max', toGpu(gpu, x), o);
+    const want = await engineOp(eng, 'aten.max_pool2d.default', [x], { shape: y.shape, dtype: 'float32' },
+      { kernel_size: pair(o.kernel), stride: pair(o.stride ?? o.kernel), padding: pair(o.padding ?? 0),
+        dilation: pair(o.dilation ?? 1), ceil_mode: !!o.ceilMode });
+    assertClose(await download(gpu, y), want, { rtol: 0, atol: 0, what: `max_pool2d ${JSON.stringify(xs)} ${JSON.stringify(o)}` });
+  }
+  const avgCases = [[[1, 2, 7, 9], { kernel: 3, stride: 2, padding: 1, countIncludePad: true }],
+    [[1, 2, 7, 9], { kernel: 3, stride: 2, padding: 1, countIncludePad: false }],
+    [[2, 1, 8, 7], { kernel: 2, stride: 2, ceilMode: true }], [[1, 3, 5, 5], { kernel: 2, stride: 1, divisor: 3 }]];
+  for (const [xs, o] of avgCases) {
+    const x = hostTensor(rng(seed++), 'float32', xs, 'sliced');
+    const y = await pool2d(gpu, 'avg', toGpu(gpu, x), o);
+    const want = await engineOp(eng, 'aten.avg_pool2d.default', [x], { shape: y.shape, dtype: 'float32' },
+      { kernel_size: pair(o.kernel), stride: pair(o.stride ?? o.kernel), padding: pair(o.padding ?? 0),
+        ceil_mode: !!o.ceilMode, count_include_pad: o.countIncludePad ?? true, divisor_override: o.divisor ?? null });
+    assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-6, what: `avg_pool2d ${JSON.stringify(xs)} ${JSON.stringify(o)}` });
+  }
+  for (const [xs, os] of [[[1, 3, 7, 9], [3, 4]], [[2, 2, 5, 5], [1, 1]], [[1, 1, 4, 6], [4, 6]], [[1, 2, 3, 3], [5, 2]]]) {
+    const x = hostTensor(rng(seed++), 'float32', xs, 'transposed');
+    const y = await pool2d(gpu, 'adaptive_avg', toGpu(gpu, x), { outputSize: os });
+    const want = await engineOp(eng, 'aten.adaptive_avg_pool2d.default', [x], { shape: y.shape, dtype: 'float32' }, { output_size: os });
+    assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-6, what: `adaptive_avg_pool2d ${JSON.stringify(xs)} -> ${os}` });
+  }
+}));
+
+test('batch_norm (inference)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  let seed = 70;
+  for (const [xs, eps] of [[[2, 3, 5, 7], 1e-5], [[4, 65], 1e-3], [[1, 1, 1], 1e-5], [[0, 2, 3], 1e-5]]) {
+    const rand = rng(seed++);
+    const x = hostTensor(rand, 'float32', xs);
+    const [w, b, mean] = [0, 1, 2].map(() => hostTensor(rand, 'float32', [xs[1]]));
+    const variance = hostTensor(rand, 'float32', [xs[1]], 'contiguous', { lo: 0.1, hi: 2 });
+    const y = await batchNorm(gpu, toGpu(gpu, x), toGpu(gpu, mean), toGpu(gpu, variance), { weight: toGpu(gpu, w), bias: toGpu(gpu, b), eps });
+    const want = await engineOp(eng, 'aten.batch_norm.default', [x, w, b, mean, variance], { shape: xs, dtype: 'float32' },
+      { training: false, momentum: 0.1, eps, cudnn_enabled: false });
+    assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-6, what: `batch_norm ${JSON.stringify(xs)}` });
+  }
+}));

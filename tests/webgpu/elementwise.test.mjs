@@ -1,0 +1,112 @@
+// Elementwise kernels (every op of src/kernels/wgsl/elementwise_ops.json but the nullary/copy
+// ones, which copy.test.mjs covers) against our engine's CPU kernels (engine.mjs: the WASM build
+// running the matching aten op): odd, 1, empty and 0-d shapes, broadcasts, transposed and
+// strided inputs, and torch's type promotion among float32, int32 (engine: int64) and bool.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gpuTest, elementwise, download, broadcastShapes } from './gpu.mjs';
+import { ELEMENTWISE_OPS, elementwiseTypes } from '../../src/kernels/wgsl/kernels.mjs';
+import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
+import { getEngine, engineOp } from './engine.mjs';
+
+// op -> [aten op, attrs from (p0, p1), input ranges]; p0/p1 are the kernel's scalars.
+const POS = { lo: 0.1, hi: 3 };
+const NONZERO = { lo: 0.5, hi: 2 };
+const ATEN = {
+  neg: ['aten.neg.default'], abs: ['aten.abs.default'], sign: ['aten.sign.default'],
+  square: ['aten.square.default'], relu: ['aten.relu.default'],
+  clamp: ['aten.clamp.default', (p0, p1) => ({ min: p0, max: p1 })],
+  relu6: ['aten.hardtanh.default', () => ({ min_val: 0, max_val: 6 }), { lo: -3, hi: 9 }],
+  leaky_relu: ['aten.leaky_relu.default', (p0) => ({ negative_slope: p0 })],
+  elu: ['aten.elu.default', (p0) => ({ alpha: p0 })],
+  gelu: ['aten.gelu.default', () => ({ approximate: 'none' }), { lo: -5, hi: 5 }],
+  gelu_tanh: ['aten.gelu.default', () => ({ approximate: 'tanh' }), { lo: -5, hi: 5 }],
+  silu: ['aten.silu.default', null, { lo: -10, hi: 10 }], sigmoid: ['aten.sigmoid.default', null, { lo: -10, hi: 10 }],
+  tanh: ['aten.tanh.default', null, { lo: -10, hi: 10 }], hardswish: ['aten.hardswish.default', null, { lo: -5, hi: 5 }],
+  hardsigmoid: ['aten.hardsigmoid.default', null, { lo: -5, hi: 5 }],
+  softplus: ['aten.softplus.default', null, { lo: -25, hi: 25 }], mish: ['aten.mish.default', null, { lo: -5, hi: 5 }],
+  erf: ['aten.erf.default', null, { lo: -5, hi: 5 }], exp: ['aten.exp.default', null, { lo: -5, hi: 5 }],
+  log: ['aten.log.default', null, POS], sqrt: ['aten.sqrt.default', null, POS], rsqrt: ['aten.rsqrt.default', null, POS],
+  reciprocal: ['aten.reciprocal.default', null, NONZERO], sin: ['aten.sin.default', null, { lo: -4, hi: 4 }],
+  cos: ['aten.cos.default', null, { lo: -4, hi: 4 }],
+  floor: ['aten.floor.default', null, { lo: -5, hi: 5 }], ceil: ['aten.ceil.default', null, { lo: -5, hi: 5 }],
+  round: ['aten.round.default', null, { lo: -5, hi: 5 }], trunc: ['aten.trunc.default', null, { lo: -5, hi: 5 }],
+  logical_not: ['aten.logical_not.default'],
+  add: ['aten.add.Tensor', (p0) => ({ alpha: p0 })], sub: ['aten.sub.Tensor', (p0) => ({ alpha: p0 })],
+  mul: ['aten.mul.Tensor'], div: ['aten.div.Tensor', null, NONZERO],
+  pow: ['aten.pow.Tensor_Tensor', null, POS], maximum: ['aten.maximum.default'], minimum: ['aten.minimum.default'],
+  remainder: ['aten.remainder.Tensor', null, NONZERO], atan2: ['aten.atan2.default'],
+  eq: ['aten.eq.Tensor'], ne: ['aten.ne.Tensor'], lt: ['aten.lt.Tensor'], le: ['aten.le.Tensor'],
+  gt: ['aten.gt.Tensor'], ge: ['aten.ge.Tensor'],
+  logical_and: ['aten.logical_and.default'], logical_or: ['aten.logical_or.default'],
+  masked_fill: ['aten.masked_fill.Scalar', (p0) => ({ value: p0 })],
+  where: ['aten.where.self'], addcmul: ['aten.addcmul.default', (p0) => ({ value: p0 })],
+  lerp: ['aten.lerp.Tensor', null, { lo: 0, hi: 1 }],
+};
+const SKIP = new Set(['copy', 'full', 'arange']);   // copy.test.mjs
+const SCALARS = { clamp: [-0.5, 1.25], leaky_relu: [0.1, 0], elu: [0.7, 0], add: [1.5, 0], sub: [-2, 0],
+  masked_fill: [3.5, 0], addcmul: [0.5, 0] };
+
+// Shape cases per arity: [shapes, layouts].
+const CASES = {
+  1: [[[[]]], [[[0]]], [[[1]]], [[[7]]], [[[3, 65]]], [[[3, 65]], ['transposed']], [[[5, 9]], ['sliced']]],
+  2: [[[[7], [7]]], [[[3, 1, 5], [4, 1]]], [[[], [2, 3]]], [[[0, 3], [3]]], [[[6, 5], [6, 5]], ['transposed', 'sliced']],
+    [[[2, 1], [1, 70]]]],
+  3: [[[[7], [7], [7]]], [[[3, 1], [1, 4], [3, 4]]], [[[4, 6], [6], [4, 1]], ['transposed', 'sliced']], [[[0], [1], [1]]]],
+};
+
+const tol = (op) => (['cmp'].includes(ELEMENTWISE_OPS[op].kind) ? { rtol: 0, atol: 0 } : { rtol: 2e-6, atol: 2e-6 });
+
+async function runCase(gpu, eng, op, shapes, layouts, dtypes, seed) {
+  const [aten, attrsOf, range] = ATEN[op];
+  const e = ELEMENTWISE_OPS[op];
+  const bools = new Set(e.bools ?? []);
+  const rand = rng(seed);
+  const inputs = shapes.map((s, i) => hostTensor(rand, bools.has(i) ? 'bool' : dtypes[i], s, layouts?.[i] ?? 'contiguous',
+    range && !bools.has(i) ? range : undefined));
+  let [p0, p1] = SCALARS[op] ?? [0, 0];
+  // torch refuses float scalars (alpha) for integral tensors: integral cases take integral ones
+  if (elementwiseTypes(op, inputs.map((h) => h.dtype)).compute === 'int32') [p0, p1] = [Math.trunc(p0) || 2, Math.trunc(p1)];
+  const outShape = broadcastShapes(...shapes);
+  const { out } = elementwiseTypes(op, inputs.map((h) => h.dtype));
+  const y = await elementwise(gpu, op, inputs.map((h) => toGpu(gpu, h)), { p0, p1 });
+  assert.deepEqual(y.shape, outShape);
+  const got = await download(gpu, y);
+  const attrs = attrsOf ? attrsOf(p0, p1) : {};
+  const want = await engineOp(eng, aten, inputs, { shape: outShape, dtype: out === 'int32' ? 'int32' : out }, attrs);
+  assertClose(got, want, { ...tol(op), what: `${op} ${JSON.stringify(shapes)} ${layouts ?? ''} ${dtypes}` });
+}
+
+test('every elementwise op on float32: shapes, broadcasts, strided inputs', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const ops = Object.keys(ELEMENTWISE_OPS).filter((op) => !SKIP.has(op));
+  assert.deepEqual(ops.filter((op) => !ATEN[op]), [], 'every table op has its engine counterpart here');
+  let seed = 100;
+  for (const op of ops) {
+    for (const [shapes, layouts] of CASES[ELEMENTWISE_OPS[op].arity]) {
+      await runCase(gpu, eng, op, shapes, layouts, shapes.map(() => 'float32'), seed++);
+    }
+  }
+}));
+
+test('type promotion: int32 with float32, int32 with int32, bool operands', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  let seed = 900;
+  for (const op of ['add', 'sub', 'mul', 'maximum', 'minimum', 'lt', 'eq', 'div', 'where', 'masked_fill']) {
+    const arity = ELEMENTWISE_OPS[op].arity;
+    const combos = arity === 3 ? [['bool', 'int32', 'int32'], ['bool', 'int32', 'float32']]
+      : arity === 2 ? [['int32', 'int32'], ['int32', 'float32'], ['float32', 'int32']] : [['int32']];
+    for (const dtypes of combos) {
+      for (const [shapes, layouts] of CASES[arity].slice(0, 4)) await runCase(gpu, eng, op, shapes, layouts, dtypes, seed++);
+    }
+  }
+  for (const op of ['neg', 'abs', 'relu', 'exp', 'sigmoid', 'floor']) {
+    for (const [shapes, layouts] of CASES[1].slice(2, 7)) await runCase(gpu, eng, op, shapes, layouts, ['int32'], seed++);
+  }
+  // int32 + int32 stays int32 and exact.
+  const y = await elementwise(gpu, 'add', [toGpu(gpu, hostTensor(rng(1), 'int32', [3], 'contiguous', { lo: 1e6, hi: 2e6 })),
+    toGpu(gpu, hostTensor(rng(2), 'int32', [3]))], { p0: 1 });
+  assert.equal(y.dtype, 'int32');
+}));

@@ -1,0 +1,81 @@
+// matmul family (mm, bmm, addmm, linear, broadcasting matmul, 1-d operands) on the tiled kernel
+// and the M = 1 GEMV path, against a float64 reference over the same f32 inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gpuTest, matmul, download, broadcastShapes, numel } from './gpu.mjs';
+import { rng, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
+
+// float64 torch.matmul (+ alpha/beta/c epilogue) on host tensors.
+function refMatmul(a, b, { c = null, alpha = 1, beta = 1 } = {}) {
+  const a2 = a.shape.length === 1 ? { ...a, shape: [1, a.shape[0]], strides: [0, a.strides[0]] } : a;
+  const b2 = b.shape.length === 1 ? { ...b, shape: [b.shape[0], 1], strides: [b.strides[0], 0] } : b;
+  const [M, K] = a2.shape.slice(-2);
+  const N = b2.shape.at(-1);
+  const batch = broadcastShapes(a2.shape.slice(0, -2), b2.shape.slice(0, -2));
+  const full = [...batch, M, N];
+  const out = new Float64Array(numel(full));
+  let i = 0;
+  for (const idx of indices(full)) {
+    const pre = idx.slice(0, -2);
+    let s = 0;
+    for (let k = 0; k < K; k++) s += at(a2, [...pre, idx.at(-2), k]) * at(b2, [...pre, k, idx.at(-1)]);
+    let r = alpha * s;
+    if (c && beta !== 0) r += beta * at(c, idx);
+    out[i++] = r;
+  }
+  return out;
+}
+
+async function check(gpu, t, seed, aShape, bShape, opts = {}) {
+  const rand = rng(seed);
+  const a = hostTensor(rand, 'float32', aShape, opts.aLayout);
+  const b = hostTensor(rand, 'float32', bShape, opts.bLayout);
+  const c = opts.cShape ? hostTensor(rand, 'float32', opts.cShape, opts.cLayout) : null;
+  const want = refMatmul(a, b, { c, alpha: opts.alpha, beta: opts.beta });
+  for (const gemv of [true, false]) {
+    const y = await matmul(gpu, toGpu(gpu, a), toGpu(gpu, b),
+      { c: c && toGpu(gpu, c), alpha: opts.alpha, beta: opts.beta, gemv });
+    const got = await download(gpu, y);
+    const K = aShape.at(-1);
+    assertClose(got, want, { rtol: 1e-5, atol: 1e-6 * Math.max(1, K),
+      what: `${JSON.stringify(aShape)}@${JSON.stringify(bShape)} gemv=${gemv}` });
+    if (opts.outShape) assert.deepEqual(y.shape, opts.outShape);
+  }
+}
+
+test('mm: tile edges, odd, 1 and empty sizes', gpuTest(async (t, gpu) => {
+  const cases = [[1, 1, 1], [7, 13, 5], [64, 64, 64], [65, 17, 129], [63, 31, 65], [1, 300, 65],
+    [3, 0, 4], [0, 5, 3], [4, 5, 0], [2, 129, 3]];
+  let seed = 1;
+  for (const [m, k, n] of cases) await check(gpu, t, seed++, [m, k], [k, n], { outShape: [m, n] });
+}));
+
+test('mm on non-contiguous operands (transposed and strided slices)', gpuTest(async (t, gpu) => {
+  for (const [aL, bL] of [['transposed', 'contiguous'], ['contiguous', 'transposed'], ['sliced', 'transposed'], ['transposed', 'sliced']]) {
+    await check(gpu, t, 11, [33, 70], [70, 19], { aLayout: aL, bLayout: bL });
+    await check(gpu, t, 12, [1, 70], [70, 19], { aLayout: aL, bLayout: bL });
+  }
+}));
+
+test('addmm and linear: bias broadcast, alpha/beta, beta = 0', gpuTest(async (t, gpu) => {
+  // addmm(c, a, b, beta, alpha) with c [m, n], [n] and [m, 1]
+  await check(gpu, t, 21, [17, 9], [9, 66], { cShape: [17, 66], alpha: 0.5, beta: 2 });
+  await check(gpu, t, 22, [17, 9], [9, 66], { cShape: [66] });
+  await check(gpu, t, 23, [17, 9], [9, 66], { cShape: [17, 1], alpha: -1, beta: 0.25 });
+  await check(gpu, t, 24, [5, 0], [0, 7], { cShape: [7], beta: 3 });   // K = 0: beta * c
+  // linear(x [2, 3, K], W [N, K], b [N]) = x @ W^T + b: W^T is a transposed view of W
+  await check(gpu, t, 25, [2, 3, 40], [40, 70], { bLayout: 'transposed', cShape: [70], outShape: [2, 3, 70] });
+  await check(gpu, t, 26, [1, 1, 257], [257, 65], { bLayout: 'transposed', cShape: [65] });  // decode GEMV
+}));
+
+test('bmm and broadcasting matmul, 1-d operands', gpuTest(async (t, gpu) => {
+  await check(gpu, t, 31, [3, 5, 7], [3, 7, 4], { outShape: [3, 5, 4] });
+  await check(gpu, t, 32, [2, 1, 5, 6], [3, 6, 4], { outShape: [2, 3, 5, 4] });
+  await check(gpu, t, 33, [4, 1, 70], [4, 70, 9], { outShape: [4, 1, 9] });
+  await check(gpu, t, 34, [2, 3, 1, 8], [1, 8, 5], { bLayout: 'transposed', outShape: [2, 3, 1, 5] });
+  await check(gpu, t, 35, [6], [6, 4], { outShape: [4] });
+  await check(gpu, t, 36, [3, 6], [6], { outShape: [3] });
+  await check(gpu, t, 37, [6], [6], { outShape: [] });
+  await check(gpu, t, 38, [2, 4, 6], [6], { outShape: [2, 4] });
+  await check(gpu, t, 39, [0, 3, 4], [4, 2], { outShape: [0, 3, 2] });
+}));

@@ -1,0 +1,96 @@
+// Reductions over a dim, softmax/log_softmax, layer_norm and group_norm against our engine's CPU
+// kernels (engine.mjs): R beyond one workgroup, 1 and empty sizes, transposed and strided inputs,
+// ties for argmax/argmin (torch: first index), large logits for the softmax's stability.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gpuTest, reduce, softmax, logSoftmax, layerNorm, groupNorm, download } from './gpu.mjs';
+import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
+import { getEngine, engineOp } from './engine.mjs';
+
+const CASES = [[[7], 0], [[3, 65], 1], [[130, 3], 0, 'transposed'], [[2, 3, 5], 1, 'sliced'], [[1], 0],
+  [[0, 4], 1], [[5, 1], 1], [[2, 200], -1], [[4, 3, 2], -2, 'transposed']];
+
+const ATEN = {
+  sum: ['aten.sum.dim_IntList', (d) => ({ dim: [d], keepdim: false })],
+  mean: ['aten.mean.dim', (d) => ({ dim: [d], keepdim: false })],
+  amax: ['aten.amax.default', (d) => ({ dim: [d], keepdim: false })],
+  amin: ['aten.amin.default', (d) => ({ dim: [d], keepdim: false })],
+  var: ['aten.var.correction', (d) => ({ dim: [d], correction: 1, keepdim: false })],
+  std: ['aten.std.correction', (d) => ({ dim: [d], correction: 1, keepdim: false })],
+  argmax: ['aten.argmax.default', (d) => ({ dim: d, keepdim: false })],
+  argmin: ['aten.argmin.default', (d) => ({ dim: d, keepdim: false })],
+};
+
+async function withEngine(t) {
+  const eng = await getEngine();
+  if (!eng) t.skip('npm/dist not built');
+  return eng;
+}
+
+test('sum, mean, amax, amin, var, std, argmax, argmin over a dim', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  let seed = 1;
+  for (const mode of Object.keys(ATEN)) {
+    for (const [shape, dim, layout] of CASES) {
+      const d = dim < 0 ? dim + shape.length : dim;
+      if (shape[d] === 0 && mode !== 'sum') continue;
+      if (shape[d] === 1 && (mode === 'var' || mode === 'std')) continue;  // 0/0: NaN on both
+      const rand = rng(seed++);
+      const h = hostTensor(rand, 'float32', shape, layout, { lo: -3, hi: 3 });
+      if (mode.startsWith('arg')) h.storage.forEach((v, i) => { h.storage[i] = Math.round(v); });  // ties
+      const outShape = shape.filter((_, i) => i !== d);
+      const r = await reduce(gpu, mode, toGpu(gpu, h), dim);
+      const y = mode.startsWith('arg') ? r.indices : r;
+      assert.deepEqual(y.shape, outShape);
+      const got = await download(gpu, y);
+      const want = await engineOp(eng, ATEN[mode][0], [h], { shape: outShape, dtype: mode.startsWith('arg') ? 'int32' : 'float32' }, ATEN[mode][1](dim));
+      assertClose(got, want, { rtol: 1e-5, atol: 1e-5, what: `${mode} ${JSON.stringify(shape)} dim ${dim} ${layout ?? ''}` });
+    }
+  }
+}));
+
+test('softmax and log_softmax: stable on large logits, strided inputs', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  let seed = 50;
+  for (const [name, fn, aten] of [['softmax', softmax, 'aten._softmax.default'], ['log_softmax', logSoftmax, 'aten._log_softmax.default']]) {
+    for (const [shape, dim, layout] of [...CASES, [[3, 70], 1, 'big']]) {
+      const h = hostTensor(rng(seed++), 'float32', shape, layout === 'big' ? 'contiguous' : layout,
+        layout === 'big' ? { lo: 80, hi: 120 } : { lo: -5, hi: 5 });
+      const y = await fn(gpu, toGpu(gpu, h), dim);
+      const got = await download(gpu, y);
+      const want = await engineOp(eng, aten, [h], { shape, dtype: 'float32' }, { dim, half_to_float: false });
+      assertClose(got, want, { rtol: 1e-5, atol: 1e-6, what: `${name} ${JSON.stringify(shape)} dim ${dim} ${layout ?? ''}` });
+    }
+  }
+}));
+
+test('layer_norm and group_norm, with and without affine', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  let seed = 80;
+  for (const [shape, normalized, layout, affine] of [[[4, 7], [7], 'contiguous', true], [[2, 3, 70], [70], 'sliced', true],
+    [[3, 2, 5], [2, 5], 'contiguous', false], [[6, 5], [5], 'transposed', true], [[1, 1], [1], 'contiguous', true], [[0, 3], [3], 'contiguous', true]]) {
+    const rand = rng(seed++);
+    const h = hostTensor(rand, 'float32', shape, layout, { lo: -3, hi: 5 });
+    const w = affine ? hostTensor(rand, 'float32', normalized) : null;
+    const b = affine ? hostTensor(rand, 'float32', normalized) : null;
+    const y = await layerNorm(gpu, toGpu(gpu, h), normalized, { weight: w && toGpu(gpu, w), bias: b && toGpu(gpu, b), eps: 1e-5 });
+    const got = await download(gpu, y);
+    const want = await engineOp(eng, 'aten.layer_norm.default', affine ? [h, w, b] : [h], { shape, dtype: 'float32' },
+      { normalized_shape: normalized, eps: 1e-5, cudnn_enable: false });
+    assertClose(got, want, { rtol: 1e-5, atol: 2e-5, what: `layer_norm ${JSON.stringify(shape)} ${layout}` });
+  }
+  for (const [shape, groups, affine] of [[[2, 6, 5, 3], 3, true], [[1, 4, 9], 2, false], [[3, 8, 1, 1], 8, true], [[2, 5, 70], 1, true]]) {
+    const rand = rng(seed++);
+    const h = hostTensor(rand, 'float32', shape, 'contiguous', { lo: -3, hi: 5 });
+    const w = affine ? hostTensor(rand, 'float32', [shape[1]]) : null;
+    const b = affine ? hostTensor(rand, 'float32', [shape[1]]) : null;
+    const y = await groupNorm(gpu, toGpu(gpu, h), groups, { weight: w && toGpu(gpu, w), bias: b && toGpu(gpu, b), eps: 1e-5 });
+    const got = await download(gpu, y);
+    const want = await engineOp(eng, 'aten.group_norm.default', affine ? [h, w, b] : [h], { shape, dtype: 'float32' },
+      { num_groups: groups, eps: 1e-5, cudnn_enabled: false });
+    assertClose(got, want, { rtol: 1e-5, atol: 2e-5, what: `group_norm ${JSON.stringify(shape)} G=${groups}` });
+  }
+}));
