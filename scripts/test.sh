@@ -18,6 +18,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 bash tools/make_fixtures.sh build/fixtures
+# pytorch-ir (pure Python, pinned; from PyPI) for CTest's pyir_fixture_format: into build/pyir.
+# Not in make_fixtures.sh, which must run offline (scripts/gpu_check.sh on the GPU machine).
+bash tools/pyir_env.sh build/pyir pytorch-ir
 (cd build/native && TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)")
 # The GPU machine's parity script on CPU, so it cannot rot (docs/gpu-parity.md; ~2.5 min on 2 cores).
 bash scripts/gpu_check.sh --device cpu --build build/native --fixtures build/fixtures --out build/gpu-check

@@ -21,8 +21,6 @@
 # all fixtures in one process; a truth file newer than the fixture's weights/io files and than
 # the fixture tools (export_fixture.py, zoo*.py, fixture_truth.py) is left as it is.
 #
-# Also installs pytorch-ir into <repo>/build/pyir (tools/pyir_env.sh; the pyir_fixture_format test).
-#
 # Environment: TIR_PYTHON (default /usr/bin/python3), TIR_FIXTURES (default
 # <repo>/tests/fixtures/models), TIR_FIXTURES_TRUTH=0 (skip the float64 truth files).
 # A fixture the exporter cannot make does not stop the others; the exit status is then 1.
@@ -36,9 +34,6 @@ PY=${TIR_PYTHON:-/usr/bin/python3}
 EXPORTER=$REPO/tools/export_fixture.py
 ZOO=$(ls -t "$REPO"/tools/zoo*.py | head -n1)  # the newest zoo module (zoo.py, zoo_<family>.py)
 LLM_WEIGHTS=$REPO/tools/llm_weights.py
-
-# pytorch-ir (pure Python, pinned) for the pyir_fixture_format test: into <repo>/build/pyir.
-bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir" pytorch-ir
 
 # LLM fixtures (tests/fixtures/llm/<name>): weights from a pure-Python generator, no torch needed.
 llm_made=0
