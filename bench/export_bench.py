@@ -18,7 +18,7 @@
 
 Deterministic (fixed seeds); a model whose files are newer than its inputs (this script, the
 exporter, the committed IR) is skipped. Models are built and seeded like the test fixtures
-(tools/export_fixture.py: init_model, per-key generators).
+(tools/fixture_models.py: init_model, per-key generators).
 """
 
 import argparse
@@ -39,6 +39,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 import export_fixture as ef  # noqa: E402
+from fixture_models import init_model  # noqa: E402
 import zoo  # noqa: E402
 
 SEED = 0
@@ -79,7 +80,7 @@ def build(name):
     ctor, shape, _, _ = MODELS[name]
     torch.manual_seed(SEED)
     model = ctor()
-    ef.init_model(model, SEED)
+    init_model(model, SEED)
     model.eval()
     arg = list(inspect.signature(model.forward).parameters)[0]
     x = torch.randn(shape, generator=zoo.seeded_generator(SEED, "input." + arg),
