@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, REPO, list, median, parseArgs, runProcess } from './lib/common.mjs';
+import { BENCH_DIR, REPO, V8_EAGER_WASM_FLAGS, list, median, parseArgs, runProcess } from './lib/common.mjs';
 
 const ALL_MODELS = ['resnet18', 'mobilenet_v2', 'transformer_encoder', 'mlp', 'gemm', 'gemv'];
 const ALL_ENGINES = ['ort-web', 'ours', 'tfjs', 'ort-node', 'ours-native', 'xnnpack'];
@@ -31,6 +31,9 @@ const USAGE = `usage: bench/run.sh [options]      (or: node bench/run.mjs, after
   --warmup-ms MS    ... and at least this long, JS engines (default 3000; 300 with --quick): WASM tier-up
   --budget-ms MS    adaptive run budget per process (default 3000)
   --quick           smoke test: 1 pass, 3 runs, 1 warm-up
+  --tiering MODE    eager (default): every Node process runs with ${V8_EAGER_WASM_FLAGS.join(' ')},
+                    so WASM runs optimized code from the first run; dynamic: V8's default
+                    (baseline code first, hot functions optimized in the background)
   --flavor SUBSTR   IR flavor for our engine (default: the torch 2.x training IR)
   --rtol R --atol A tolerance of the PASS check against PyTorch (default 1e-4 both)
   --dir DIR         exported models and results (default build/bench)
@@ -62,7 +65,9 @@ function opts() {
     export: !a.no_export,
     timeout: Number(a.timeout ?? 900),
     out: a.out,
+    tiering: a.tiering ?? 'eager',
   };
+  if (!['eager', 'dynamic'].includes(o.tiering)) throw new Error(`--tiering: eager or dynamic, not ${o.tiering}`);
   const bad = [...o.models.filter((m) => !ALL_MODELS.includes(m)), ...o.engines.filter((e) => !ALL_ENGINES.includes(e))];
   if (bad.length || a._.length) throw new Error(`unknown ${[...bad, ...a._].join(', ')}\n${USAGE}`);
   return o;
@@ -120,7 +125,7 @@ function command(o, job, tirBench) {
   const args = [path.join(BENCH_DIR, 'runner.mjs'), '--engine', job.engine, '--model', job.model,
     '--threads', String(job.threads), '--dir', o.dir, '--warmup-ms', String(o.warmupMs), ...common];
   if (o.flavor) args.push('--flavor', o.flavor);
-  return [process.execPath, args];
+  return [process.execPath, [...(o.tiering === 'eager' ? V8_EAGER_WASM_FLAGS : []), ...args]];
 }
 
 const fmtMs = (v) => (v == null || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));

@@ -107,6 +107,17 @@ export function compare(actual, expected, rtol, atol) {
 }
 
 /**
+ * Node flags for the engines' processes (bench/run.mjs --tiering eager, the default):
+ * V8 compiles every WASM function with its optimizing tier at load. With V8's
+ * default dynamic tiering, code starts in the baseline tier and hot functions are
+ * optimized in the background; with both cores of a 2-core machine running an
+ * engine's two threads that takes seconds: our ResNet-18 at 2 threads ran
+ * 108-116 ms per run for its first ~6.5 s, then 47 ms (Node 20, 2026-11-27), so a
+ * 3 s warm-up measured the baseline tier. Every engine gets the same flags.
+ */
+export const V8_EAGER_WASM_FLAGS = ['--no-liftoff', '--no-wasm-lazy-compilation'];
+
+/**
  * Warm-up (at least `warmup` runs and `warmupMs`), then timed runs of `step` (input in, output out as a typed array).
  * runs > 0: exactly that many; else adaptive: enough for about budgetMs,
  * between minRuns and maxRuns. Returns the first and the last output: both are
