@@ -39,7 +39,11 @@ class WasmModel : public TensorSources {
   std::string compile(const std::string& weight_dtype) {
     return guarded([&] {
       session_.reset();
-      auto s = std::make_unique<tir::Session>(model(), session_options(weight_dtype, limits_));
+      tir::SessionOptions o = session_options(weight_dtype, limits_);
+      // A WebGPU session runs node by node on either device: the GPU kernels
+      // take no fused epilogues and no donated input slots yet.
+      if (webgpu_) o.fusion = o.update_in_place = false;
+      auto s = std::make_unique<tir::Session>(model(), o);
       s->set_profiling(profiling_);
       s->bind(weights_, constants_);
       session_ = std::move(s);
@@ -54,6 +58,42 @@ class WasmModel : public TensorSources {
   // Caps for the next compile (doubles from JS; 0 = the build's default).
   std::string setLimits(double max_tensor_bytes, double max_arena_bytes, double max_run_work) {
     return guarded([&] { limits_ = limits_from_js(max_tensor_bytes, max_arena_bytes, max_run_work); });
+  }
+
+  // The next compile() plans for WebGPU placement (webgpuPlan()).
+  void setWebGpu(bool on) { webgpu_ = on; }
+  // The session's WebGPU program (JSON; runtime/webgpu_plan.cpp), or an error JSON {kind, message}.
+  std::string webgpuPlan() {
+    std::string plan;
+    std::string err = guarded([&] {
+      need_session();
+      plan = session_->webgpu_plan();
+    });
+    return err.empty() ? plan : err;
+  }
+  // The WebGPU executor's WASM parts: steps [first, last], inputs already in their slots.
+  // setInput() values into the input slots (what run() does first), for the WebGPU executor.
+  std::string stageInputs() {
+    return guarded([&] {
+      need_session();
+      require_inputs();
+      session_->set_inputs(inputs_);
+    });
+  }
+  std::string runSteps(int first, int last) {
+    return guarded([&] {
+      need_session();
+      if (first < 0 || last < first) throw tir::ExecutionError("runSteps: bad step range");
+      session_->run_steps(size_t(first), size_t(last));
+    });
+  }
+  // After a run driven by the WebGPU executor (graph outputs downloaded into
+  // the session's memory): the outputs, as runSlots() leaves them.
+  std::string collectOutputs() {
+    return guarded([&] {
+      need_session();
+      collect_outputs();
+    });
   }
 
   int numInputs() const { return model_ ? int(model_->graph_inputs.size()) : 0; }
@@ -92,10 +132,7 @@ class WasmModel : public TensorSources {
     return guarded([&] {
       need_session();
       outputs_.clear();
-      for (size_t i = 0; i < inputs_.size(); ++i)
-        if (!inputs_[i].defined())
-          throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name +
-                                    "') was not set");
+      require_inputs();
       outputs_ = session_->run(inputs_);
     });
   }
@@ -125,9 +162,7 @@ class WasmModel : public TensorSources {
       need_session();
       outputs_.clear();
       session_->run_slots();
-      // Contiguous outputs are read in place (valid until the next run).
-      for (const tir::Tensor& o : session_->output_views())
-        outputs_.push_back(o.is_contiguous() ? o : tir::to_dtype_owned(o, o.dtype));
+      collect_outputs();
     });
   }
 
@@ -231,6 +266,17 @@ class WasmModel : public TensorSources {
                                 std::to_string(n) + ")");
     return size_t(i);
   }
+  void require_inputs() const {
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      if (!inputs_[i].defined())
+        throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name + "') was not set");
+  }
+  // Contiguous outputs are read in place (valid until the next run).
+  void collect_outputs() {
+    outputs_.clear();
+    for (const tir::Tensor& o : session_->output_views())
+      outputs_.push_back(o.is_contiguous() ? o : tir::to_dtype_owned(o, o.dtype));
+  }
   void need_session() const {
     if (!session_) throw tir::ExecutionError("the model is not compiled: compile() first");
   }
@@ -246,6 +292,7 @@ class WasmModel : public TensorSources {
   std::unique_ptr<tir::Session> session_;
   tir::Limits limits_;  // setLimits, applied by compile
   bool profiling_ = false;
+  bool webgpu_ = false;
   std::vector<tir::Tensor> inputs_, outputs_, expected_;
   tir::Tensor buffer_copy_;
 };
@@ -275,6 +322,13 @@ bool hasThreads() {
 #endif
 }
 double heapBytes() { return double(emscripten_get_heap_size()); }
+// A view of `bytes` bytes of the module's memory at `ptr`: how the WebGPU
+// executor moves values between a session's memory and the GPU (the addresses
+// come from Session::webgpu_plan). JS can read the whole memory anyway; this
+// only names the range.
+val memoryView(double ptr, double bytes) {
+  return val(emscripten::typed_memory_view(size_t(bytes), reinterpret_cast<uint8_t*>(uintptr_t(ptr))));
+}
 
 }  // namespace
 
@@ -298,6 +352,11 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("inputSlot", &WasmModel::inputSlot)
       .function("inputSlotInfo", &WasmModel::inputSlotInfo)
       .function("runSlots", &WasmModel::runSlots)
+      .function("setWebGpu", &WasmModel::setWebGpu)
+      .function("webgpuPlan", &WasmModel::webgpuPlan)
+      .function("runSteps", &WasmModel::runSteps)
+      .function("stageInputs", &WasmModel::stageInputs)
+      .function("collectOutputs", &WasmModel::collectOutputs)
       .function("carry", &WasmModel::carry)
       .function("outputBytes", &WasmModel::outputBytes)
       .function("setExpected", &WasmModel::setExpected)
@@ -316,4 +375,5 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::function("hasThreads", &hasThreads);
   emscripten::function("startedThreads", &startedThreads);
   emscripten::function("heapBytes", &heapBytes);
+  emscripten::function("memoryView", &memoryView);
 }

@@ -27,6 +27,14 @@ export const env = {
   workerStartTimeoutMs: 15000,
   /** false silences the package's console warnings (e.g. a clamped thread count). */
   warnings: true,
+  /**
+   * The GPU for the 'webgpu' execution provider (a plain, writable object):
+   * device (a GPUDevice), or adapter, or gpu (a GPU: navigator.gpu, or dawn.node's
+   * create([]) in Node); unset: navigator.gpu, else in Node the optional `webgpu`
+   * package. powerPreference goes to requestAdapter. strict: a model that asks for
+   * 'webgpu' fails to load when there is no GPU, instead of running on WASM with a warning.
+   */
+  webgpu: { device: undefined, adapter: undefined, gpu: undefined, powerPreference: undefined, strict: false },
 };
 
 // onnxruntime-web's spelling: env.wasm.numThreads / wasmPaths / proxy read and

@@ -11,6 +11,9 @@ import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
 import { compareWithTruth } from './truth.js';
+import { warn } from './warn.js';
+import { webgpuDevice } from './webgpu/device.js';
+import { WebGpuExecutor } from './webgpu/executor.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
 const decoder = new TextDecoder();
@@ -193,6 +196,7 @@ export class Model {
     this._handle = handle;
     this._irMeta = irMetaFrom(irText);
     this._compiled = compiled;
+    this._gpu = null; // the WebGPU executor (loadIR executionProviders), or null: WASM only
     this.inputs = infoList(handle, Number(handle.numInputs()), handle.inputInfo);
     this.outputs = infoList(handle, Number(handle.numOutputs()), handle.outputInfo);
     finalizer?.register(this, handle, this);
@@ -274,14 +278,44 @@ export class Model {
         for (const [i, o] of carried) this._lastCarryBytes += Number(h.carry(o, i));
       }
       tensors.forEach((t, i) => { if (!carried?.has(i)) h.inputSlot(i).set(t.bytes); });
+      if (this._gpu) return this._runGpu();
       check(h.runSlots(), 'ExecutionError');
       this._ran = true;
-      return;
+      return undefined;
     }
     if (carried) throw new ExecutionError('carry: the other inputs must have exactly their graph input dtype and shape (no conversion)');
     tensors.forEach((t, i) => check(h.setInput(i, t.dtype, t.shape, t.bytes), 'ExecutionError'));
+    if (this._gpu) {
+      check(h.stageInputs(), 'ExecutionError');
+      return this._runGpu();
+    }
     check(h.run(), 'ExecutionError');
     this._ran = true;
+    return undefined;
+  }
+
+  // The WebGPU executor runs the graph (inputs are in their slots); outputs end in the engine.
+  async _runGpu() {
+    await this._gpu.run();
+    check(this._h.collectOutputs(), 'ExecutionError');
+    this._ran = true;
+  }
+
+  /**
+   * Where the compute nodes run ({nodes: {webgpu, wasm}, transfers: {uploads, downloads}}):
+   * views (reshapes, slices, ...) are not counted, they cost nothing on either device;
+   * transfers are the value moves between the devices in one run.
+   */
+  placement() {
+    this._ensureCompiled();
+    if (this._gpu) return this._gpu.placement();
+    const p = JSON.parse(String(this._h.webgpuPlan())).placement ?? {};
+    return { nodes: { webgpu: 0, wasm: (p.webgpu ?? 0) + (p.wasm ?? 0) }, transfers: { uploads: 0, downloads: 0 } };
+  }
+
+  /** The execution providers this model runs on, in order: ['webgpu', 'wasm'] or ['wasm']. */
+  get executionProviders() {
+    return this._gpu ? ['webgpu', 'wasm'] : ['wasm'];
   }
 
   // carry {inputName: outputName} -> Map(input index -> output index) of the
@@ -346,7 +380,7 @@ export class Model {
    * options.outputs: names of the outputs to return (default: all).
    */
   async execute(inputs, options = {}) {
-    this._run(inputs, options.carry);
+    await this._run(inputs, options.carry);
     return this._readOutputs(options.outputs);
   }
 
@@ -362,7 +396,7 @@ export class Model {
    * an rtol/atol failure is only reassociation (lib/truth.js). isValid stays rtol/atol's.
    */
   async verify(inputs, expected, { rtol = 1e-5, atol = 1e-5, reference64 } = {}) {
-    this._run(inputs);
+    await this._run(inputs);
     const h = this._h;
     const metas = this.outputs;
     const list = outputList(expected, metas, 'expected');
@@ -452,6 +486,8 @@ export class Model {
   /** Frees the model's WASM memory. The model can't be used afterwards. */
   dispose() {
     if (!this._handle) return;
+    this._gpu?.destroy();
+    this._gpu = null;
     finalizer?.unregister(this);
     this._handle.delete();
     this._handle = null;
@@ -529,15 +565,49 @@ export async function loadIR(ir, options = {}) {
     checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
-    const compileNow = options.compile ?? (weights !== undefined || constants !== undefined);
+    const wantGpu = executionProviders(options.executionProviders).includes('webgpu');
+    const compileNow = wantGpu || (options.compile ?? (weights !== undefined || constants !== undefined));
+    if (wantGpu) handle.setWebGpu(true);
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     if (profile) handle.setProfiling(true);
     model = new Model(backend, handle, irText, compileNow, weightDtype);
+    if (wantGpu) model._gpu = await startWebGpu(backend, handle, weightDtype);
   } catch (e) {
+    model?._gpu?.destroy();
     handle.delete();
     throw e;
   }
   return model;
+}
+
+const PROVIDERS = ['webgpu', 'wasm'];
+// loadIR's executionProviders (onnxruntime-web's spelling: names or {name}) -> names.
+function executionProviders(list) {
+  if (list === undefined) return ['wasm'];
+  if (!Array.isArray(list) || list.length === 0) throw new TypeError("executionProviders must be a non-empty array, e.g. ['webgpu', 'wasm']");
+  return list.map((p) => {
+    const name = typeof p === 'string' ? p : p?.name;
+    if (!PROVIDERS.includes(name)) throw new TypeError(`executionProviders: unknown provider ${JSON.stringify(name)} (known: ${PROVIDERS.join(', ')})`);
+    return name;
+  });
+}
+
+// The WebGPU executor of a session compiled for it, or null after falling back to WASM
+// (recompiled with fusion, a warning) when there is no GPU; env.webgpu.strict: an error.
+async function startWebGpu(backend, handle, weightDtype) {
+  const { device, why } = await webgpuDevice();
+  if (!device) {
+    if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
+    warn(`WebGPU: ${why}; the model runs on WASM`);
+    handle.setWebGpu(false);
+    check(handle.compile(weightDtype), 'ExecutionError');
+    return null;
+  }
+  const text = String(handle.webgpuPlan());
+  const plan = parseJsonLoose(text);
+  if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
+  const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
+  return WebGpuExecutor.create({ device, plan, handle, memoryView });
 }
 
 /** execute(model, inputs, options) === model.execute(inputs, options). */

@@ -381,6 +381,28 @@ void Session::run_slots() {
   }
 }
 
+void Session::run_steps(size_t first, size_t last) {
+  Impl& s = *impl_;
+  if (!s.bound && !s.weights.empty()) throw ExecutionError("run() called before bind(): weights are not loaded");
+  if (s.has_dynamic) throw ExecutionError("run_steps(): the graph has data-dependent shapes; run it whole");
+  if (first > last || last >= s.steps.size())
+    throw ExecutionError("run_steps(" + std::to_string(first) + ", " + std::to_string(last) + "): the graph has " +
+                         std::to_string(s.steps.size()) + " steps");
+  if (!s.prepared) s.prepare();
+  s.running = nullptr;
+  try {
+    for (size_t i = first; i <= last; ++i) {
+      Step& step = *s.steps[i];
+      if (!step.def->run || step.covered) continue;
+      s.running = step.node;
+      step.def->run(step.call);
+    }
+  } catch (const ExecutionError& e) {
+    if (!s.running) throw;
+    rethrow_naming_node(e, *s.running);
+  }
+}
+
 void Session::set_profiling(bool on) { impl_->profiling = on; }
 const std::vector<NodeTiming>& Session::last_profile() const { return impl_->profile; }
 

@@ -112,6 +112,16 @@ class Session {
   // SessionOptions::keep_intermediates (null otherwise or when unknown).
   const Tensor* value(const std::string& node_output_name) const;
 
+  // The WebGPU program of this session: placement of every node, transfers,
+  // GPU buffers and the dispatches with their parameters (JSON, replayed by the
+  // npm package's executor; runtime/webgpu_plan.cpp, docs/webgpu.md). After
+  // bind(); compile with fusion and update_in_place off (GPU kernels take no
+  // epilogues yet).
+  std::string webgpu_plan() const;
+  // Runs steps [first, last] of the graph (the executor's WASM parts), with the
+  // inputs already in their slots. Not for graphs with data-dependent shapes.
+  void run_steps(size_t first, size_t last);
+
   const Model& model() const;
   size_t arena_bytes() const;
   // Bytes of packed/folded weight copies made at prepare (shared ones included).

@@ -79,6 +79,7 @@ struct Session::Impl {
   void run_step(OpCall& call, const Step& step);
   void bind(const TensorMap& weights, const TensorMap& constants);
   void prepare();
+  std::string webgpu_plan_json();  // runtime/webgpu_plan.cpp
 };
 
 // def.plan(call) for `node`; an error that does not name a node yet (a checked

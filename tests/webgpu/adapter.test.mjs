@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, upload, download, submit } from './gpu.mjs';
-import { packMeta, metaSlots, grid } from '../../src/kernels/wgsl/kernels.mjs';
+import { packMeta, metaSlots, grid } from '../../npm/lib/webgpu/kernels.js';
 
 test('adapter and a compute shader', gpuTest(async (t, gpu) => {
   const info = gpu.adapter.info;

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, elementwise, download, broadcastShapes } from './gpu.mjs';
-import { ELEMENTWISE_OPS, elementwiseTypes } from '../../src/kernels/wgsl/kernels.mjs';
+import { ELEMENTWISE_OPS, elementwiseTypes } from '../../npm/lib/webgpu/kernels.js';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
 import { getEngine, engineOp } from './engine.mjs';
 

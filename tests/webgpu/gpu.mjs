@@ -4,7 +4,7 @@
 // plan executor's job, with the parameters computed by the C++ compiler (docs/webgpu.md).
 import { after } from 'node:test';
 import { create, globals } from 'webgpu';
-import { KernelLibrary, kernelSource, elementwiseSource, elementwiseTypes, grid } from '../../src/kernels/wgsl/kernels.mjs';
+import { KernelLibrary, kernelSource, elementwiseSource, elementwiseTypes, grid } from '../../npm/lib/webgpu/kernels.js';
 
 Object.assign(globalThis, globals);
 

@@ -3,3 +3,4 @@
 // bundles never see node: imports. Each file adds one line here.
 export * from './platform.js';
 export * from './worker-mode.js';
+export * from './webgpu.js';

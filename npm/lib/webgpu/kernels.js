@@ -1,11 +1,20 @@
 // WGSL kernel library: builds each kernel's source (common.wgsl prelude + its parameter slots from
 // kernels.json + the kernel file, elementwise ones generated from elementwise_ops.json), its
 // pipeline and bind group layout, and packs its parameter block. It runs no graph: an executor
-// (tests/webgpu/gpu.mjs today; the plan executor of docs/webgpu.md later) decides what to
-// dispatch. Sources are read with node:fs here; a browser build inlines them (docs/webgpu.md).
-import { readFileSync } from 'node:fs';
+// (./executor.js, replaying the engine's plan; tests/webgpu/gpu.mjs for the kernel tests) decides
+// what to dispatch. The sources are src/kernels/wgsl, inlined by tools/gen_wgsl_sources.mjs.
+import { WGSL_FILES } from './wgsl_sources.js';
 
-const read = (f) => readFileSync(new URL(f, import.meta.url), 'utf8');
+const read = (f) => {
+  const text = WGSL_FILES[f];
+  if (text === undefined) throw new Error(`no WGSL file '${f}' (tools/gen_wgsl_sources.mjs)`);
+  return text;
+};
+// WebGPU's flag values (GPUBufferUsage, GPUShaderStage, GPUMapMode): the same in every
+// implementation, and not globals in Node (dawn.node exports them separately).
+export const BUFFER_USAGE = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 };
+export const SHADER_STAGE_COMPUTE = 0x4;
+export const MAP_MODE_READ = 0x1;
 export const KERNELS = JSON.parse(read('kernels.json'));
 export const ELEMENTWISE_OPS = JSON.parse(read('elementwise_ops.json'));
 delete KERNELS._doc;
@@ -27,6 +36,9 @@ export function metaSlots(name) {
   return slots;
 }
 
+// JSON has no inf/nan: the engine's plans write such f32 parameters as these names.
+const F32_NAMES = { inf: Infinity, '-inf': -Infinity, nan: NaN };
+
 // values: {field: number | number[] | {f32: x}}; unset slots are 0. Floats must be {f32: x}.
 export function packMeta(name, values) {
   const slots = metaSlots(name);
@@ -38,7 +50,7 @@ export function packMeta(name, values) {
     const list = Array.isArray(v) ? v : [v];
     if (list.length > s.count) throw new Error(`kernel '${name}': '${field}' takes ${s.count} values, got ${list.length}`);
     list.forEach((x, i) => {
-      if (typeof x === 'object') f[s.at + i] = x.f32;
+      if (typeof x === 'object') f[s.at + i] = F32_NAMES[x.f32] ?? x.f32;
       else if (!Number.isInteger(x) || x < 0 || x > 0xffffffff) throw new Error(`kernel '${name}': '${field}' = ${x} is not a u32`);
       else u[s.at + i] = x;
     });
@@ -97,7 +109,8 @@ export function elementwiseTypes(op, inDtypes, outDtype) {
   return { compute, out };
 }
 
-export function elementwiseSource(op, inDtypes, outDtype) {
+// alias >= 0: that input is the output's own memory (an in-place op): it is read through Y.
+export function elementwiseSource(op, inDtypes, outDtype, alias = -1) {
   const e = ELEMENTWISE_OPS[op];
   const { compute, out } = elementwiseTypes(op, inDtypes, outDtype);
   const T = WGSL_TYPE[compute];
@@ -113,7 +126,7 @@ export function elementwiseSource(op, inDtypes, outDtype) {
   for (let i = 0; i < e.arity; i++) {
     types[bufs[i]] = WGSL_TYPE[inDtypes[i]];
     walk.push(`o${i} += q * mu(${strides[i]} + du);`);
-    const raw = `${bufs[i]}[o${i}]`;
+    const raw = i === alias ? `Y[o${i}]` : `${bufs[i]}[o${i}]`;
     loads.push(bools.has(i) ? `let ${names[i]} = ${raw} != ${types[bufs[i]]}(0);`
       : `let ${names[i]} = T(${raw});`);
   }
@@ -156,10 +169,10 @@ export class KernelLibrary {
     if (p) return p;
     const d = this.device;
     const nb = name === 'elementwise' ? (source.match(/@binding\(/g).length - 1) : KERNELS[name].bindings.length;
-    const entries = [{ binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } }];
+    const entries = [{ binding: 0, visibility: SHADER_STAGE_COMPUTE, buffer: { type: 'uniform' } }];
     for (let i = 0; i < nb; i++) {
       const access = KERNELS[name].bindings[i][1];
-      entries.push({ binding: i + 1, visibility: GPUShaderStage.COMPUTE,
+      entries.push({ binding: i + 1, visibility: SHADER_STAGE_COMPUTE,
         buffer: { type: access === 'rw' ? 'storage' : 'read-only-storage' } });
     }
     const bgl = d.createBindGroupLayout({ entries });
@@ -179,7 +192,7 @@ export class KernelLibrary {
     const p = this.pipeline(name, source);
     const d = this.device;
     const u = packMeta(name, meta);
-    const ub = d.createBuffer({ size: u.byteLength, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    const ub = d.createBuffer({ size: u.byteLength, usage: BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST });
     d.queue.writeBuffer(ub, 0, u);
     if (buffers.length !== p.bindings) throw new Error(`kernel '${name}' takes ${p.bindings} buffers, got ${buffers.length}`);
     const entries = [{ binding: 0, resource: { buffer: ub } },

@@ -1,0 +1,216 @@
+// The WebGPU executor: replays the program the engine's compiler emitted for a
+// session (runtime/webgpu_plan.cpp; docs/webgpu.md). It decides nothing about
+// the graph: placement, transfers, GPU memory and every kernel parameter come
+// from the plan. At create it builds the pipelines, parameter blocks and bind
+// groups once and uploads the constant weights; a run then encodes the GPU
+// parts into compute passes, runs the WASM parts in the engine (runSteps) and
+// moves values between the devices where the plan says.
+import { ExecutionError, check } from '../errors.js';
+import { BUFFER_USAGE, KernelLibrary, MAP_MODE_READ, elementwiseSource, kernelSource, packMeta } from './kernels.js';
+
+const STORAGE = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_SRC | BUFFER_USAGE.COPY_DST;
+
+// A value's bytes in WASM memory -> its GPU storage (int64 narrowed to i32, bool widened to u32).
+function toGpuBytes(value, bytes) {
+  switch (value.dtype) {
+    case 'float32':
+    case 'int32':
+      return bytes.slice(); // a copy: never hand a view of (shared) WASM memory to the GPU queue
+    case 'bool':
+      return Uint32Array.from(bytes);
+    case 'int64': {
+      const src = new BigInt64Array(bytes.buffer, bytes.byteOffset, value.numel);
+      const out = new Int32Array(value.numel);
+      for (let i = 0; i < src.length; i++) {
+        const v = src[i];
+        if (v < -2147483648n || v > 2147483647n) {
+          throw new ExecutionError(`WebGPU: value '${value.label}' holds ${v}, outside the int32 range the GPU kernels take`);
+        }
+        out[i] = Number(v);
+      }
+      return out;
+    }
+    default:
+      throw new ExecutionError(`WebGPU: cannot upload value '${value.label}' of dtype ${value.dtype}`);
+  }
+}
+
+// GPU storage (an ArrayBuffer of numel 4-byte words) -> the value's bytes in WASM memory.
+function fromGpuBytes(value, words, dst) {
+  switch (value.dtype) {
+    case 'float32':
+    case 'int32':
+      dst.set(new Uint8Array(words, 0, value.numel * 4));
+      return;
+    case 'bool':
+      dst.set(new Uint32Array(words, 0, value.numel));
+      return;
+    case 'int64': {
+      const out = new BigInt64Array(dst.buffer, dst.byteOffset, value.numel);
+      const src = new Int32Array(words, 0, value.numel);
+      for (let i = 0; i < src.length; i++) out[i] = BigInt(src[i]);
+      return;
+    }
+    default:
+      throw new ExecutionError(`WebGPU: cannot download value '${value.label}' of dtype ${value.dtype}`);
+  }
+}
+
+const ITEM = { float32: 4, int32: 4, int64: 8, bool: 1 };
+
+export class WebGpuExecutor {
+  /**
+   * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
+   * memoryView(ptr, bytes): a Uint8Array on the WASM memory.
+   */
+  static async create({ device, plan, handle, memoryView }) {
+    const ex = new WebGpuExecutor(device, plan, handle, memoryView);
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let failed = null;
+    try {
+      ex._build();
+    } catch (e) {
+      failed = e;
+    }
+    const validation = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (failed) throw failed;
+    if (oom) throw new ExecutionError(`WebGPU: out of GPU memory while creating the model's buffers: ${oom.message}`);
+    if (validation) throw new ExecutionError(`WebGPU: ${ex._building ?? 'building the model'}: ${validation.message}`);
+    ex._uploadWeights();
+    return ex;
+  }
+
+  constructor(device, plan, handle, memoryView) {
+    this.device = device;
+    this.plan = plan;
+    this.handle = handle;
+    this.memoryView = memoryView;
+    this.lib = new KernelLibrary(device);
+    this.stats = { dispatches: 0, uploads: 0, downloads: 0, uploadBytes: 0, downloadBytes: 0 };
+    this._owned = [];
+  }
+
+  _buffer(size, usage) {
+    const b = this.device.createBuffer({ size: Math.max(4, Math.ceil(size / 4) * 4), usage });
+    this._owned.push(b);
+    return b;
+  }
+
+  _build() {
+    const { plan, device } = this;
+    this.slots = plan.slots.map((bytes) => this._buffer(bytes, STORAGE));
+    this.dummyRead = this._buffer(4, STORAGE);
+    this.dummyWrite = this._buffer(4, STORAGE);
+    this.steps = [];
+    for (const item of plan.program) {
+      if (item.op !== 'gpu') {
+        if (item.op === 'download') item.staging = this._buffer(plan.values[item.value].numel * 4, BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST);
+        this.steps.push(item);
+        continue;
+      }
+      this._building = `node '${item.node}' (${item.op_type})`;
+      const dispatches = item.dispatches.map((d) => {
+        const source = d.kernel === 'elementwise'
+          ? elementwiseSource(d.ew.op, d.ew.in, d.ew.out, d.ew.alias)
+          : kernelSource(d.kernel, { types: d.types, subst: d.subst });
+        const p = this.lib.pipeline(d.kernel, source);
+        const u = packMeta(d.kernel, d.meta);
+        const ub = this._buffer(u.byteLength, BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST);
+        device.queue.writeBuffer(ub, 0, u);
+        const written = new Set(d.kernel === 'reduce' ? [0, 2] : [0]);
+        const entries = [{ binding: 0, resource: { buffer: ub } }];
+        for (let i = 0; i < p.bindings; i++) {
+          const id = d.bind[i] ?? -1;
+          const buffer = id >= 0 ? this.slots[plan.values[id].slot] : written.has(i) ? this.dummyWrite : this.dummyRead;
+          entries.push({ binding: i + 1, resource: { buffer } });
+        }
+        return { pipeline: p.pipeline, bindGroup: device.createBindGroup({ layout: p.bgl, entries }), wg: d.wg };
+      });
+      this.steps.push({ ...item, dispatches });
+    }
+    this._building = null;
+  }
+
+  _valueBytes(v) {
+    return this.memoryView(v.ptr, v.numel * ITEM[v.dtype]);
+  }
+
+  _upload(id) {
+    const v = this.plan.values[id];
+    const data = toGpuBytes(v, this._valueBytes(v));
+    if (data.byteLength) this.device.queue.writeBuffer(this.slots[v.slot], 0, data);
+    this.stats.uploads++;
+    this.stats.uploadBytes += data.byteLength;
+  }
+
+  _uploadWeights() {
+    for (const id of this.plan.prepare) this._upload(id);
+  }
+
+  /** One run: the graph inputs are in the engine's input slots; the outputs end there too. */
+  async run() {
+    const { device } = this;
+    let encoder = null;
+    let pass = null;
+    const flush = () => {
+      if (!encoder) return;
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+      encoder = pass = null;
+    };
+    device.pushErrorScope('validation');
+    let failure = null;
+    try {
+      for (const step of this.steps) {
+        if (step.op === 'gpu') {
+          if (!encoder) {
+            encoder = device.createCommandEncoder();
+            pass = encoder.beginComputePass();
+          }
+          for (const d of step.dispatches) {
+            pass.setPipeline(d.pipeline);
+            pass.setBindGroup(0, d.bindGroup);
+            pass.dispatchWorkgroups(d.wg[0], d.wg[1], d.wg[2]);
+            this.stats.dispatches++;
+          }
+        } else if (step.op === 'upload') {
+          flush(); // the slot may still be read by dispatches recorded before
+          this._upload(step.value);
+        } else if (step.op === 'download') {
+          flush();
+          const v = this.plan.values[step.value];
+          const enc = device.createCommandEncoder();
+          enc.copyBufferToBuffer(this.slots[v.slot], 0, step.staging, 0, step.staging.size);
+          device.queue.submit([enc.finish()]);
+          await step.staging.mapAsync(MAP_MODE_READ);
+          fromGpuBytes(v, step.staging.getMappedRange(), this._valueBytes(v));
+          step.staging.unmap();
+          this.stats.downloads++;
+          this.stats.downloadBytes += v.numel * ITEM[v.dtype];
+        } else if (step.op === 'wasm') {
+          check(this.handle.runSteps(step.first, step.last), 'ExecutionError');
+        }
+      }
+      flush();
+    } catch (e) {
+      failure = e;
+    }
+    const err = await device.popErrorScope();
+    if (failure) throw failure;
+    if (err) throw new ExecutionError(`WebGPU: ${err.message}`);
+  }
+
+  /** Compute nodes per device and the transfers of one run (views are not nodes). */
+  placement() {
+    const p = this.plan.placement;
+    return { nodes: { webgpu: p.webgpu, wasm: p.wasm }, transfers: { uploads: p.uploads, downloads: p.downloads } };
+  }
+
+  destroy() {
+    for (const b of this._owned) b.destroy();
+    this._owned = [];
+  }
+}
+

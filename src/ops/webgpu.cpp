@@ -1,0 +1,136 @@
+#include "ops/webgpu.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tir {
+
+const char* gpu_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "float32";
+    case DType::I32:
+    case DType::I64: return "int32";
+    case DType::Bool: return "bool";
+    default: gpu_unsupported(std::string("no GPU storage for ") + dtype_name(dtype));
+  }
+}
+
+namespace {
+void append_u32(std::string& s, int64_t v) {
+  gpu_need(v >= 0 && v <= int64_t(0xffffffffu), "a parameter outside u32");
+  s += std::to_string(v);
+}
+}  // namespace
+
+GpuMeta& GpuMeta::u(const char* field, int64_t value) {
+  fields_ += (fields_.empty() ? "\"" : ", \"") + std::string(field) + "\": ";
+  append_u32(fields_, value);
+  return *this;
+}
+
+GpuMeta& GpuMeta::us(const char* field, const std::vector<int64_t>& values) {
+  fields_ += (fields_.empty() ? "\"" : ", \"") + std::string(field) + "\": [";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) fields_ += ", ";
+    append_u32(fields_, values[i]);
+  }
+  fields_ += "]";
+  return *this;
+}
+
+GpuMeta& GpuMeta::f(const char* field, double value) {
+  const float x = float(value);
+  char buf[64];
+  // JSON has no inf/nan: such parameters travel as their name ("inf", "-inf", "nan").
+  if (std::isnan(x)) std::snprintf(buf, sizeof buf, "\"nan\"");
+  else if (std::isinf(x)) std::snprintf(buf, sizeof buf, x > 0 ? "\"inf\"" : "\"-inf\"");
+  else std::snprintf(buf, sizeof buf, "%.9g", double(x));
+  fields_ += (fields_.empty() ? "\"" : ", \"") + std::string(field) + "\": {\"f32\": " + buf + "}";
+  return *this;
+}
+
+WebGpuRegistry& WebGpuRegistry::instance() {
+  static WebGpuRegistry r;
+  return r;
+}
+
+void WebGpuRegistry::add(const std::string& op_type, WebGpuLowerFn fn) { fns_.emplace_back(op_type, fn); }
+
+WebGpuLowerFn WebGpuRegistry::find(const std::string& op_type) const {
+  for (const auto& f : fns_)
+    if (f.first == op_type) return f.second;
+  return nullptr;
+}
+
+WebGpuRegistrar::WebGpuRegistrar(std::initializer_list<std::pair<const char*, WebGpuLowerFn>> fns) {
+  for (const auto& f : fns) WebGpuRegistry::instance().add(f.first, f.second);
+}
+
+Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape) {
+  const size_t r = shape.size();
+  Strides s(r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t j = int64_t(i) - int64_t(r - x.shape.size());
+    if (j >= 0 && x.shape[size_t(j)] != 1) s[i] = x.strides[size_t(j)];
+  }
+  return s;
+}
+
+void gpu_grid(GpuDispatch& d, int64_t n) {
+  if (n <= 65535) {
+    d.workgroups[0] = std::max<int64_t>(n, 1);
+    d.workgroups[1] = 1;
+  } else {
+    d.workgroups[0] = 65535;
+    d.workgroups[1] = (n + 65534) / 65535;
+    gpu_need(d.workgroups[1] <= 65535, "more than 65535^2 workgroups");
+  }
+  d.workgroups[2] = 1;
+}
+
+namespace {
+std::vector<int64_t> pad6(const std::vector<int64_t>& v) {
+  gpu_need(v.size() <= 6, "rank > 6");
+  std::vector<int64_t> p(v.begin(), v.end());
+  p.resize(6, 0);
+  return p;
+}
+}  // namespace
+
+GpuDispatch gpu_elementwise(const std::string& op, const std::vector<Tensor>& inputs, const Tensor& out, double p0,
+                            double p1) {
+  GpuDispatch d;
+  d.kernel = "elementwise";
+  d.ew_op = op;
+  d.ew_out = gpu_dtype(out.dtype);
+  gpu_need(out.dtype != DType::I64, "an int64 result");
+  const Shape& shape = out.shape;
+  gpu_need(shape.size() <= 6, "rank > 6");
+  const int64_t n = out.numel();
+  d.meta.u("numel", n).u("rank", int64_t(shape.size())).f("p0", p0).f("p1", p1);
+  d.meta.us("shape", pad6(std::vector<int64_t>(shape.begin(), shape.end())));
+  d.meta.u("y_off", out.offset).us("y_strides", pad6(std::vector<int64_t>(out.strides.begin(), out.strides.end())));
+  d.bindings.push_back(out);
+  static const char* kOff[] = {"a_off", "b_off", "c_off"};
+  static const char* kStrides[] = {"a_strides", "b_strides", "c_strides"};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& x = inputs[i];
+    d.ew_in.push_back(gpu_dtype(x.dtype));
+    const Strides st = gpu_broadcast_strides(x, shape);
+    if (x.buffer == out.buffer) {
+      // Pointwise in place: only the very same view can be read through Y.
+      bool same_view = x.offset == out.offset && d.alias_input < 0;
+      for (size_t k = 0; k < shape.size(); ++k) same_view = same_view && (shape[k] == 1 || st[k] == out.strides[k]);
+      gpu_need(same_view, "an input overlapping the output");
+      d.alias_input = int(i);
+      d.bindings.push_back(Tensor{});
+    } else {
+      d.bindings.push_back(x);
+    }
+    d.meta.u(kOff[i], x.offset).us(kStrides[i], pad6(std::vector<int64_t>(st.begin(), st.end())));
+  }
+  gpu_grid(d, (n + 63) / 64);
+  return d;
+}
+
+}  // namespace tir

@@ -1,0 +1,103 @@
+// WebGPU lowering of planned ops: for one planned OpCall (shapes, dtypes,
+// strides and attributes known), the WGSL dispatches that compute it, with
+// every kernel parameter resolved at compile time. The runtime's placement
+// pass (runtime/webgpu_plan.cpp) asks each node's lowering; a node without
+// one, or whose lowering declines these dtypes/shapes, stays on WASM. The
+// kernels and their parameter layouts are src/kernels/wgsl (kernels.json);
+// the JS executor (npm/lib/webgpu) replays the dispatches (docs/webgpu.md).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ops/op.h"
+
+namespace tir {
+
+// Thrown by lowering helpers when a call cannot run on the GPU (a dtype WGSL
+// lacks, a size past u32, a layout the kernel does not take): the node stays
+// on WASM. Never escapes the placement pass.
+struct GpuUnsupported {
+  std::string why;
+};
+[[noreturn]] inline void gpu_unsupported(std::string why) { throw GpuUnsupported{std::move(why)}; }
+inline void gpu_need(bool cond, const char* why) {
+  if (!cond) gpu_unsupported(why);
+}
+
+// The GPU storage of a tensor dtype: "float32", "int32" (int64 values are
+// narrowed on upload; a GPU kernel never writes int64), "bool" (u32 0/1).
+// Throws GpuUnsupported for the others.
+const char* gpu_dtype(DType dtype);
+
+// A kernel's parameter block as JSON ({field: u32 | [u32...] | {"f32": x}}),
+// the form npm/lib/webgpu/kernels.js packs. Values outside u32 decline the lowering.
+class GpuMeta {
+ public:
+  GpuMeta& u(const char* field, int64_t value);
+  GpuMeta& us(const char* field, const std::vector<int64_t>& values);
+  GpuMeta& f(const char* field, double value);
+  const std::string& json_fields() const { return fields_; }
+
+ private:
+  std::string fields_;  // comma-separated "name": value pairs
+};
+
+struct GpuDispatch {
+  std::string kernel;  // a kernels.json entry
+  // elementwise: the elementwise_ops.json op, its input dtypes and output dtype;
+  // alias_input >= 0: that input is read through the output binding (an
+  // in-place op whose output is its input's memory).
+  std::string ew_op;
+  std::vector<std::string> ew_in;
+  std::string ew_out;
+  int alias_input = -1;
+  std::vector<std::pair<std::string, std::string>> types;  // binding -> WGSL type
+  std::vector<std::pair<std::string, std::string>> subst;  // {{KEY}} -> text
+  GpuMeta meta;
+  // In the kernel's binding order; an undefined tensor binds a dummy buffer.
+  std::vector<Tensor> bindings;
+  std::vector<int> written{0};  // bindings the kernel writes (kernels.json "rw")
+  int64_t workgroups[3] = {1, 1, 1};
+};
+
+// What one node's lowering produced: its dispatches in order (none for an
+// empty output: the node is then free).
+struct GpuLowering {
+  std::vector<GpuDispatch> dispatches;
+};
+
+// Returns false to keep the node on WASM (or throws GpuUnsupported).
+using WebGpuLowerFn = bool (*)(const OpCall& call, GpuLowering& out);
+
+class WebGpuRegistry {
+ public:
+  static WebGpuRegistry& instance();
+  void add(const std::string& op_type, WebGpuLowerFn fn);
+  WebGpuLowerFn find(const std::string& op_type) const;
+
+ private:
+  std::vector<std::pair<std::string, WebGpuLowerFn>> fns_;
+};
+
+struct WebGpuRegistrar {
+  WebGpuRegistrar(std::initializer_list<std::pair<const char*, WebGpuLowerFn>> fns);
+};
+#define TIR_REGISTER_WEBGPU(...) \
+  static ::tir::WebGpuRegistrar TIR_CONCAT(tir_webgpu_registrar_, __LINE__)({__VA_ARGS__})
+
+// --- helpers shared by the lowerings ---
+
+// x's strides for `shape` (x broadcast to it: stride 0 on broadcast dims).
+Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
+// Workgroup counts for n one-dimensional workgroups (folded into y past 65535).
+void gpu_grid(GpuDispatch& d, int64_t n);
+// out = op(inputs...) over broadcast inputs (out's shape), p0/p1 the table's
+// scalar parameters. In-place ops (an input in out's memory, same view) read
+// it through the output binding.
+GpuDispatch gpu_elementwise(const std::string& op, const std::vector<Tensor>& inputs, const Tensor& out,
+                            double p0 = 0, double p1 = 0);
+
+}  // namespace tir

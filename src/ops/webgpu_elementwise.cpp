@@ -1,0 +1,198 @@
+// WebGPU lowerings of the elementwise ops, copies and casts: each becomes one
+// dispatch of the generated elementwise kernel (src/kernels/wgsl/
+// elementwise_ops.json names the op; attributes become its p0/p1 parameters,
+// with the defaults the CPU op files use).
+#include <cmath>
+#include <limits>
+
+#include "ops/webgpu.h"
+
+namespace tir {
+namespace {
+
+bool float_io(const OpCall& c) {
+  for (const auto& t : c.in)
+    if (t.defined() && t.dtype != DType::F32) return false;
+  return c.out[0].dtype == DType::F32;
+}
+
+bool unary(const OpCall& c, GpuLowering& g, const char* op, double p0 = 0, double p1 = 0) {
+  if (!float_io(c) || c.in.empty()) return false;
+  g.dispatches.push_back(gpu_elementwise(op, {c.in[0]}, c.out[0], p0, p1));
+  return true;
+}
+
+#define TIR_UNARY(name, op) \
+  bool name(const OpCall& c, GpuLowering& g) { return unary(c, g, op); }
+TIR_UNARY(lower_relu, "relu")
+TIR_UNARY(lower_sigmoid, "sigmoid")
+TIR_UNARY(lower_tanh, "tanh")
+TIR_UNARY(lower_silu, "silu")
+TIR_UNARY(lower_hardswish, "hardswish")
+TIR_UNARY(lower_hardsigmoid, "hardsigmoid")
+TIR_UNARY(lower_neg, "neg")
+TIR_UNARY(lower_abs, "abs")
+TIR_UNARY(lower_exp, "exp")
+TIR_UNARY(lower_log, "log")
+TIR_UNARY(lower_sqrt, "sqrt")
+TIR_UNARY(lower_rsqrt, "rsqrt")
+TIR_UNARY(lower_erf, "erf")
+TIR_UNARY(lower_reciprocal, "reciprocal")
+TIR_UNARY(lower_sin, "sin")
+TIR_UNARY(lower_cos, "cos")
+TIR_UNARY(lower_mish, "mish")
+#undef TIR_UNARY
+
+bool lower_gelu(const OpCall& c, GpuLowering& g) {
+  const std::string approx = c.str("approximate", std::string("none"));
+  return unary(c, g, approx == "tanh" ? "gelu_tanh" : "gelu");
+}
+
+bool lower_hardtanh(const OpCall& c, GpuLowering& g) {
+  return unary(c, g, "clamp", c.f("min_val", -1.0), c.f("max_val", 1.0));
+}
+
+bool lower_relu6(const OpCall& c, GpuLowering& g) { return unary(c, g, "relu6"); }
+
+bool lower_leaky_relu(const OpCall& c, GpuLowering& g) {
+  return unary(c, g, "leaky_relu", c.f("negative_slope", 0.01));
+}
+
+bool lower_softplus(const OpCall& c, GpuLowering& g) {
+  // The table's softplus is beta = 1, threshold = 20 (torch's defaults).
+  if (c.f("beta", 1.0) != 1.0 || c.f("threshold", 20.0) != 20.0) return false;
+  return unary(c, g, "softplus");
+}
+
+bool lower_clamp(const OpCall& c, GpuLowering& g) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto lo = c.opt_scalar("min"), hi = c.opt_scalar("max");
+  if (c.in.size() != 1) return false;  // clamp.Tensor
+  return unary(c, g, "clamp", lo ? lo->f : -inf, hi ? hi->f : inf);
+}
+
+bool lower_pow_scalar(const OpCall& c, GpuLowering& g) {
+  const Scalar e = c.scalar("exponent");
+  if (e.f == 2.0) return unary(c, g, "square");
+  if (e.f == 1.0) return unary(c, g, "copy");
+  if (e.f == 0.5) return unary(c, g, "sqrt");
+  return unary(c, g, "pow_scalar", e.f);
+}
+
+// Binary ops: both operands tensors, or `other` a Scalar attribute.
+bool binary(const OpCall& c, GpuLowering& g, const char* op, const char* scalar_op, double p0 = 0) {
+  if (!float_io(c)) return false;
+  if (c.in.size() == 2 && c.in[1].defined()) {
+    g.dispatches.push_back(gpu_elementwise(op, {c.in[0], c.in[1]}, c.out[0], p0));
+    return true;
+  }
+  const auto other = c.opt_scalar("other");
+  if (!other || !scalar_op) return false;
+  // add/sub with a Scalar: a + alpha * other folds into one constant.
+  g.dispatches.push_back(gpu_elementwise(scalar_op, {c.in[0]}, c.out[0], other->f * (p0 == 0 ? 1 : p0)));
+  return true;
+}
+
+bool lower_add(const OpCall& c, GpuLowering& g) { return binary(c, g, "add", "add_scalar", c.scalar("alpha", Scalar::of_int(1)).f); }
+bool lower_sub(const OpCall& c, GpuLowering& g) {
+  const double alpha = c.scalar("alpha", Scalar::of_int(1)).f;
+  if (c.in.size() == 1) {
+    const auto other = c.opt_scalar("other");
+    if (!other || !float_io(c)) return false;
+    g.dispatches.push_back(gpu_elementwise("add_scalar", {c.in[0]}, c.out[0], -other->f * alpha));
+    return true;
+  }
+  return binary(c, g, "sub", nullptr, alpha);
+}
+bool lower_mul(const OpCall& c, GpuLowering& g) { return binary(c, g, "mul", "mul_scalar"); }
+bool lower_div(const OpCall& c, GpuLowering& g) {
+  if (c.has("rounding_mode")) return false;
+  return binary(c, g, "div", "div_scalar");
+}
+bool lower_maximum(const OpCall& c, GpuLowering& g) { return binary(c, g, "maximum", nullptr); }
+bool lower_minimum(const OpCall& c, GpuLowering& g) { return binary(c, g, "minimum", nullptr); }
+
+bool lower_rsub_scalar(const OpCall& c, GpuLowering& g) {
+  // other - alpha * self
+  if (!float_io(c) || c.in.size() != 1) return false;
+  const double alpha = c.scalar("alpha", Scalar::of_int(1)).f;
+  if (alpha != 1.0) return false;
+  return unary(c, g, "rsub_scalar", c.scalar("other").f);
+}
+
+bool lower_where(const OpCall& c, GpuLowering& g) {
+  if (c.in.size() != 3 || c.in[0].dtype != DType::Bool) return false;
+  if (c.in[1].dtype != DType::F32 || c.in[2].dtype != DType::F32 || c.out[0].dtype != DType::F32) return false;
+  g.dispatches.push_back(gpu_elementwise("where", {c.in[0], c.in[1], c.in[2]}, c.out[0]));
+  return true;
+}
+
+bool lower_masked_fill(const OpCall& c, GpuLowering& g) {
+  if (c.in.size() != 2 || c.in[0].dtype != DType::F32 || c.in[1].dtype != DType::Bool) return false;
+  g.dispatches.push_back(gpu_elementwise("masked_fill", {c.in[0], c.in[1]}, c.out[0], c.scalar("value").f));
+  return true;
+}
+
+// clone / contiguous / _to_copy / to: a copy (a cast when the dtypes differ)
+// into the fresh output; a view output (to() of the same dtype) is free.
+bool lower_copy(const OpCall& c, GpuLowering& g) {
+  if (c.in.empty() || !c.in[0].defined()) return false;
+  if (c.out[0].buffer == c.in[0].buffer) return true;  // planned as a view: nothing to run
+  const DType from = c.in[0].dtype, to = c.out[0].dtype;
+  // int64 inputs are narrowed to int32 on the GPU (checked on upload); nothing writes int64 there.
+  const auto ok = [](DType d) { return d == DType::F32 || d == DType::I32 || d == DType::Bool; };
+  if (!(ok(from) || from == DType::I64) || !ok(to)) return false;
+  g.dispatches.push_back(gpu_elementwise("copy", {c.in[0]}, c.out[0]));
+  return true;
+}
+
+// view / reshape / flatten / unflatten: a view when the planner could alias
+// (nothing to run), else a copy of the input into the contiguous output, read
+// in the input's own shape (a reshape keeps the row-major element order).
+bool lower_reshape(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  const Tensor& y = c.out[0];
+  if (y.buffer == x.buffer) return true;
+  if (x.dtype != y.dtype || !y.is_contiguous() || x.numel() == 0) return x.numel() == 0;
+  g.dispatches.push_back(gpu_elementwise("copy", {x}, y.view_as(x.shape, contiguous_strides(x.shape), y.offset)));
+  return true;
+}
+
+}  // namespace
+
+TIR_REGISTER_WEBGPU(
+    {"aten.relu.default", lower_relu}, {"aten.relu_.default", lower_relu},
+    {"aten.sigmoid.default", lower_sigmoid}, {"aten.sigmoid_.default", lower_sigmoid},
+    {"aten.tanh.default", lower_tanh}, {"aten.tanh_.default", lower_tanh},
+    {"aten.silu.default", lower_silu}, {"aten.silu_.default", lower_silu},
+    {"aten.gelu.default", lower_gelu}, {"aten.gelu_.default", lower_gelu},
+    {"aten.hardswish.default", lower_hardswish}, {"aten.hardswish_.default", lower_hardswish},
+    {"aten.hardsigmoid.default", lower_hardsigmoid}, {"aten.hardsigmoid_.default", lower_hardsigmoid},
+    {"aten.hardtanh.default", lower_hardtanh}, {"aten.hardtanh_.default", lower_hardtanh},
+    {"aten.relu6.default", lower_relu6},
+    {"aten.leaky_relu.default", lower_leaky_relu}, {"aten.leaky_relu_.default", lower_leaky_relu},
+    {"aten.softplus.default", lower_softplus}, {"aten.mish.default", lower_mish},
+    {"aten.clamp.default", lower_clamp}, {"aten.clamp_.default", lower_clamp},
+    {"aten.neg.default", lower_neg}, {"aten.abs.default", lower_abs},
+    {"aten.exp.default", lower_exp}, {"aten.log.default", lower_log},
+    {"aten.sqrt.default", lower_sqrt}, {"aten.rsqrt.default", lower_rsqrt},
+    {"aten.erf.default", lower_erf}, {"aten.reciprocal.default", lower_reciprocal},
+    {"aten.sin.default", lower_sin}, {"aten.cos.default", lower_cos},
+    {"aten.pow.Tensor_Scalar", lower_pow_scalar},
+    {"aten.add.Tensor", lower_add}, {"aten.add_.Tensor", lower_add}, {"aten.add.Scalar", lower_add},
+    {"aten.sub.Tensor", lower_sub}, {"aten.sub_.Tensor", lower_sub}, {"aten.sub.Scalar", lower_sub},
+    {"aten.mul.Tensor", lower_mul}, {"aten.mul_.Tensor", lower_mul}, {"aten.mul.Scalar", lower_mul},
+    {"aten.div.Tensor", lower_div}, {"aten.div_.Tensor", lower_div}, {"aten.div.Scalar", lower_div},
+    {"aten.maximum.default", lower_maximum}, {"aten.minimum.default", lower_minimum},
+    {"aten.max.other", lower_maximum}, {"aten.min.other", lower_minimum},
+    {"aten.rsub.Scalar", lower_rsub_scalar},
+    {"aten.where.self", lower_where},
+    {"aten.masked_fill.Scalar", lower_masked_fill}, {"aten.masked_fill_.Scalar", lower_masked_fill},
+    {"aten.clone.default", lower_copy}, {"aten.contiguous.default", lower_copy},
+    {"aten._to_copy.default", lower_copy}, {"aten.to.dtype", lower_copy}, {"aten.type_as.default", lower_copy},
+    {"aten.view.default", lower_reshape}, {"aten._unsafe_view.default", lower_reshape},
+    {"aten.reshape.default", lower_reshape}, {"aten.flatten.using_ints", lower_reshape},
+    {"aten.unflatten.int", lower_reshape}, {"aten.reshape_as.default", lower_reshape},
+    {"aten.view_as.default", lower_reshape});
+
+}  // namespace tir

@@ -1,0 +1,301 @@
+// The WebGPU placement pass and plan (docs/webgpu.md). Over the compiled
+// steps, in order:
+//  1. placement: a node runs on the GPU when its op has a WebGPU lowering
+//     (ops/webgpu.h) that accepts its dtypes and shapes; pure views cost
+//     nothing on either device (they share their input's buffer); every other
+//     node runs on WASM.
+//  2. transfers: each value (a buffer: an arena value, an input slot, a
+//     weight) is tracked as valid on the CPU, the GPU or both; a reader on the
+//     other device gets an upload or a download first, graph outputs end on the
+//     CPU. Constant weights read on the GPU upload once, at prepare.
+//  3. GPU memory: values resident on the GPU get storage buffers ("slots"),
+//     reused between values whose GPU lifetimes do not overlap (the arena's
+//     idea with whole buffers, so that a dispatch never binds one buffer twice
+//     with a write).
+// The result is a JSON program that the JS executor replays (npm/lib/webgpu).
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "core/json.h"
+#include "ops/webgpu.h"
+#include "runtime/session_impl.h"
+
+namespace tir {
+namespace {
+
+struct Value {
+  Buffer* buffer = nullptr;
+  DType dtype = DType::F32;  // CPU storage dtype (of the first tensor seen)
+  bool constant_weight = false;
+  bool cpu_valid = false, gpu_valid = false, defined = false;
+  int64_t gpu_first = -1, gpu_last = -1;  // program positions touching it on the GPU
+  int slot = -1;
+};
+
+std::string quoted(const std::string& s) {
+  std::string out;
+  json::append_string(&out, s);
+  return out;
+}
+
+}  // namespace
+
+std::string Session::webgpu_plan() const {
+  if (!impl_->bound && !impl_->weights.empty()) throw ExecutionError("webgpu_plan() before bind(): weights are not loaded");
+  if (!impl_->prepared) impl_->prepare();
+  return impl_->webgpu_plan_json();
+}
+
+std::string Session::Impl::webgpu_plan_json() {
+  Impl& s = *this;
+  std::vector<Value> values;
+  std::unordered_map<const Buffer*, int> id_of;
+  std::unordered_map<const Buffer*, bool> mutated_weight;
+  for (const auto& kv : s.weights)
+    if (kv.second.mutated) mutated_weight[kv.second.tensor.buffer.get()] = true;
+  auto value_of = [&](const Tensor& t) -> int {
+    auto it = id_of.find(t.buffer.get());
+    if (it != id_of.end()) return it->second;
+    Value v;
+    v.buffer = t.buffer.get();
+    v.dtype = t.dtype;
+    v.constant_weight = t.buffer->kind == Buffer::Kind::Weight && !mutated_weight.count(t.buffer.get());
+    v.cpu_valid = v.defined = t.buffer->kind == Buffer::Kind::Weight || t.buffer->kind == Buffer::Kind::Input;
+    values.push_back(v);
+    return id_of[t.buffer.get()] = int(values.size() - 1);
+  };
+
+  std::string program, fallbacks;
+  int64_t pos = 0;  // program position, for GPU lifetimes
+  int gpu_nodes = 0, wasm_nodes = 0, views = 0, uploads = 0, downloads = 0;
+  std::vector<int> prepare_uploads;
+  auto emit = [&](const std::string& item) {
+    program += (program.empty() ? "" : ",\n    ") + item;
+    ++pos;
+  };
+  auto gpu_touch = [&](Value& v) {
+    if (v.gpu_first < 0) v.gpu_first = pos;
+    v.gpu_last = pos;
+  };
+  auto make_gpu_valid = [&](int id) {
+    Value& v = values[size_t(id)];
+    if (v.gpu_valid) return;
+    if (v.constant_weight) {
+      prepare_uploads.push_back(id);
+      v.gpu_first = 0;  // alive for the whole program
+    } else {
+      gpu_touch(v);
+      emit("{\"op\": \"upload\", \"value\": " + std::to_string(id) + "}");
+      ++uploads;
+    }
+    v.gpu_valid = true;
+  };
+  auto make_cpu_valid = [&](int id) {
+    Value& v = values[size_t(id)];
+    if (v.cpu_valid || !v.defined) return;
+    gpu_touch(v);
+    emit("{\"op\": \"download\", \"value\": " + std::to_string(id) + "}");
+    ++downloads;
+    v.cpu_valid = true;
+  };
+
+  const bool dynamic = s.has_dynamic;
+  int64_t wasm_first = -1, wasm_last = -1;
+  std::string wasm_nodes_list;
+  auto flush_wasm = [&]() {
+    if (wasm_first < 0) return;
+    emit("{\"op\": \"wasm\", \"first\": " + std::to_string(wasm_first) + ", \"last\": " + std::to_string(wasm_last) +
+         ", \"nodes\": [" + wasm_nodes_list + "]}");
+    wasm_first = wasm_last = -1;
+    wasm_nodes_list.clear();
+  };
+
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    Step& st = *s.steps[si];
+    if (st.covered) continue;
+    if (!st.def->run) {
+      ++views;
+      continue;
+    }
+    // 1. placement
+    GpuLowering lowered;
+    std::string why;
+    bool on_gpu = false;
+    const WebGpuLowerFn lower = dynamic ? nullptr : WebGpuRegistry::instance().find(st.node->op_type);
+    if (dynamic) why = "the graph has data-dependent shapes";
+    else if (!lower) why = "no WebGPU kernel for this op";
+    else {
+      try {
+        on_gpu = lower(st.call, lowered);
+        if (!on_gpu) why = "its dtypes or shapes have no WebGPU kernel";
+        for (const auto& d : lowered.dispatches) {
+          for (size_t b = 0; b < d.bindings.size() && on_gpu; ++b) {
+            const Tensor& t = d.bindings[b];
+            if (!t.defined()) continue;
+            gpu_dtype(t.dtype);
+            const int id = value_of(t);
+            gpu_need(values[size_t(id)].dtype == t.dtype, "a value read as another dtype");
+            const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
+            gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena, "a write into a weight or an input");
+            for (size_t o = 0; o < d.bindings.size(); ++o)
+              if (o != b && d.bindings[o].defined() && d.bindings[o].buffer == t.buffer)
+                gpu_need(!writes && !std::count(d.written.begin(), d.written.end(), int(o)),
+                         "an input in its output's memory");
+          }
+        }
+        // Every output must come from a dispatch (or be a view of an input).
+        for (const Tensor& o : st.call.out) {
+          if (!on_gpu || !o.defined() || lowered.dispatches.empty()) continue;
+          bool made = false;
+          for (const auto& d : lowered.dispatches)
+            for (int b : d.written) made = made || (size_t(b) < d.bindings.size() && d.bindings[size_t(b)].buffer == o.buffer);
+          for (const Tensor& x : st.call.in) made = made || (x.defined() && x.buffer == o.buffer);
+          gpu_need(made, "an output no GPU kernel writes");
+        }
+      } catch (const GpuUnsupported& e) {
+        on_gpu = false;
+        why = e.why;
+      }
+    }
+    if (!on_gpu) {
+      // 2. a WASM step: its inputs must be on the CPU.
+      bool pending_transfer = false;
+      for (const Tensor& t : st.call.in) {
+        if (!t.defined()) continue;
+        const int id = value_of(t);
+        if (!values[size_t(id)].cpu_valid && values[size_t(id)].defined) pending_transfer = true;
+      }
+      if (pending_transfer) flush_wasm();
+      for (const Tensor& t : st.call.in)
+        if (t.defined()) make_cpu_valid(value_of(t));
+      for (const Tensor& t : st.call.out) {
+        if (!t.defined()) continue;
+        Value& v = values[size_t(value_of(t))];
+        v.cpu_valid = v.defined = true;
+        v.gpu_valid = false;
+      }
+      if (wasm_first < 0) wasm_first = int64_t(si);
+      wasm_last = int64_t(si);
+      wasm_nodes_list += (wasm_nodes_list.empty() ? "" : ", ") + quoted(st.node->name);
+      ++wasm_nodes;
+      fallbacks += std::string(fallbacks.empty() ? "" : ",\n    ") + "{\"node\": " + quoted(st.node->name) +
+                   ", \"op_type\": " + quoted(st.node->op_type) + ", \"why\": " + quoted(why) + "}";
+      continue;
+    }
+    if (lowered.dispatches.empty()) {
+      // Planned as a view (or an empty output): nothing runs on either device.
+      for (const Tensor& t : st.call.out) {
+        if (!t.defined()) continue;
+        Value& v = values[size_t(value_of(t))];
+        if (!v.defined) v.cpu_valid = v.gpu_valid = v.defined = true;
+      }
+      ++views;
+      continue;
+    }
+    flush_wasm();
+    ++gpu_nodes;
+    std::string dispatches;
+    for (const auto& d : lowered.dispatches) {
+      for (size_t b = 0; b < d.bindings.size(); ++b) {
+        const Tensor& t = d.bindings[b];
+        if (!t.defined()) continue;
+        const int id = value_of(t);
+        const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
+        // A written value keeps what it held (in-place ops, partial writes).
+        if (!writes || values[size_t(id)].defined || d.alias_input >= 0) make_gpu_valid(id);
+      }
+    }
+    for (const auto& d : lowered.dispatches) {
+      std::string bind;
+      for (const Tensor& t : d.bindings) {
+        bind += std::string(bind.empty() ? "" : ", ") + (t.defined() ? std::to_string(value_of(t)) : "-1");
+        if (t.defined()) gpu_touch(values[size_t(value_of(t))]);
+      }
+      std::string item = "{\"kernel\": " + quoted(d.kernel);
+      if (!d.ew_op.empty()) {
+        std::string in;
+        for (const auto& x : d.ew_in) in += (in.empty() ? "" : ", ") + quoted(x);
+        item += ", \"ew\": {\"op\": " + quoted(d.ew_op) + ", \"in\": [" + in + "], \"out\": " + quoted(d.ew_out) +
+                ", \"alias\": " + std::to_string(d.alias_input) + "}";
+      }
+      auto pairs = [&](const char* name, const std::vector<std::pair<std::string, std::string>>& kv) {
+        std::string o;
+        for (const auto& p : kv) o += (o.empty() ? "" : ", ") + quoted(p.first) + ": " + quoted(p.second);
+        item += std::string(", \"") + name + "\": {" + o + "}";
+      };
+      pairs("types", d.types);
+      pairs("subst", d.subst);
+      item += ", \"meta\": {" + d.meta.json_fields() + "}, \"bind\": [" + bind + "], \"wg\": [" +
+              std::to_string(d.workgroups[0]) + ", " + std::to_string(d.workgroups[1]) + ", " +
+              std::to_string(d.workgroups[2]) + "]}";
+      dispatches += (dispatches.empty() ? "" : ", ") + item;
+    }
+    for (const auto& d : lowered.dispatches)
+      for (size_t b : d.written) {
+        if (b >= d.bindings.size() || !d.bindings[b].defined()) continue;
+        Value& v = values[size_t(value_of(d.bindings[b]))];
+        v.gpu_valid = v.defined = true;
+        v.cpu_valid = false;
+      }
+    emit("{\"op\": \"gpu\", \"step\": " + std::to_string(si) + ", \"node\": " + quoted(st.node->name) +
+         ", \"op_type\": " + quoted(st.node->op_type) + ", \"dispatches\": [" + dispatches + "]}");
+  }
+  flush_wasm();
+  for (const Tensor& t : s.outputs)
+    if (t.defined()) make_cpu_valid(value_of(t));
+
+  // 3. GPU slots: weights get their own; other values share by lifetime.
+  std::vector<uint64_t> slot_bytes;
+  std::vector<int64_t> slot_free_at;  // program position after which the slot is free
+  std::vector<int> order;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].gpu_first >= 0) order.push_back(int(i));
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return values[size_t(a)].gpu_first < values[size_t(b)].gpu_first; });
+  for (int id : order) {
+    Value& v = values[size_t(id)];
+    const uint64_t numel = v.buffer->nbytes / dtype_size(v.dtype);
+    const uint64_t bytes = std::max<uint64_t>(4, numel * 4);
+    int best = -1;
+    if (!v.constant_weight) {
+      for (size_t k = 0; k < slot_bytes.size(); ++k)
+        if (slot_free_at[k] < v.gpu_first && slot_bytes[k] >= bytes &&
+            (best < 0 || slot_bytes[k] < slot_bytes[size_t(best)]))
+          best = int(k);
+    }
+    if (best < 0) {
+      best = int(slot_bytes.size());
+      slot_bytes.push_back(bytes);
+      slot_free_at.push_back(0);
+    }
+    v.slot = best;
+    slot_free_at[size_t(best)] = v.constant_weight ? INT64_MAX : v.gpu_last;
+  }
+
+  std::string out = "{\n  \"values\": [";
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Value& v = values[i];
+    const char* kind = v.buffer->kind == Buffer::Kind::Weight ? "weight" : v.buffer->kind == Buffer::Kind::Input ? "input" : "arena";
+    const char* gdt = "";
+    try {
+      gdt = gpu_dtype(v.dtype);
+    } catch (const GpuUnsupported&) {
+    }
+    out += std::string(i ? ",\n    " : "\n    ") + "{\"label\": " + quoted(v.buffer->label) + ", \"kind\": \"" + kind +
+           "\", \"dtype\": \"" + dtype_name(v.dtype) + "\", \"gpu_dtype\": \"" + gdt +
+           "\", \"numel\": " + std::to_string(v.buffer->nbytes / dtype_size(v.dtype)) +
+           ", \"ptr\": " + std::to_string(reinterpret_cast<uintptr_t>(v.buffer->data)) +
+           ", \"slot\": " + std::to_string(v.slot) + "}";
+  }
+  out += "],\n  \"slots\": [";
+  for (size_t k = 0; k < slot_bytes.size(); ++k) out += (k ? ", " : "") + std::to_string(slot_bytes[k]);
+  out += "],\n  \"prepare\": [";
+  for (size_t k = 0; k < prepare_uploads.size(); ++k) out += (k ? ", " : "") + std::to_string(prepare_uploads[k]);
+  out += "],\n  \"program\": [\n    " + program + "],\n  \"fallbacks\": [\n    " + fallbacks + "],\n";
+  out += "  \"placement\": {\"webgpu\": " + std::to_string(gpu_nodes) + ", \"wasm\": " + std::to_string(wasm_nodes) +
+         ", \"views\": " + std::to_string(views) + ", \"uploads\": " + std::to_string(uploads) +
+         ", \"downloads\": " + std::to_string(downloads) + "}\n}\n";
+  return out;
+}
+
+}  // namespace tir
