@@ -231,7 +231,8 @@ class WasmModel : public TensorSources {
         std::string covers;
         for (const auto& c : t.covers) covers += (covers.empty() ? "" : ", ") + json_string(c);
         s += (s.size() > 1 ? ", " : "") + std::string("{\"node\": ") + json_string(t.node) +
-             ", \"op_type\": " + json_string(t.op_type) + ", \"ms\": " + ms + ", \"covers\": [" + covers + "]}";
+             ", \"op_type\": " + json_string(t.op_type) + ", \"ms\": " + ms + ", \"covers\": [" + covers + "], \"folded\": " +
+             (t.folded ? "true" : "false") + "}";
       }
     }
     return s + "]";

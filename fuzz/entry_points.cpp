@@ -90,8 +90,9 @@ void fill(const Tensor& t, const std::vector<uint8_t>& pattern) {
 bool zero_weights(const Model& m, TensorMap* out) {
   for (const auto& w : m.weights)
     if (nbytes_or_max(w.shape, w.dtype) > kMaxHarnessBytes) return false;
+  const ModelIndex index(m);
   for (const auto& w : m.weights) {
-    const std::string key = m.original_name(w.name);
+    const std::string key = index.original_name(w.name);
     if (!out->find(key)) out->set(key, make_owned(w.dtype, w.shape));
   }
   return true;

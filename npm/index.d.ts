@@ -248,6 +248,8 @@ export interface NodeTiming {
   ms: number;
   /** IR nodes fused into this one (batch norm, residual add, relu/clamp); their time is included. */
   covers: string[];
+  /** A constant computed once at load (all inputs constant): not run, ms is 0. */
+  folded: boolean;
 }
 
 export type Expected = readonly TensorLike[] | Readonly<Record<string, TensorLike>> | TypedArray;

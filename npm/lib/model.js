@@ -445,7 +445,7 @@ export class Model {
 
   /** Per-node timings of the last execute() (needs loadIR's `profile: true`). */
   profile() {
-    return parseJsonLoose(String(this._h.profile())).map((t) => ({ node: t.node, opType: t.op_type, ms: t.ms, covers: t.covers || [] }));
+    return parseJsonLoose(String(this._h.profile())).map((t) => ({ node: t.node, opType: t.op_type, ms: t.ms, covers: t.covers || [], folded: !!t.folded }));
   }
 
   /** Turns per-node profiling on or off. */

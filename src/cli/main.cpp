@@ -191,8 +191,9 @@ void print_profile(const std::vector<std::vector<NodeTiming>>& runs) {
   for (const auto& t : med) {
     std::string covers;  // nodes fused into this one (runtime/fusion.cpp)
     for (const auto& c : t.covers) covers += (covers.empty() ? "  (+ " : ", ") + c;
-    std::printf("  %-40s %-40s %9.3f ms%s\n", t.node.c_str(), t.op_type.c_str(), t.ms,
-                covers.empty() ? "" : (covers + ")").c_str());
+    if (t.folded) covers = "  (folded: computed once at prepare)";  // runtime/constant_fold.cpp
+    else if (!covers.empty()) covers += ")";
+    std::printf("  %-40s %-40s %9.3f ms%s\n", t.node.c_str(), t.op_type.c_str(), t.ms, covers.c_str());
   }
 }
 

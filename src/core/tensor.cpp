@@ -136,6 +136,18 @@ Tensor make_owned(DType dtype, const Shape& shape) {
   return t;
 }
 
+Strides broadcast_strides(const Tensor& t, const Shape& target) {
+  Strides st(target.size(), 0);
+  const size_t lead = target.size() - t.shape.size();
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    st[lead + i] = t.shape[i] == 1 && target[lead + i] != 1 ? 0 : t.strides[i];
+  return st;
+}
+
+Tensor broadcast_view(const Tensor& t, const Shape& target) {
+  return t.view_as(target, broadcast_strides(t, target), t.offset);
+}
+
 Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label) {
   Tensor t;
   t.buffer = std::make_shared<Buffer>();

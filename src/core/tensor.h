@@ -53,6 +53,11 @@ Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label)
 // strides, offset) can reach lies inside its buffer's nbytes: for tensors that
 // come from outside (weights, constants, fed inputs) before they are read.
 void check_view_in_buffer(const Tensor& t, const std::string& what);
+// Strides that show `t` with shape `target` (t broadcastable to it: numpy's
+// right-aligned rule): stride 0 on stretched and leading dims.
+Strides broadcast_strides(const Tensor& t, const Shape& target);
+// `t` seen with shape `target`: same buffer, broadcast_strides.
+Tensor broadcast_view(const Tensor& t, const Shape& target);
 // Contiguous copy (same dtype) unless already contiguous, then returns t itself.
 Tensor contiguous_or_self(const Tensor& t);
 // Copies src into dst elementwise (shapes equal; strides arbitrary; dtypes may differ: cast).

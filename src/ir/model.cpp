@@ -8,36 +8,6 @@ namespace tir {
 
 int64_t TensorMeta::numel() const { return shape_numel(shape); }
 
-std::string Model::original_name(const std::string& placeholder) const {
-  for (const auto& kv : weight_name_mapping)
-    if (kv.first == placeholder) return kv.second;
-  return placeholder;
-}
-
-std::vector<std::string> Model::placeholders_of(const std::string& original) const {
-  std::vector<std::string> out;
-  for (const auto& kv : weight_name_mapping)
-    if (kv.second == original) out.push_back(kv.first);
-  return out;
-}
-
-const TensorMeta* Model::find_weight(const std::string& name) const {
-  const std::string original = original_name(name);
-  for (const auto& w : weights)
-    if (w.name == original || w.name == name) return &w;
-  // Older files list weights under their placeholder names.
-  for (const auto& p : placeholders_of(name))
-    for (const auto& w : weights)
-      if (w.name == p) return &w;
-  return nullptr;
-}
-
-const TensorMeta* Model::find_graph_input(const std::string& name) const {
-  for (const auto& g : graph_inputs)
-    if (g.name == name) return &g;
-  return nullptr;
-}
-
 ModelIndex::ModelIndex(const Model& model) {
   for (const auto& kv : model.weight_name_mapping) {
     original_.emplace(kv.first, kv.second);
@@ -68,8 +38,8 @@ const std::vector<std::string>& ModelIndex::placeholders_of(const std::string& o
 }
 
 const TensorMeta* ModelIndex::find_weight(const std::string& name) const {
-  // Model::find_weight takes the first weight (file order) named either the
-  // original or `name`; then, for older files, the first placeholder match.
+  // The first weight (file order) named either the original or `name`; then,
+  // for older files, the first placeholder match.
   const TensorMeta* best = nullptr;
   for (const std::string& n : {name, original_name(name)}) {
     auto it = weights_.find(n);

@@ -48,25 +48,21 @@ struct Model {
   std::vector<std::pair<std::string, std::string>> weight_name_mapping;
   std::vector<OpNode> nodes;
   std::vector<std::pair<std::string, ConstantValue>> constants;  // by original name, file order
-
-  // Original state_dict key for a placeholder (or the name itself if unmapped).
-  std::string original_name(const std::string& placeholder) const;
-  // Every placeholder mapped to `original`.
-  std::vector<std::string> placeholders_of(const std::string& original) const;
-  const TensorMeta* find_weight(const std::string& name_or_placeholder) const;
-  const TensorMeta* find_graph_input(const std::string& name) const;
 };
 
-// Hash-map form of Model's name lookups, for callers that look up once per node
-// input (validator, Session): linear scans there made 100k weight_name_mapping
-// entries or 40k graph inputs quadratic. Answers exactly as Model's methods do.
+// A model's name lookups (hash maps, built once: O(1) per node input, so 100k
+// weight_name_mapping entries or 40k graph inputs stay linear).
 // Holds pointers into `model`: rebuild it after the model moves or changes.
 class ModelIndex {
  public:
   ModelIndex() = default;
   explicit ModelIndex(const Model& model);
+  // Original state_dict key for a placeholder (or the name itself if unmapped; the first mapping wins).
   std::string original_name(const std::string& placeholder) const;
+  // Every placeholder mapped to `original`, in file order.
   const std::vector<std::string>& placeholders_of(const std::string& original) const;
+  // The first weight (file order) named `name` or its original key; for older
+  // files that list weights under placeholders, the first placeholder of `name` that names one.
   const TensorMeta* find_weight(const std::string& name_or_placeholder) const;
   const TensorMeta* find_graph_input(const std::string& name) const;
 

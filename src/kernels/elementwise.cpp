@@ -455,14 +455,6 @@ Tensor scalar_tensor(const Scalar& s, DType dtype) {
   return t;
 }
 
-Tensor broadcast_view(const Tensor& t, const Shape& shape) {
-  Strides st(shape.size(), 0);
-  const size_t lead = shape.size() - t.shape.size();
-  for (size_t i = 0; i < t.shape.size(); ++i)
-    st[lead + i] = t.shape[i] == 1 && shape[lead + i] != 1 ? 0 : t.strides[i];
-  return t.view_as(shape, st, t.offset);
-}
-
 void fill_kernel(const Tensor& dst, const Scalar& s) {
   dispatch_storage(dst.dtype, [&](auto tag) {
     using S = decltype(tag);

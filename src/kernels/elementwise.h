@@ -74,8 +74,6 @@ void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const 
 
 // A new owned 0-d tensor of `dtype` holding `s` (ints exact, floats cast).
 Tensor scalar_tensor(const Scalar& s, DType dtype);
-// `t` seen with `shape` (t broadcastable to it); same buffer, stride 0 on stretched dims.
-Tensor broadcast_view(const Tensor& t, const Shape& shape);
 // Every element of dst = s cast to dst.dtype (any strides).
 void fill_kernel(const Tensor& dst, const Scalar& s);
 // Rounds every element of an F32 tensor (any strides) to float16 / bfloat16

@@ -89,12 +89,4 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
-Strides broadcast_strides(const Tensor& t, const Shape& target) {
-  Strides st(target.size(), 0);
-  const size_t lead = target.size() - t.shape.size();
-  for (size_t i = 0; i < t.shape.size(); ++i)
-    st[lead + i] = t.shape[i] == 1 && target[lead + i] != 1 ? 0 : t.strides[i];
-  return st;
-}
-
 }  // namespace tir

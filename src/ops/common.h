@@ -25,8 +25,6 @@ DType result_type(const std::vector<PromotionOperand>& ops);
 
 // Right-aligned numpy broadcasting; nullopt when incompatible.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
-// `t` seen with shape `target` (t broadcastable to it): stride 0 on stretched dims.
-Strides broadcast_strides(const Tensor& t, const Shape& target);
 
 // An input given either as tensor input `idx` or as scalar attribute `name`
 // (a Python scalar in a Tensor slot, docs/spec/IR_FORMAT.md).

@@ -166,7 +166,8 @@ void run_mul(OpCall& call) {
 
 OpDef complex_or(OpDef real, OpDef cplx) {
   OpDef def;
-  def.accepts_epilogue = false;
+  // Both forms are as pure as each other; state is wrapped (Picked), so no epilogue part.
+  def.traits.constant_foldable = real.traits.constant_foldable && cplx.traits.constant_foldable;
   def.plan = [real, cplx](OpCall& call) {
     bool any = false;
     for (const Tensor& t : call.in) any = any || (t.defined() && is_complex(t.dtype));
@@ -182,8 +183,8 @@ OpDef complex_or(OpDef real, OpDef cplx) {
   return def;
 }
 
-OpDef complex_abs() { return {plan_abs, run_abs}; }
-OpDef complex_mul() { return {plan_mul, run_mul}; }
+OpDef complex_abs() { return foldable({plan_abs, run_abs}); }
+OpDef complex_mul() { return foldable({plan_mul, run_mul}); }
 
 TIR_REGISTER_OPS(
     // view_as_real(Tensor(a) self) -> Tensor(a)

@@ -217,7 +217,8 @@ void run_conv(OpCall& call) {
 
 OpDef conv_def(Form form, int64_t nsp) {
   OpDef def{[form, nsp](OpCall& c) { plan_conv(c, form, nsp); }, run_conv, prepare_conv};
-  def.accepts_epilogue = true;
+  def.traits.epilogue = EpilogueRole::Producer;
+  def.traits.folds_batch_norm = true;
   return def;
 }
 

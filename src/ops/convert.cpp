@@ -75,7 +75,7 @@ void run_copy_out(OpCall& call) {
 }
 
 OpDef to_def(Target t, bool always_copy) {
-  return {[=](OpCall& c) { plan_to(c, t, always_copy); }, run_copy_out};
+  return foldable({[=](OpCall& c) { plan_to(c, t, always_copy); }, run_copy_out});
 }
 
 // clone(Tensor self, *, MemoryFormat? memory_format=None); lift_fresh_copy(Tensor self)
@@ -172,7 +172,7 @@ TIR_REGISTER_OPS(
     //   bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
     {"aten._to_copy.default", to_def(Target::AttrOptional, true)},
     // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
-    {"aten.clone.default", {plan_clone, run_copy_out}},
+    {"aten.clone.default", foldable({plan_clone, run_copy_out})},
     // lift_fresh_copy(Tensor self) -> Tensor
     {"aten.lift_fresh_copy.default", {plan_clone, run_copy_out}},
     // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)

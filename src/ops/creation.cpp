@@ -80,7 +80,7 @@ OpDef fill_def(FillSpec f) {
     call.fresh(0, out_dtype(call, def), shape);
   };
   auto run = [f](OpCall& call) { fill(call.out[0], spec_value(call, f)); };
-  return {plan, run};
+  return foldable({plan, run});
 }
 
 // --- scalar_tensor: always f32 unless dtype is given --------------------------
@@ -243,15 +243,15 @@ OpDef tri_def(bool lower, bool in_place) {
 TIR_REGISTER_OPS(
     // aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
     //   bool? pin_memory=None) -> Tensor
-    {"aten.arange.default", {plan_arange, run_arange}},
+    {"aten.arange.default", foldable({plan_arange, run_arange})},
     // aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, ...) -> Tensor
-    {"aten.arange.start", {plan_arange, run_arange}},
+    {"aten.arange.start", foldable({plan_arange, run_arange})},
     // aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *,
     //   ScalarType? dtype=None, ...) -> Tensor
-    {"aten.arange.start_step", {plan_arange, run_arange}},
+    {"aten.arange.start_step", foldable({plan_arange, run_arange})},
     // aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None,
     //   Device? device=None, bool? pin_memory=None) -> Tensor
-    {"aten.linspace.default", {plan_linspace, run_linspace}},
+    {"aten.linspace.default", foldable({plan_linspace, run_linspace})},
     // aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
     {"aten.full.default", fill_def({Src::Size, "fill_value", 0})},
     // aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, ...,
@@ -283,7 +283,7 @@ TIR_REGISTER_OPS(
     // aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
     {"aten.new_empty.default", fill_def({Src::New, nullptr, 0})},
     // aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, ...) -> Tensor
-    {"aten.scalar_tensor.default", {plan_scalar_tensor, run_scalar_tensor}},
+    {"aten.scalar_tensor.default", foldable({plan_scalar_tensor, run_scalar_tensor})},
     // aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
     {"aten.tril.default", tri_def(true, false)},
     // aten::triu(Tensor self, SymInt diagonal=0) -> Tensor

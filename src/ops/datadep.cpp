@@ -247,11 +247,11 @@ void plan_sym_query(OpCall& call, bool has_dim) {
 
 TIR_REGISTER_OPS(
     // aten::nonzero(Tensor self) -> Tensor
-    {"aten.nonzero.default", {plan_nonzero, run_nonzero, nullptr, false, infer_nonzero}},
+    {"aten.nonzero.default", {plan_nonzero, run_nonzero, nullptr, {}, infer_nonzero}},
     // aten::where(Tensor condition) -> Tensor[]
-    {"aten.where.default", {plan_where_cond, run_where_cond, nullptr, false, infer_where_cond}},
+    {"aten.where.default", {plan_where_cond, run_where_cond, nullptr, {}, infer_where_cond}},
     // aten::masked_select(Tensor self, Tensor mask) -> Tensor
-    {"aten.masked_select.default", {plan_masked_select, run_masked_select, nullptr, false, infer_masked_select}},
+    {"aten.masked_select.default", {plan_masked_select, run_masked_select, nullptr, {}, infer_masked_select}},
     // aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
     {"aten.masked_scatter.default", {plan_masked_scatter, run_masked_scatter}},
     // aten::item(Tensor self) -> Scalar

@@ -177,7 +177,19 @@ void run_binary(OpCall& call) {
 }
 
 OpDef binary(BinarySpec spec) {
-  return {[spec](OpCall& c) { plan_binary(c, spec); }, run_binary, prepare_binary};
+  OpDef def{[spec](OpCall& c) { plan_binary(c, spec); }, run_binary, prepare_binary};
+  def.traits.constant_foldable = !spec.inplace;
+  return def;
+}
+
+// add.Tensor as a fused epilogue's residual (OpTraits::epilogue_part): only
+// a plain sum (alpha 1) is one.
+bool residual_part(const OpCall& call, EpiloguePart*) { return call.state_as<BinaryState>().alpha.f == 1.0; }
+
+OpDef residual(OpDef def) {
+  def.traits.epilogue = EpilogueRole::Residual;
+  def.traits.epilogue_part = residual_part;
+  return def;
 }
 BinarySpec inplace(BinarySpec s) { s.inplace = true; return s; }
 
@@ -274,11 +286,11 @@ void run_masked_fill(OpCall& call) {
 
 TIR_REGISTER_OPS(
     // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    {"aten.add.Tensor", binary(kAdd)},
+    {"aten.add.Tensor", residual(binary(kAdd))},
     // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
     {"aten.add.Scalar", binary(kAdd)},
     // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-    {"aten.add_.Tensor", binary(inplace(kAdd))},
+    {"aten.add_.Tensor", residual(binary(inplace(kAdd)))},
     // add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
     {"aten.add_.Scalar", binary(inplace(kAdd))},
     // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

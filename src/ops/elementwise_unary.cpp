@@ -175,7 +175,7 @@ void run_unary(OpCall& call) {
 
 OpDef unary(UnaryOp op, Params params = Params::None) {
   UnarySpec s{op, params, false};
-  return {[s](OpCall& c) { plan_unary(c, s); }, run_unary};
+  return foldable({[s](OpCall& c) { plan_unary(c, s); }, run_unary});
 }
 OpDef unary_(UnaryOp op, Params params = Params::None) {
   UnarySpec s{op, params, true};
@@ -184,7 +184,31 @@ OpDef unary_(UnaryOp op, Params params = Params::None) {
 // Floating-point-only inputs (torch raises "not implemented for 'Long'").
 OpDef unary_float(UnaryOp op, Params params = Params::None, bool inplace = false) {
   UnarySpec s{op, params, inplace, true};
-  return {[s](OpCall& c) { plan_unary(c, s); }, run_unary};
+  OpDef def{[s](OpCall& c) { plan_unary(c, s); }, run_unary};
+  def.traits.constant_foldable = !inplace;
+  return def;
+}
+
+// relu, or a clamp with this call's planned bounds (hardtanh's, relu6's and
+// clamp's own defaults), as a fused epilogue's activation (OpTraits::epilogue_part).
+bool activation_part(const OpCall& call, EpiloguePart* part) {
+  const auto& st = call.state_as<UnaryState>();
+  if (st.op == UnaryOp::Relu) {
+    part->act = FusedEpilogue::Act::Relu;
+    return true;
+  }
+  if (st.op != UnaryOp::Clamp) return false;
+  const double inf = std::numeric_limits<double>::infinity();
+  part->lo = st.p.has_a ? st.p.a : -inf;
+  part->hi = st.p.has_b ? st.p.b : inf;
+  part->act = FusedEpilogue::Act::Clamp;
+  return part->lo <= part->hi;  // NaN or crossed bounds: left to the op
+}
+
+OpDef activation(OpDef def) {
+  def.traits.epilogue = EpilogueRole::Activation;
+  def.traits.epilogue_part = activation_part;
+  return def;
 }
 
 // ---- clamp with tensor bounds: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) ----
@@ -246,8 +270,8 @@ OpDef clamp_tensor(bool inplace, int only) {
 
 TIR_REGISTER_OPS(
     // relu(Tensor self) -> Tensor; relu_(Tensor(a!) self) -> Tensor(a!)
-    {"aten.relu.default", unary(UnaryOp::Relu)},
-    {"aten.relu_.default", unary_(UnaryOp::Relu)},
+    {"aten.relu.default", activation(unary(UnaryOp::Relu))},
+    {"aten.relu_.default", activation(unary_(UnaryOp::Relu))},
     // sigmoid(Tensor self) -> Tensor
     {"aten.sigmoid.default", unary(UnaryOp::Sigmoid)},
     {"aten.sigmoid_.default", unary_(UnaryOp::Sigmoid)},
@@ -255,8 +279,8 @@ TIR_REGISTER_OPS(
     {"aten.tanh.default", unary(UnaryOp::Tanh)},
     {"aten.tanh_.default", unary_(UnaryOp::Tanh)},
     // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-    {"aten.hardtanh.default", unary(UnaryOp::Clamp, Params::Hardtanh)},
-    {"aten.hardtanh_.default", unary_(UnaryOp::Clamp, Params::Hardtanh)},
+    {"aten.hardtanh.default", activation(unary(UnaryOp::Clamp, Params::Hardtanh))},
+    {"aten.hardtanh_.default", activation(unary_(UnaryOp::Clamp, Params::Hardtanh))},
     // gelu(Tensor self, *, str approximate="none") -> Tensor
     {"aten.gelu.default", unary(UnaryOp::Gelu, Params::Gelu)},
     {"aten.gelu_.default", unary_(UnaryOp::Gelu, Params::Gelu)},
@@ -288,8 +312,8 @@ TIR_REGISTER_OPS(
     {"aten.erf.default", unary(UnaryOp::Erf)},
     {"aten.reciprocal.default", unary(UnaryOp::Reciprocal)},
     // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-    {"aten.clamp.default", unary(UnaryOp::Clamp, Params::Clamp)},
-    {"aten.clamp_.default", unary_(UnaryOp::Clamp, Params::Clamp)},
+    {"aten.clamp.default", activation(unary(UnaryOp::Clamp, Params::Clamp))},
+    {"aten.clamp_.default", activation(unary_(UnaryOp::Clamp, Params::Clamp))},
     // clamp_min(Tensor self, Scalar min) -> Tensor; clamp_max(Tensor self, Scalar max) -> Tensor
     {"aten.clamp_min.default", unary(UnaryOp::Clamp, Params::ClampMin)},
     {"aten.clamp_min_.default", unary_(UnaryOp::Clamp, Params::ClampMin)},
@@ -335,7 +359,7 @@ TIR_REGISTER_OPS(
     // nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
     {"aten.nan_to_num.default", unary(UnaryOp::NanToNum, Params::NanToNum)},
     // relu6(Tensor self) -> Tensor: hardtanh(0, 6)
-    {"aten.relu6.default", unary(UnaryOp::Clamp, Params::Relu6)},
+    {"aten.relu6.default", activation(unary(UnaryOp::Clamp, Params::Relu6))},
     // celu(Tensor self, Scalar alpha=1.) -> Tensor
     {"aten.celu.default", unary_float(UnaryOp::Elu, Params::Celu)},
     // selu(Tensor self) -> Tensor

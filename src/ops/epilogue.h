@@ -1,4 +1,4 @@
-// Helpers for ops that take a fused epilogue (OpDef::accepts_epilogue): the
+// Helpers for ops that take a fused epilogue (OpTraits::epilogue == Producer): the
 // batch-norm fold, the kernel-level epilogue, and a generic fallback that
 // applies the epilogue to a finished output.
 #pragma once

@@ -472,10 +472,10 @@ void run_repeat_interleave_tensor(OpCall& call) {
 
 TIR_REGISTER_OPS(
     // aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-    {"aten.index.Tensor", {plan_index_tensor, run_index_tensor, nullptr, false, infer_index_tensor}},
+    {"aten.index.Tensor", {plan_index_tensor, run_index_tensor, nullptr, {}, infer_index_tensor}},
     // aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
     // (index.Tensor without bounds promises; we still check: same result for valid input)
-    {"aten._unsafe_index.Tensor", {plan_index_tensor, run_index_tensor, nullptr, false, infer_index_tensor}},
+    {"aten._unsafe_index.Tensor", {plan_index_tensor, run_index_tensor, nullptr, {}, infer_index_tensor}},
     // aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
     {"aten.index_select.default", {plan_index_select, run_index_select}},
     // aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1,
@@ -488,6 +488,6 @@ TIR_REGISTER_OPS(
     {"aten.repeat_interleave.self_int", {plan_repeat_interleave_int, run_repeat_interleave_int}},
     // aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
     {"aten.repeat_interleave.Tensor",
-     {plan_repeat_interleave_tensor, run_repeat_interleave_tensor, nullptr, false, infer_repeat_interleave_tensor}});
+     {plan_repeat_interleave_tensor, run_repeat_interleave_tensor, nullptr, {}, infer_repeat_interleave_tensor}});
 
 }  // namespace tir

@@ -185,19 +185,22 @@ void run_scatter_view(OpCall& call, bool select) {
 
 template <bool Inplace>
 OpDef index_put_def() {
-  return {[](OpCall& c) { plan_index_put(c, Inplace); }, [](OpCall& c) { run_index_put(c, Inplace); }};
+  return target_def({[](OpCall& c) { plan_index_put(c, Inplace); }, [](OpCall& c) { run_index_put(c, Inplace); }},
+                    Inplace);
 }
 template <bool Inplace, bool Add>
 OpDef index_along_def() {
-  return {[](OpCall& c) {
-            Add ? plan_index_add(c, Inplace) : plan_index_along(c, Inplace);
-            c.state = std::make_shared<IndexAlongState>();
-          },
-          [](OpCall& c) { run_index_along(c, Inplace, Add); }, prepare_index_along};
+  return target_def({[](OpCall& c) {
+                       Add ? plan_index_add(c, Inplace) : plan_index_along(c, Inplace);
+                       c.state = std::make_shared<IndexAlongState>();
+                     },
+                     [](OpCall& c) { run_index_along(c, Inplace, Add); }, prepare_index_along},
+                    Inplace);
 }
 template <bool Select>
 OpDef scatter_view_def() {
-  return {[](OpCall& c) { plan_scatter_view(c, Select); }, [](OpCall& c) { run_scatter_view(c, Select); }};
+  return target_def({[](OpCall& c) { plan_scatter_view(c, Select); }, [](OpCall& c) { run_scatter_view(c, Select); }},
+                    false);
 }
 
 }  // namespace

@@ -83,12 +83,15 @@ inline Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view_as({1}, {1},
 // Plan of the write-into-self ops (index_put, index_copy, scatter, index_fill, ...): in-place
 // forms alias self, the others get a fresh tensor of self's dtype and shape.
 inline void plan_target(OpCall& call, bool inplace) {
-  if (inplace) {
-    call.alias(0, call.in[0]);
-  } else {
-    call.fresh(0, call.in[0].dtype, call.in[0].shape);
-    call.rewrites_self = true;
-  }
+  if (inplace) call.alias(0, call.in[0]);
+  else call.fresh(0, call.in[0].dtype, call.in[0].shape);
+}
+
+// The registration of a write-into-self op: the out-of-place forms rewrite
+// a copy of self (OpTraits::rewrites_self).
+inline OpDef target_def(OpDef def, bool inplace) {
+  def.traits.rewrites_self = !inplace;
+  return def;
 }
 
 // Run: the tensor to write into (for out-of-place forms, self copied into the

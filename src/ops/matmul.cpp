@@ -42,10 +42,6 @@ std::optional<MatArg> gemm_operand(int64_t rows, int64_t cols, int64_t sr, int64
   return std::nullopt;
 }
 
-Tensor expand_to(const Tensor& t, const Shape& target) {
-  return t.view_as(target, broadcast_strides(t, target), t.offset);
-}
-
 template <typename T>
 void gemm_typed(int64_t M, int64_t N, int64_t K, const T* A, MatArg a, const T* B, MatArg b, T* C,
                 int64_t ldc, T alpha, T beta) {
@@ -199,7 +195,7 @@ void run_addmm_like(OpCall& call) {
   const Tensor& out = call.out[0];
   const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
   const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
-  if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
+  if (use_self) copy_into(out, broadcast_view(call.in[0], out.shape));
   batched_matmul(call, call.in[1], call.in[2], out, alpha, use_self ? beta : kZero);
 }
 
@@ -235,7 +231,7 @@ void run_addmv(OpCall& call) {
   const Tensor& out = call.out[0];
   const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
   const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
-  if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
+  if (use_self) copy_into(out, broadcast_view(call.in[0], out.shape));
   batched_matmul(call, call.in[1], promote_vector(call.in[2], false), promote_vector(out, false), alpha,
                  use_self ? beta : kZero);
 }
@@ -256,7 +252,7 @@ void run_addbmm(OpCall& call) {
   const Tensor &out = call.out[0], &a = call.in[1], &b = call.in[2];
   const Scalar beta = call.scalar("beta", kOne), alpha = call.scalar("alpha", kOne);
   const bool use_self = beta.is_floating() ? beta.f != 0.0 : beta.i != 0;
-  if (use_self) copy_into(out, expand_to(call.in[0], out.shape));
+  if (use_self) copy_into(out, broadcast_view(call.in[0], out.shape));
   // The first product applies beta (a K=0 product when the batch is empty), later ones accumulate.
   const int64_t nb = a.shape[0];
   for (int64_t i = 0; i < std::max<int64_t>(nb, 1); ++i) {
@@ -367,7 +363,7 @@ void run_matmul(OpCall& call) {
   ot.push_back(s.a[s.a.size() - 2]);
   ot.push_back(s.b.back());
   const Tensor& o = call.out[0];
-  batched_matmul(call, expand_to(a, at), expand_to(b, bt), o.view_as(ot, contiguous_strides(ot), o.offset),
+  batched_matmul(call, broadcast_view(a, at), broadcast_view(b, bt), o.view_as(ot, contiguous_strides(ot), o.offset),
                  kOne, kZero);
 }
 
@@ -396,7 +392,7 @@ void run_linear_reference(OpCall& call) {
   const Tensor w = call.in[1].dim() == 1 ? promote_vector(call.in[1], true) : call.in[1];
   const int64_t nin = w.shape[1], nout = w.shape[0];
   const bool has_bias = call.in.size() == 3;
-  if (has_bias) copy_into(out, expand_to(call.in[2], out.shape));
+  if (has_bias) copy_into(out, broadcast_view(call.in[2], out.shape));
   // W^T as an [in, out] view: gemm reads it transposed, never copied.
   const Tensor wt = w.view_as({nin, nout}, {w.strides[1], w.strides[0]}, w.offset);
   const Tensor a = x.dim() == 1 ? promote_vector(x, true) : x;
@@ -575,7 +571,7 @@ void run_right_constant(OpCall& call) {
 
 OpDef packed_gemm_def(void (*plan)(OpCall&), void (*run)(OpCall&), void (*prepare)(OpCall&)) {
   OpDef def{plan, run, prepare};
-  def.accepts_epilogue = true;
+  def.traits.epilogue = EpilogueRole::Producer;
   return def;
 }
 

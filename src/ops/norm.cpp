@@ -328,8 +328,22 @@ void run_bn(OpCall& call) {
   }
 }
 
+// An eval batch norm as a fused epilogue's part (OpTraits::epilogue_part):
+// batch statistics (training) cannot be folded into weights.
+bool batch_norm_part(const OpCall& call, EpiloguePart* part) {
+  const auto& st = call.state_as<BnState>();
+  part->bn_eps = st.eps;
+  return !st.batch_stats;
+}
+
 OpDef bn(Bn kind) {
-  return {[=](OpCall& c) { plan_bn(c, kind); }, run_bn};
+  OpDef def{[=](OpCall& c) { plan_bn(c, kind); }, run_bn};
+  // The forms whose inputs are (x, weight, bias, running_mean, running_var).
+  if (kind == Bn::BatchNorm || kind == Bn::NativeBatchNorm || kind == Bn::LegitNoTraining) {
+    def.traits.epilogue = EpilogueRole::BatchNorm;
+    def.traits.epilogue_part = batch_norm_part;
+  }
+  return def;
 }
 
 // ---- group norm ----

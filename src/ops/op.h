@@ -31,7 +31,7 @@
 namespace tir {
 
 // Work of later IR nodes that the runtime's fusion pass (runtime/fusion.cpp)
-// hands to an op that accepts it (OpDef::accepts_epilogue), applied to the
+// hands to an op that accepts it (OpTraits::epilogue == Producer), applied to the
 // op's output in this order: batch norm (eval; folded into the weights at
 // prepare), + residual, then the activation. The covered nodes are skipped at
 // run time and their outputs alias this op's output.
@@ -78,10 +78,11 @@ class OpCall {
   std::vector<bool> const_in;
   PrepareContext* prepare_ctx = nullptr;  // during prepare() only
   FusedEpilogue epilogue;                 // set by the fusion pass (compile time)
-  // Set by plan(): out[0] is in[0] with a region rewritten (index_copy,
-  // index_put, scatter, slice_scatter, ... in their out-of-place forms). When
-  // nothing reads in[0] afterwards, the runtime may plan out[0] in in[0]'s
-  // memory (runtime/inplace.cpp); run() then skips copying self.
+  // Set by the runtime from OpTraits::rewrites_self: out[0] is in[0] with a
+  // region rewritten (index_copy, index_put, scatter, ... in their
+  // out-of-place forms). When nothing reads in[0] afterwards, the runtime may
+  // plan out[0] in in[0]'s memory (runtime/inplace.cpp); run() then skips
+  // copying self.
   bool rewrites_self = false;
   // Set by plan(): an output's size depends on the input data (nonzero,
   // masked_select, unique, a bool-mask index, ...). plan() sizes it from the
@@ -149,19 +150,64 @@ class OpCall {
   void ensure_out(size_t idx);
 };
 
+// An op's part in a fused epilogue (runtime/fusion.cpp). A Producer applies
+// call.epilogue to its f32 output; the other roles are the nodes a producer
+// may take over after it, in this order: BatchNorm (eval), Residual (an add),
+// Activation.
+enum class EpilogueRole : uint8_t { None, Producer, BatchNorm, Residual, Activation };
+
+// What a planned BatchNorm / Residual / Activation call adds to a producer's
+// epilogue, read by the op's own code from its own planned state (so its
+// attribute defaults live in one place).
+struct EpiloguePart {
+  FusedEpilogue::Act act = FusedEpilogue::Act::None;  // Activation
+  double lo = 0, hi = 0;                              // Act::Clamp bounds
+  double bn_eps = 1e-5;                               // BatchNorm
+};
+
+// Devices an op can run on (OpTraits::devices), as bits.
+enum DeviceBit : uint8_t { kDeviceCpu = 1, kDeviceWebGPU = 2 };
+
+// Facts about an op that the compile passes act on, declared by the op file
+// (data, so no pass matches op names).
+struct OpTraits {
+  EpilogueRole epilogue = EpilogueRole::None;
+  // Producer: can fold an eval batch norm into its packed weights (convolutions).
+  bool folds_batch_norm = false;
+  // BatchNorm / Residual / Activation: fills `part` for this planned call;
+  // false when this call cannot be fused (training batch norm, alpha != 1, ...).
+  bool (*epilogue_part)(const OpCall& call, EpiloguePart* part) = nullptr;
+  // Out-of-place op that rewrites a region of a copy of in[0] (index_copy,
+  // index_put, scatter, ...): the runtime sets OpCall::rewrites_self from it.
+  bool rewrites_self = false;
+  // Deterministic, reads only its inputs and attributes, and cheap enough to
+  // run at prepare: with constant inputs (or none) its output is computed once
+  // (runtime/constant_fold.cpp).
+  bool constant_foldable = false;
+  // A tuple access (getitem): reads only the input attrs["index"] selects
+  // and passes it through as a view.
+  bool reads_selected_input = false;
+  // kDeviceCpu: plan/run above. A device's lowering sets that device's bit.
+  uint8_t devices = kDeviceCpu;
+};
+
 // Registered as {plan, run}, {plan, run, prepare}, ...: the optional members
 // default to empty, so a registration names only what the op has.
 struct OpDef {
   std::function<void(OpCall&)> plan;
   std::function<void(OpCall&)> run{};      // empty for pure view/no-op ops
   std::function<void(OpCall&)> prepare{};  // optional
-  // The op applies call.epilogue (f32 output): the fusion pass may give it
-  // the batch norm / residual add / activation that follow it.
-  bool accepts_epilogue = false;
+  OpTraits traits{};
   // For data-dependent ops (OpCall::data_dependent): every output's shape for
   // the data now in call.in (run time, inputs only; out is not read).
   std::function<std::vector<Shape>(const OpCall&)> infer_shapes{};
 };
+
+// `def`, constant-foldable (OpTraits::constant_foldable).
+inline OpDef foldable(OpDef def) {
+  def.traits.constant_foldable = true;
+  return def;
+}
 
 class OpRegistry {
  public:

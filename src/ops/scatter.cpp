@@ -254,12 +254,15 @@ void run_one_hot(OpCall& call) {
 
 template <bool Inplace, bool Src, bool Add>
 OpDef scatter_def() {
-  return {[](OpCall& c) { plan_scatter(c, Inplace, Src); }, [](OpCall& c) { run_scatter(c, Inplace, Src, Add); }};
+  return target_def(
+      {[](OpCall& c) { plan_scatter(c, Inplace, Src); }, [](OpCall& c) { run_scatter(c, Inplace, Src, Add); }},
+      Inplace);
 }
 template <bool Inplace, bool ValueTensor>
 OpDef index_fill_def() {
-  return {[](OpCall& c) { plan_index_fill(c, Inplace, ValueTensor); },
-          [](OpCall& c) { run_index_fill(c, Inplace, ValueTensor); }};
+  return target_def({[](OpCall& c) { plan_index_fill(c, Inplace, ValueTensor); },
+                     [](OpCall& c) { run_index_fill(c, Inplace, ValueTensor); }},
+                    Inplace);
 }
 
 }  // namespace

@@ -208,9 +208,9 @@ void run_unique_consecutive(OpCall& call) {
 TIR_REGISTER_OPS(
     // aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False)
     //   -> (Tensor, Tensor, Tensor)
-    {"aten._unique2.default", {plan_unique2, run_unique2, nullptr, false, infer_unique2}},
+    {"aten._unique2.default", {plan_unique2, run_unique2, nullptr, {}, infer_unique2}},
     // aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False,
     //   int? dim=None) -> (Tensor, Tensor, Tensor)
-    {"aten.unique_consecutive.default", {plan_unique_consecutive, run_unique_consecutive, nullptr, false, infer_unique_consecutive}});
+    {"aten.unique_consecutive.default", {plan_unique_consecutive, run_unique_consecutive, nullptr, {}, infer_unique_consecutive}});
 
 }  // namespace tir

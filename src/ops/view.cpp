@@ -437,6 +437,10 @@ void plan_getitem(OpCall& c) {
 }
 
 OpDef view_op(void (*plan)(OpCall&)) { return {plan, nullptr}; }
+OpDef tuple_access(OpDef def) {
+  def.traits.reads_selected_input = true;
+  return def;
+}
 OpDef reshape_op(void (*plan)(OpCall&)) { return {plan, run_reshape_copy}; }
 
 }  // namespace
@@ -524,6 +528,6 @@ TIR_REGISTER_OPS(
     // _assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, ...) -> ()
     {"aten._assert_tensor_metadata.default", view_op(plan_assert_metadata)},
     // operator.getitem(outputs, int index) -> Tensor
-    {"<built-in function getitem>", view_op(plan_getitem)});
+    {"<built-in function getitem>", tuple_access(view_op(plan_getitem))});
 
 }  // namespace tir

@@ -15,36 +15,21 @@
 // data-dependent ops never come here: their run path is unchanged.
 #include <chrono>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "runtime/memory_plan.h"
 #include "runtime/session_impl.h"
 
 namespace tir {
 
-namespace {
-
-// Name of the value a step's input i reads (node output, graph input or weight placeholder).
-std::string input_value_name(const std::unordered_map<std::string, const OpNode*>& node_by_name, const OpNode& node,
-                             size_t i) {
-  const TensorMeta& m = node.inputs[i];
-  if (!m.has_producer()) return m.name;
-  auto it = node_by_name.find(m.producer_node);
-  if (it == node_by_name.end()) return m.producer_node;
-  return it->second->outputs.at(size_t(m.producer_output_idx)).name;
-}
-
-}  // namespace
-
 void Session::Impl::mark_dynamic_region() {
-  std::unordered_set<std::string> resized;  // values whose size may change per run
-  for (auto& step : steps) {
-    bool dyn = step->call.data_dependent && step->def->infer_shapes;
-    for (size_t i = 0; i < step->node->inputs.size() && !dyn; ++i)
-      dyn = resized.count(input_value_name(node_by_name, *step->node, i)) > 0;
+  std::vector<bool> resized(graph.num_values(), false);  // values whose size may change per run
+  for (size_t s = 0; s < steps.size(); ++s) {
+    Step& step = *steps[s];
+    bool dyn = step.call.data_dependent && step.def->infer_shapes;
+    for (ValueId id : graph.inputs(s)) dyn = dyn || (id != kNoValue && resized[size_t(id)]);
     if (!dyn) continue;
-    step->dynamic = has_dynamic = true;
-    for (const auto& o : step->node->outputs) resized.insert(o.name);
+    step.dynamic = has_dynamic = true;
+    for (ValueId id : graph.outputs(s)) resized[size_t(id)] = true;
   }
 }
 
@@ -63,15 +48,15 @@ void Session::Impl::run_step(OpCall& call, const Step& step) {
 void Session::Impl::run_dynamic() {
   outputs = static_outputs;
   run_values.clear();
-  std::unordered_map<std::string, Tensor> resized;  // this run's re-planned values
-  for (auto& sp : steps) {
-    Step& step = *sp;
+  std::unordered_map<ValueId, Tensor> resized;  // this run's re-planned values
+  for (size_t s = 0; s < steps.size(); ++s) {
+    Step& step = *steps[s];
+    const std::vector<ValueId>& ins = graph.inputs(s);
     running = step.node;
     bool replan = false, inputs_resized = false;
     std::vector<Shape> shapes;  // the data's sizes when the inputs are the planned ones
     if (step.dynamic) {
-      for (size_t i = 0; i < step.node->inputs.size() && !inputs_resized; ++i)
-        inputs_resized = resized.count(input_value_name(node_by_name, *step.node, i)) > 0;
+      for (size_t i = 0; i < ins.size() && !inputs_resized; ++i) inputs_resized = resized.count(ins[i]) > 0;
       replan = inputs_resized;
       if (!replan && step.call.data_dependent) {
         shapes = step.def->infer_shapes(step.call);
@@ -80,12 +65,12 @@ void Session::Impl::run_dynamic() {
       }
     }
     if (!replan) {
-      if (step.def->run && !step.covered) run_step(step.call, step);
+      if (step.def->run && !step.covered && !step.folded) run_step(step.call, step);
       continue;
     }
     OpCall call(*step.node);
-    for (size_t i = 0; i < step.node->inputs.size(); ++i) {
-      auto it = resized.find(input_value_name(node_by_name, *step.node, i));
+    for (size_t i = 0; i < ins.size(); ++i) {
+      auto it = resized.find(ins[i]);
       call.in.push_back(it != resized.end() ? it->second : step.call.in[i]);
     }
     call.const_in = step.call.const_in;
@@ -106,14 +91,15 @@ void Session::Impl::run_dynamic() {
       call.prepare_ctx = nullptr;
     }
     if (step.def->run) run_step(call, step);
-    for (size_t k = 0; k < call.out.size() && k < step.node->outputs.size(); ++k)
-      resized[step.node->outputs[k].name] = call.out[k];
+    for (size_t k = 0; k < call.out.size() && k < graph.outputs(s).size(); ++k)
+      resized[graph.outputs(s)[k]] = call.out[k];
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
-    auto it = resized.find(model.graph_outputs[k].name);
+    auto it = resized.find(graph.graph_outputs()[k]);
     if (it != resized.end()) outputs[k] = it->second;
   }
-  if (options.keep_intermediates) run_values = std::move(resized);
+  if (options.keep_intermediates)
+    for (const auto& kv : resized) run_values[graph.value(kv.first).name] = kv.second;
 }
 
 }  // namespace tir

@@ -16,12 +16,8 @@ namespace tir {
 
 void Session::Impl::update_in_place() {
   if (options.keep_intermediates || !options.update_in_place) return;
-  std::unordered_map<Buffer*, Buffer*> root_of;
-  for (const auto& m : merged_buffers) root_of[m.first] = m.second;
-  auto root = [&](Buffer* b) {
-    for (auto it = root_of.find(b); it != root_of.end(); it = root_of.find(b)) b = it->second;
-    return b;
-  };
+  AliasClasses& aliases = graph.aliases();
+  auto root = [&](Buffer* b) { return aliases.root(b); };
   // Last step touching each (root) buffer, and which buffers a graph output uses.
   std::unordered_map<Buffer*, int64_t> last_touch;
   std::unordered_map<Buffer*, int> touches_at_last;  // how many tensors touch it at that step
@@ -63,8 +59,7 @@ void Session::Impl::update_in_place() {
     auto lt = last_touch.find(sb);
     if (lt == last_touch.end() || lt->second != int64_t(s) || touches_at_last[sb] != 1) continue;
     if (output_buffers.count(sb)) continue;
-    merged_buffers.emplace_back(out.buffer.get(), sb);
-    root_of[out.buffer.get()] = sb;
+    aliases.merge(out.buffer.get(), sb);
     // Later steps that touch the output now touch self's buffer.
     auto ot = last_touch.find(out.buffer.get());
     if (ot != last_touch.end()) {

@@ -72,6 +72,10 @@ std::shared_ptr<PrepareContext> make_shared_prepare_cache(DType weight_dtype) {
 void Session::Impl::prepare() {
   derived_cache = options.shared_prepare ? options.shared_prepare : make_shared_prepare_cache(options.weight_dtype);
   for (auto& step : steps) {
+    if (step->folded) {  // computed here, once: later steps may pack its value
+      run_folded(*step);
+      continue;
+    }
     if (!step->def->prepare || step->covered) continue;
     step->call.prepare_ctx = derived_cache.get();
     step->def->prepare(step->call);
@@ -79,8 +83,8 @@ void Session::Impl::prepare() {
   }
   // Packed copies are only known once made; still refuse a session whose
   // memory ends up past the arena cap rather than let it grow further.
-  check_arena_bytes(limits, uint64_t(arena_size) + derived_cache->derived_bytes(),
-                    "the arena plus prepared weight copies");
+  check_arena_bytes(limits, uint64_t(arena_size) + folded_bytes + derived_cache->derived_bytes(),
+                    "the arena plus folded constants and prepared weight copies");
   prepared = true;
 }
 

@@ -86,34 +86,39 @@ void Session::Impl::compile() {
   validate_model_or_throw(model, model_index);
   check_supported(model);
   check_declared_limits();
-  for (const auto& gi : model.graph_inputs) {
+  graph = Graph(model, model_index);
+  for (size_t k = 0; k < model.graph_inputs.size(); ++k) {
+    const auto& gi = model.graph_inputs[k];
     Tensor t = make_unplanned(compute_dtype(gi.dtype), gi.shape, gi.name);
     t.buffer->kind = Buffer::Kind::Input;
     inputs.push_back(t);
-    values[gi.name] = t;
+    graph.tensor(graph.graph_inputs()[k]) = t;
   }
-  for (const auto& node : model.nodes) node_by_name[node.name] = &node;
-  for (const auto& node : model.nodes) {
+  for (size_t s = 0; s < model.nodes.size(); ++s) {
+    const OpNode& node = model.nodes[s];
     auto step = std::make_unique<Step>(node);
     step->def = OpRegistry::instance().find(node.op_type);
-    for (size_t i = 0; i < node.inputs.size(); ++i) step->call.in.push_back(resolve_input(node, i));
+    for (size_t i = 0; i < node.inputs.size(); ++i) step->call.in.push_back(resolve_input(s, node, i));
     step->call.check_fresh = [this](const std::string& what, const Shape& shape, DType dtype) {
       check_value_limits(limits, what, shape, dtype, true);
     };
+    step->call.rewrites_self = step->def->traits.rewrites_self;
     plan_naming_node(*step->def, step->call, node);
     check_outputs(*step);
     check_step_limits(*step);
     mark_mutations(*step);
-    for (size_t k = 0; k < node.outputs.size(); ++k) values[node.outputs[k].name] = step->call.out[k];
+    for (size_t k = 0; k < node.outputs.size(); ++k) graph.tensor(graph.outputs(s)[k]) = step->call.out[k];
     steps.push_back(std::move(step));
   }
-  for (const auto& go : model.graph_outputs) {
-    auto it = values.find(go.name);
-    if (it == values.end()) throw IRFormatError("graph output '" + go.name + "' is not produced by any node");
-    outputs.push_back(it->second);
+  for (size_t k = 0; k < model.graph_outputs.size(); ++k) {
+    const ValueId id = graph.graph_outputs()[k];
+    if (id == kNoValue)
+      throw IRFormatError("graph output '" + model.graph_outputs[k].name + "' is not produced by any node");
+    outputs.push_back(graph.tensor(id));
   }
-  mark_constant_inputs();
   mark_dynamic_region();
+  fold_constants();
+  mark_constant_inputs();
   fuse_epilogues();
   update_in_place();
   plan_arena();
@@ -133,33 +138,19 @@ void Session::Impl::mark_constant_inputs() {
   }
 }
 
-Tensor Session::Impl::resolve_input(const OpNode& node, size_t index) {
+Tensor Session::Impl::resolve_input(size_t step, const OpNode& node, size_t index) {
   const TensorMeta& meta = node.inputs[index];
-  Tensor t;
-  if (meta.has_producer()) {
-    auto producer = node_by_name.find(meta.producer_node);
-    // A graph input is its own producer.
-    const std::string name = producer != node_by_name.end()
-                                 ? producer->second->outputs.at(size_t(meta.producer_output_idx)).name
-                                 : meta.producer_node;
-    t = value_named(name, node, index);
-  } else if (model_index.find_weight(meta.name)) {
-    t = weight_tensor(meta.name, node);
-  } else {
-    t = value_named(meta.name, node, index);  // hand-written files: graph input without producer_node
-  }
+  const ValueId id = graph.input(step, index);
+  if (id == kNoValue)
+    throw ExecutionError("Weight/input '" + graph.unresolved_name(step, index) + "' not found in registry for node '" +
+                         node.name + "'.");
+  Tensor& t = graph.tensor(id);
+  if (graph.value(id).kind == GraphValue::Kind::Weight && !t.defined()) t = weight_tensor(meta.name, node);
   if (t.shape != meta.shape || t.dtype != compute_dtype(meta.dtype))
     throw ExecutionError("node '" + node.name + "' input " + std::to_string(index) + " ('" + meta.name +
                          "'): IR says " + meta_text(meta.shape, meta.dtype) + " but the value is " +
                          meta_text(t.shape, t.dtype));
   return t;
-}
-
-Tensor Session::Impl::value_named(const std::string& name, const OpNode& reader, size_t index) const {
-  auto it = values.find(name);
-  if (it == values.end())
-    throw ExecutionError("Weight/input '" + name + "' not found in registry for node '" + reader.name + "'.");
-  return it->second;
 }
 
 Tensor& Session::Impl::weight_tensor(const std::string& placeholder, const OpNode& reader) {
@@ -236,13 +227,9 @@ void Session::Impl::mark_mutations(const Step& step) {
 
 void Session::Impl::plan_arena() {
   // Each arena buffer lives from its defining step to its last reader/writer.
-  // Buffers merged by the fusion pass are planned as their root buffer.
-  std::unordered_map<Buffer*, Buffer*> root_of;
-  for (const auto& m : merged_buffers) root_of[m.first] = m.second;
-  auto root = [&](Buffer* b) {
-    for (auto it = root_of.find(b); it != root_of.end(); it = root_of.find(b)) b = it->second;
-    return b;
-  };
+  // Buffers merged by the fusion and in-place passes are planned as their class's root.
+  const AliasClasses& aliases = graph.aliases();
+  auto root = [&](Buffer* b) { return aliases.root(b); };
   std::vector<Buffer*> buffers;
   std::vector<LiveRange> ranges;
   std::unordered_map<Buffer*, size_t> index;
@@ -288,7 +275,7 @@ void Session::Impl::plan_arena() {
   uint8_t* base = arena_storage.get();
   base += (kArenaAlignment - reinterpret_cast<uintptr_t>(base) % kArenaAlignment) % kArenaAlignment;
   for (size_t i = 0; i < buffers.size(); ++i) buffers[i]->data = base + size_t(plan.offsets[i]);
-  for (const auto& m : merged_buffers) m.first->data = root(m.first)->data;
+  for (Buffer* b : aliases.merged()) b->data = root(b)->data;
 }
 
 void Session::bind(const TensorMap& weights, const TensorMap& constants) { impl_->bind(weights, constants); }
@@ -370,7 +357,10 @@ void Session::run_slots() {
       return;
     }
     for (auto& step : s.steps) {
-      if (!step->def->run || step->covered) continue;
+      if (!step->def->run || step->covered || step->folded) {
+        if (step->folded && s.profiling) s.profile.push_back({step->node->name, step->node->op_type, 0.0, {}, true});
+        continue;
+      }
       s.running = step->node;
       if (s.profiling) s.run_step(step->call, *step);
       else step->def->run(step->call);
@@ -429,11 +419,12 @@ const Tensor* Session::value(const std::string& name) const {
   if (!impl_->options.keep_intermediates) return nullptr;
   auto resized = impl_->run_values.find(name);  // re-planned for the last run's data sizes
   if (resized != impl_->run_values.end()) return &resized->second;
-  auto it = impl_->values.find(name);
-  return it == impl_->values.end() ? nullptr : &it->second;
+  const ValueId id = impl_->graph.find(name);
+  return id == kNoValue ? nullptr : &impl_->graph.tensor(id);
 }
 
 const Model& Session::model() const { return impl_->model; }
+const Graph& Session::graph() const { return impl_->graph; }
 size_t Session::arena_bytes() const { return impl_->arena_size; }
 size_t Session::prepared_bytes() const {
   return impl_->derived_cache ? impl_->derived_cache->derived_bytes() : 0;

@@ -14,12 +14,14 @@
 namespace tir {
 
 class PrepareContext;  // ops/op.h
+class Graph;           // runtime/graph.h
 
 struct NodeTiming {
   std::string node;
   std::string op_type;
   double ms = 0;
   std::vector<std::string> covers;  // IR nodes fused into this one (their time is included)
+  bool folded = false;              // a constant computed once at prepare: not run (ms = 0)
 };
 
 // Resource caps checked at compile (Session construction), before any
@@ -49,6 +51,10 @@ struct SessionOptions {
   // a decode step updates its KV cache in O(one token). Off with
   // keep_intermediates.
   bool update_in_place = true;
+  // Run the nodes whose inputs are all constants and whose op is
+  // constant-foldable (arange, full, elementwise math on constants, ...) once
+  // at prepare and keep their outputs as constants (runtime/constant_fold.cpp).
+  bool fold_constants = true;
   // Storage of the constant f32 weights that linear / addmm / mm / matmul pack
   // for their gemm: F32, or F16 / BF16 (rounded to nearest even, widened in
   // the kernel, f32 accumulation; half the bytes per decode step). The bound
@@ -123,6 +129,8 @@ class Session {
   void run_steps(size_t first, size_t last);
 
   const Model& model() const;
+  // The compiled graph (value ids, use lists, alias classes), for tools and tests.
+  const Graph& graph() const;
   size_t arena_bytes() const;
   // Bytes of packed/folded weight copies made at prepare (shared ones included).
   size_t prepared_bytes() const;

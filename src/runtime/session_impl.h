@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ops/op.h"
+#include "runtime/graph.h"
 #include "runtime/session.h"
 
 namespace tir {
@@ -20,6 +21,9 @@ struct Step {
   // directly or not: re-planned at run time when the data gives other sizes
   // than the IR records (runtime/dynamic.cpp). Never fused.
   bool dynamic = false;
+  // All inputs constant and the op constant-foldable: run once at prepare,
+  // its outputs held as constants, skipped at run time (runtime/constant_fold.cpp).
+  bool folded = false;
   explicit Step(const OpNode& n) : node(&n), call(n) {}
 };
 
@@ -38,13 +42,12 @@ struct WeightSlot {
 struct Session::Impl {
   Model model;
   ModelIndex model_index;  // name lookups into `model` (hash maps: O(1) per node input)
+  Graph graph;             // value ids, producers, use lists, alias classes; its tensors are the planned values
   SessionOptions options;
   Limits limits;                                        // options.limits, defaults filled in
   int64_t run_work = 0;                                 // elements one run touches (max_run_work)
   std::vector<Tensor> inputs;                           // graph input slots
   std::vector<std::unique_ptr<Step>> steps;
-  std::unordered_map<std::string, Tensor> values;       // node output name -> value
-  std::unordered_map<std::string, const OpNode*> node_by_name;
   std::map<std::string, WeightSlot> weights;            // by original key
   std::unordered_map<const Buffer*, WeightSlot*> weight_by_buffer;  // slot of a weight's buffer
   std::vector<Tensor> outputs;                          // graph outputs (views of values)
@@ -58,19 +61,19 @@ struct Session::Impl {
   bool profiling = false;
   const OpNode* running = nullptr;  // the node whose run is in progress, to name it in errors
   std::vector<NodeTiming> profile;
-  // Fusion: (buffer, buffer it shares memory with) pairs for the memory plan.
-  std::vector<std::pair<Buffer*, Buffer*>> merged_buffers;
+  size_t folded_bytes = 0;  // memory of the folded constants (outside the arena)
   std::shared_ptr<PrepareContext> derived_cache;  // packed/folded weights, rebuilt at bind unless shared
 
   void compile();
-  Tensor resolve_input(const OpNode& node, size_t index);
-  Tensor value_named(const std::string& name, const OpNode& reader, size_t index) const;
+  Tensor resolve_input(size_t step, const OpNode& node, size_t index);
   Tensor& weight_tensor(const std::string& placeholder, const OpNode& reader);
   void check_outputs(const Step& step) const;
   void check_declared_limits();
   void check_step_limits(const Step& step);
   void mark_mutations(const Step& step);
   void mark_constant_inputs();
+  void fold_constants();
+  void run_folded(Step& step);
   void fuse_epilogues();
   void update_in_place();
   void plan_arena();

@@ -224,6 +224,7 @@ c10::Device open_device(const std::string& device) {
 
 struct ReferenceRunner::Impl {
   Model model;
+  ModelIndex index;  // of `model`
   c10::Device device{at::kCPU};
   bool float64 = false;
   // Weights and constants by original key and placeholder; they persist (and
@@ -234,7 +235,7 @@ struct ReferenceRunner::Impl {
 
   void bind(const std::string& key, const at::Tensor& t) {
     bound[key] = t;
-    for (const auto& p : model.placeholders_of(key)) bound[p] = t;
+    for (const auto& p : index.placeholders_of(key)) bound[p] = t;
   }
 };
 
@@ -243,6 +244,7 @@ ReferenceRunner::ReferenceRunner(const Model& model, const TensorMap& weights,
     : impl_(new Impl) {
   c10::AutoGradMode no_grad(false);
   impl_->model = model;
+  impl_->index = ModelIndex(impl_->model);
   impl_->device = open_device(device);
   impl_->float64 = float64;
   const c10::Device dev = impl_->device;

@@ -66,7 +66,7 @@ TEST(IrLoader, LoadsSimpleMlpSeed) {
   EXPECT_EQ(lin.inputs[1].name, "p_fc1_weight");
   EXPECT_TRUE(lin.attrs.empty());
   EXPECT_EQ(m.nodes[1].inputs[0].producer_node, "linear");
-  EXPECT_EQ(m.find_weight("p_fc2_bias"), &m.weights[3]);
+  EXPECT_EQ(ModelIndex(m).find_weight("p_fc2_bias"), &m.weights[3]);
   EXPECT_TRUE(m.constants.empty());
 }
 
@@ -223,9 +223,10 @@ TEST(IrLoader, PlaceholderNamedWeights) {
       "outputs": [{"name": "linear", "shape": [1, 8], "dtype": "float32"}], "attrs": {}}]})";
   Model m = load_model_json(text);
   ASSERT_EQ(m.weights.size(), 1u);
-  EXPECT_EQ(m.find_weight("p_fc1_weight"), &m.weights[0]);
-  EXPECT_EQ(m.find_weight("fc1.weight"), &m.weights[0]);
-  EXPECT_EQ(m.original_name("p_fc1_weight"), "fc1.weight");
+  const ModelIndex index(m);
+  EXPECT_EQ(index.find_weight("p_fc1_weight"), &m.weights[0]);
+  EXPECT_EQ(index.find_weight("fc1.weight"), &m.weights[0]);
+  EXPECT_EQ(index.original_name("p_fc1_weight"), "fc1.weight");
 }
 
 TEST(IrLoader, DuplicateKeysKeepLastLikePython) {

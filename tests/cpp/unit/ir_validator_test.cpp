@@ -168,7 +168,10 @@ TEST(IrValidator, MappingToMissingWeight) {
 
   // Files listing placeholders in `weights` are not checked against the mapping.
   Model p = mlp();
-  for (auto& w : p.weights) w.name = p.placeholders_of(w.name).at(0);
+  const ModelIndex index(p);
+  std::vector<std::string> placeholder_names;
+  for (const auto& w : p.weights) placeholder_names.push_back(index.placeholders_of(w.name).at(0));
+  for (size_t k = 0; k < p.weights.size(); ++k) p.weights[k].name = placeholder_names[k];
   p.weight_name_mapping.emplace_back("p_extra", "extra.weight");
   EXPECT_EQ(validate_model(p), kNone);
 }

@@ -408,19 +408,26 @@ TEST(Limits, ManyMappedWeightsAndInputsLookUpByHash) {
   EXPECT_LT(cpu_seconds_since(t0), 5.0);  // ~20 s with linear lookups
 }
 
-TEST(Limits, ModelIndexAgreesWithModelLookups) {
-  // Older files: weights listed under placeholder names; ties resolve as Model does.
+TEST(Limits, ModelIndexResolvesOlderFilesTies) {
+  // Older files: weights listed under placeholder names. The first mapping of
+  // a placeholder wins; a weight named by the key or the name itself comes
+  // first (file order), then the first placeholder of `name` naming a weight.
   Model m;
   m.weights = {meta("p_b", {1}), meta("a", {2}), meta("p_a", {3})};
   m.weight_name_mapping = {{"p_a", "a"}, {"p_a2", "a"}, {"p_b", "b"}, {"p_a", "other"}};
   m.graph_inputs = {meta("x", {1}), meta("x", {2})};
   const ModelIndex index(m);
-  for (const std::string name : {"p_a", "p_a2", "a", "b", "p_b", "other", "zz"}) {
-    EXPECT_EQ(index.find_weight(name), m.find_weight(name)) << name;
-    EXPECT_EQ(index.original_name(name), m.original_name(name)) << name;
-    EXPECT_EQ(index.placeholders_of(name), m.placeholders_of(name)) << name;
-  }
-  EXPECT_EQ(index.find_graph_input("x"), m.find_graph_input("x"));
+  const std::vector<std::pair<std::string, const TensorMeta*>> weight_of = {
+      {"p_a", &m.weights[1]}, {"p_a2", &m.weights[1]}, {"a", &m.weights[1]}, {"b", &m.weights[0]},
+      {"p_b", &m.weights[0]}, {"other", &m.weights[2]}, {"zz", nullptr}};
+  for (const auto& [name, w] : weight_of) EXPECT_EQ(index.find_weight(name), w) << name;
+  EXPECT_EQ(index.original_name("p_a"), "a");
+  EXPECT_EQ(index.original_name("p_b"), "b");
+  EXPECT_EQ(index.original_name("zz"), "zz");
+  EXPECT_EQ(index.placeholders_of("a"), (std::vector<std::string>{"p_a", "p_a2"}));
+  EXPECT_EQ(index.placeholders_of("other"), std::vector<std::string>{"p_a"});
+  EXPECT_TRUE(index.placeholders_of("p_a").empty());
+  EXPECT_EQ(index.find_graph_input("x"), &m.graph_inputs[0]);
 }
 
 TEST(MemoryPlan, LargeRandomPlansNeverOverlapLiveRanges) {
