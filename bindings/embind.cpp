@@ -62,12 +62,13 @@ class WasmModel : public TensorSources {
 
   // The next compile() plans for WebGPU placement (webgpuPlan()).
   void setWebGpu(bool on) { webgpu_ = on; }
-  // The session's WebGPU program (JSON; runtime/webgpu_plan.cpp), or an error JSON {kind, message}.
-  std::string webgpuPlan() {
+  // The session's WebGPU program (JSON; runtime/webgpu_plan.cpp) for a device whose largest
+  // storage binding is max_binding_bytes, or an error JSON {kind, message}.
+  std::string webgpuPlan(double max_binding_bytes) {
     std::string plan;
     std::string err = guarded([&] {
       need_session();
-      plan = session_->webgpu_plan();
+      plan = session_->webgpu_plan(uint64_t(max_binding_bytes));
     });
     return err.empty() ? plan : err;
   }

@@ -309,7 +309,7 @@ export class Model {
   placement() {
     this._ensureCompiled();
     if (this._gpu) return this._gpu.placement();
-    const p = JSON.parse(String(this._h.webgpuPlan())).placement ?? {};
+    const p = JSON.parse(String(this._h.webgpuPlan(2 ** 31))).placement ?? {};
     return { nodes: { webgpu: 0, wasm: (p.webgpu ?? 0) + (p.wasm ?? 0) }, transfers: { uploads: 0, downloads: 0 } };
   }
 
@@ -592,20 +592,28 @@ function executionProviders(list) {
   });
 }
 
+// Recompiles a session planned for WebGPU as a plain WASM one (fusion back on), with a warning.
+function onlyWasm(handle, weightDtype, why) {
+  warn(`WebGPU: ${why}; the model runs on WASM`);
+  handle.setWebGpu(false);
+  check(handle.compile(weightDtype), 'ExecutionError');
+  return null;
+}
+
 // The WebGPU executor of a session compiled for it, or null after falling back to WASM
 // (recompiled with fusion, a warning) when there is no GPU; env.webgpu.strict: an error.
 async function startWebGpu(backend, handle, weightDtype) {
   const { device, why } = await webgpuDevice();
   if (!device) {
     if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
-    warn(`WebGPU: ${why}; the model runs on WASM`);
-    handle.setWebGpu(false);
-    check(handle.compile(weightDtype), 'ExecutionError');
-    return null;
+    return onlyWasm(handle, weightDtype, why);
   }
-  const text = String(handle.webgpuPlan());
+  const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
   const plan = parseJsonLoose(text);
   if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
+  if (plan.placement.webgpu === 0) {
+    return onlyWasm(handle, weightDtype, `no node of this model can run on the GPU (${plan.fallbacks[0]?.why ?? 'no compute node'})`);
+  }
   const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
   return WebGpuExecutor.create({ device, plan, handle, memoryView });
 }

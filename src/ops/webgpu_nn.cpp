@@ -2,6 +2,7 @@
 // softmax, reductions, gathers, cat and attention (f32). Parameters are the
 // ones the CPU op files read, with their defaults; every layout a kernel does
 // not take (a strided weight, rank past the kernel's) declines the node.
+#include <algorithm>
 #include <cmath>
 
 #include "ops/webgpu.h"
@@ -156,6 +157,11 @@ bool lower_conv2d(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+bool lower_convolution(const OpCall& c, GpuLowering& g) {
+  if (c.b("transposed", false)) return false;
+  return lower_conv2d(c, g);
+}
+
 // max_pool2d (mode 0), avg_pool2d (1), adaptive_avg_pool2d (2) on [N, C, H, W].
 bool pool(const OpCall& c, GpuLowering& g, int mode) {
   if (!all_f32(c) || c.in[0].dim() != 4 || c.out.size() != 1) return false;
@@ -192,6 +198,9 @@ bool lower_max_pool2d(const OpCall& c, GpuLowering& g) { return pool(c, g, 0); }
 bool lower_avg_pool2d(const OpCall& c, GpuLowering& g) { return pool(c, g, 1); }
 bool lower_adaptive_avg_pool2d(const OpCall& c, GpuLowering& g) { return pool(c, g, 2); }
 
+// batch_norm / native_batch_norm / _native_batch_norm_legit_no_training in
+// inference; the native forms' save_mean/save_invstd are not written (the
+// placement pass keeps the node on WASM when something reads them).
 bool lower_batch_norm(const OpCall& c, GpuLowering& g) {
   if (!all_f32(c) || c.in.size() != 5 || c.b("training", false)) return false;
   const Tensor& x = c.in[0];
@@ -250,8 +259,9 @@ bool lower_softmax(const OpCall& c, GpuLowering& g, int mode) {
 bool lower_softmax0(const OpCall& c, GpuLowering& g) { return lower_softmax(c, g, 0); }
 bool lower_log_softmax(const OpCall& c, GpuLowering& g) { return lower_softmax(c, g, 1); }
 
+// layer_norm; native_layer_norm's mean/rstd outputs are not written (see batch norm).
 bool lower_layer_norm(const OpCall& c, GpuLowering& g) {
-  if (!all_f32(c) || c.out.size() != 1) return false;
+  if (!all_f32(c)) return false;
   const Tensor& x = c.in[0];
   const Tensor w = c.in.size() > 1 ? c.in[1] : Tensor{};
   const Tensor b = c.in.size() > 2 ? c.in[2] : Tensor{};
@@ -281,24 +291,34 @@ bool lower_reduce(const OpCall& c, GpuLowering& g, int mode) {
   if (!all_f32(c) || c.has("dtype")) return false;
   const Tensor& x = c.in[0];
   const auto dims = c.opt_ints("dim");
-  if (!dims || dims->size() != 1 || x.dim() == 0) return false;
-  const int64_t dim = c.wrap_dim((*dims)[0], x.dim());
+  if (!dims || dims->empty() || x.dim() == 0) return false;
+  // Several dims reduce as one when they are adjacent and merge into one stride (H, W).
+  std::vector<int64_t> ds;
+  for (int64_t d : *dims) ds.push_back(c.wrap_dim(d, x.dim()));
+  std::sort(ds.begin(), ds.end());
+  int64_t red = 1;
+  for (size_t k = 0; k < ds.size(); ++k) {
+    if (k && (ds[k] != ds[k - 1] + 1 || x.strides[size_t(ds[k - 1])] != x.strides[size_t(ds[k])] * x.shape[size_t(ds[k])]))
+      return false;
+    red *= x.shape[size_t(ds[k])];
+  }
+  const int64_t dim = ds.front(), last = ds.back();
   const Tensor& y = c.out[0];
   if (!dense_at_zero(y)) return false;
   Shape keep;
   Strides xs;
   for (int64_t i = 0; i < x.dim(); ++i)
-    if (i != dim) keep.push_back(x.shape[size_t(i)]), xs.push_back(x.strides[size_t(i)]);
+    if (i < dim || i > last) keep.push_back(x.shape[size_t(i)]), xs.push_back(x.strides[size_t(i)]);
   int64_t rows = 1;
   for (int64_t d : keep) rows *= d;
   if (rows == 0) return true;
-  if (x.shape[size_t(dim)] == 0) return false;  // torch's empty-dim results stay on the CPU
+  if (red == 0) return false;  // torch's empty-dim results stay on the CPU
   GpuDispatch d;
   d.kernel = "reduce";
   d.subst = {{"MODE", std::to_string(mode)}};
   d.types = {{"I", "i32"}};
-  d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", x.shape[size_t(dim)]);
-  d.meta.u("r_stride", x.strides[size_t(dim)]).u("x_off", x.offset).f("correction", 0);
+  d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", red);
+  d.meta.u("r_stride", x.strides[size_t(last)]).u("x_off", x.offset).f("correction", 0);
   d.meta.us("shape", vec(keep, 6)).us("x_strides", vec(xs, 6));
   d.bindings = {y, x, Tensor{}};
   d.written = {0, 2};
@@ -395,14 +415,15 @@ bool lower_sdpa(const OpCall& c, GpuLowering& g) {
 TIR_REGISTER_WEBGPU(
     {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_mm}, {"aten.matmul.default", lower_mm},
     {"aten.linear.default", lower_linear}, {"aten.addmm.default", lower_addmm},
-    {"aten.conv2d.default", lower_conv2d},
+    {"aten.conv2d.default", lower_conv2d}, {"aten.convolution.default", lower_convolution},
     {"aten.max_pool2d.default", lower_max_pool2d}, {"aten.avg_pool2d.default", lower_avg_pool2d},
     {"aten.adaptive_avg_pool2d.default", lower_adaptive_avg_pool2d},
     {"aten._adaptive_avg_pool2d.default", lower_adaptive_avg_pool2d},
-    {"aten.batch_norm.default", lower_batch_norm},
+    {"aten.batch_norm.default", lower_batch_norm}, {"aten.native_batch_norm.default", lower_batch_norm},
+    {"aten._native_batch_norm_legit_no_training.default", lower_batch_norm},
     {"aten.softmax.int", lower_softmax0}, {"aten._softmax.default", lower_softmax0},
     {"aten.log_softmax.int", lower_log_softmax}, {"aten._log_softmax.default", lower_log_softmax},
-    {"aten.layer_norm.default", lower_layer_norm},
+    {"aten.layer_norm.default", lower_layer_norm}, {"aten.native_layer_norm.default", lower_layer_norm},
     {"aten.sum.dim_IntList", lower_sum}, {"aten.mean.dim", lower_mean},
     {"aten.embedding.default", lower_embedding}, {"aten.index_select.default", lower_index_select},
     {"aten.cat.default", lower_cat},

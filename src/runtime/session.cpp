@@ -383,7 +383,7 @@ void Session::run_steps(size_t first, size_t last) {
   try {
     for (size_t i = first; i <= last; ++i) {
       Step& step = *s.steps[i];
-      if (!step.def->run || step.covered) continue;
+      if (!step.def->run || step.covered || step.folded) continue;
       s.running = step.node;
       step.def->run(step.call);
     }

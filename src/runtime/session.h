@@ -122,8 +122,9 @@ class Session {
   // GPU buffers and the dispatches with their parameters (JSON, replayed by the
   // npm package's executor; runtime/webgpu_plan.cpp, docs/webgpu.md). After
   // bind(); compile with fusion and update_in_place off (GPU kernels take no
-  // epilogues yet).
-  std::string webgpu_plan() const;
+  // epilogues yet). max_binding_bytes: the device's maxStorageBufferBindingSize
+  // (a node binding a larger value stays on WASM).
+  std::string webgpu_plan(uint64_t max_binding_bytes = uint64_t(128) << 20) const;
   // Runs steps [first, last] of the graph (the executor's WASM parts), with the
   // inputs already in their slots. Not for graphs with data-dependent shapes.
   void run_steps(size_t first, size_t last);

@@ -41,13 +41,13 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-std::string Session::webgpu_plan() const {
+std::string Session::webgpu_plan(uint64_t max_binding_bytes) const {
   if (!impl_->bound && !impl_->weights.empty()) throw ExecutionError("webgpu_plan() before bind(): weights are not loaded");
   if (!impl_->prepared) impl_->prepare();
-  return impl_->webgpu_plan_json();
+  return impl_->webgpu_plan_json(max_binding_bytes);
 }
 
-std::string Session::Impl::webgpu_plan_json() {
+std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
   Impl& s = *this;
   std::vector<Value> values;
   std::unordered_map<const Buffer*, int> id_of;
@@ -114,7 +114,8 @@ std::string Session::Impl::webgpu_plan_json() {
   for (size_t si = 0; si < s.steps.size(); ++si) {
     Step& st = *s.steps[si];
     if (st.covered) continue;
-    if (!st.def->run) {
+    // Views, and constants folded at prepare (weights from here on).
+    if (!st.def->run || st.folded) {
       ++views;
       continue;
     }
@@ -136,6 +137,9 @@ std::string Session::Impl::webgpu_plan_json() {
             gpu_dtype(t.dtype);
             const int id = value_of(t);
             gpu_need(values[size_t(id)].dtype == t.dtype, "a value read as another dtype");
+            if (t.buffer->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
+              gpu_unsupported("value '" + t.buffer->label + "' is larger than the device's largest storage binding (" +
+                              std::to_string(max_binding_bytes) + " bytes)");
             const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
             gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena, "a write into a weight or an input");
             for (size_t o = 0; o < d.bindings.size(); ++o)
@@ -145,8 +149,14 @@ std::string Session::Impl::webgpu_plan_json() {
           }
         }
         // Every output must come from a dispatch (or be a view of an input).
-        for (const Tensor& o : st.call.out) {
-          if (!on_gpu || !o.defined() || lowered.dispatches.empty()) continue;
+        const auto& out_ids = s.graph.outputs(si);
+        for (size_t k = 0; k < st.call.out.size(); ++k) {
+          const Tensor& o = st.call.out[k];
+          if (!on_gpu || !o.defined() || lowered.dispatches.empty() || o.numel() == 0) continue;
+          // An output nothing reads (native_layer_norm's mean/rstd) need not be made.
+          if (k < out_ids.size() && out_ids[k] != kNoValue && s.graph.value(out_ids[k]).uses.empty() &&
+              !s.graph.value(out_ids[k]).graph_output)
+            continue;
           bool made = false;
           for (const auto& d : lowered.dispatches)
             for (int b : d.written) made = made || (size_t(b) < d.bindings.size() && d.bindings[size_t(b)].buffer == o.buffer);

@@ -9,6 +9,13 @@ import { ExecutionError, check } from '../errors.js';
 import { BUFFER_USAGE, KernelLibrary, MAP_MODE_READ, elementwiseSource, kernelSource, packMeta } from './kernels.js';
 
 const STORAGE = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_SRC | BUFFER_USAGE.COPY_DST;
+// One kernel library per device: models on the same device share compiled pipelines.
+const libraries = new WeakMap();
+function libraryFor(device) {
+  let lib = libraries.get(device);
+  if (!lib) libraries.set(device, (lib = new KernelLibrary(device)));
+  return lib;
+}
 
 // A value's bytes in WASM memory -> its GPU storage (int64 narrowed to i32, bool widened to u32).
 function toGpuBytes(value, bytes) {
@@ -87,7 +94,7 @@ export class WebGpuExecutor {
     this.plan = plan;
     this.handle = handle;
     this.memoryView = memoryView;
-    this.lib = new KernelLibrary(device);
+    this.lib = libraryFor(device);
     this.stats = { dispatches: 0, uploads: 0, downloads: 0, uploadBytes: 0, downloadBytes: 0 };
     this._owned = [];
   }

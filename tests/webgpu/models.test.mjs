@@ -1,0 +1,69 @@
+// Whole models on WebGPU through the npm package (executionProviders: ['webgpu']): every
+// fixture with weights verifies against PyTorch's recorded outputs (rtol = atol = 1e-5) or, where
+// that fails, against the float64 truth (our error within 2x PyTorch float32's + 1e-6 x scale:
+// reassociation only), as the WASM suites do. Placement is checked too: over the whole set, at
+// least 90% of the compute nodes run on the GPU, and the per-run transfers are reported.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import * as tir from '../../npm/index.js';
+import { TOL, fixtureDirs, ioInputs, readIo } from '../../npm/test/helpers.mjs';
+import { getDevice } from './gpu.mjs';
+
+// TIR_WEBGPU_MODELS: a comma-separated list of fixture names ("resnet18/torch2.14-training"), or
+// "all" (default: every torch 2.x training-IR fixture, the flavor users export).
+const wanted = process.env.TIR_WEBGPU_MODELS ?? 'training';
+const fixtures = fixtureDirs().filter((f) => (wanted === 'all' ? true
+  : wanted === 'training' ? /torch2\.\d+-training$/.test(f.name) && !f.name.includes('torch2.6')
+    : wanted.split(',').includes(f.name)));
+
+const totals = { webgpu: 0, wasm: 0, uploads: 0, downloads: 0, rows: [] };
+
+async function device(t) {
+  const gpu = await getDevice();
+  if (!gpu) t.skip('no WebGPU adapter');
+  else tir.env.webgpu.device = gpu.device;
+  return gpu;
+}
+
+for (const fx of fixtures) {
+  test(`${fx.name} on WebGPU: verify (rtol=atol=1e-5, else float64 truth)`, async (t) => {
+    if (!(await device(t))) return;
+    assert.ok(existsSync(fx.truth), `${fx.name}: no float64 truth ${fx.truth} (run tools/make_fixtures.sh build/fixtures)`);
+    const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
+    try {
+      const p = model.placement();
+      const io = readIo(fx.io);
+      const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+      const r64 = report.reference64;
+      assert.equal(r64.errorMessage, null);
+      assert.ok(report.isValid || r64.reassociationOnly,
+        `${fx.name} on WebGPU: maxDiff ${report.maxDiff}; vs float64: ${JSON.stringify(r64.outputs)}`);
+      // Runs again: the second run must give the same outputs (state left by the first: none).
+      const again = await model.execute(ioInputs(model, io));
+      const first = await model.execute(ioInputs(model, io));
+      for (let k = 0; k < again.length; k++) assert.deepEqual(again[k].data, first[k].data, `${fx.name}: output ${k} differs between runs`);
+      totals.webgpu += p.nodes.webgpu;
+      totals.wasm += p.nodes.wasm;
+      totals.uploads += p.transfers.uploads;
+      totals.downloads += p.transfers.downloads;
+      totals.rows.push(`${fx.name}: ${p.nodes.webgpu} webgpu / ${p.nodes.wasm} wasm nodes, ` +
+        `${p.transfers.uploads} uploads / ${p.transfers.downloads} downloads per run`);
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('placement over the whole set: >= 90% of compute nodes on the GPU', async (t) => {
+  if (!(await device(t))) return;
+  if (wanted !== 'training' && wanted !== 'all') { t.skip('a partial set'); return; }
+  const share = totals.webgpu / Math.max(1, totals.webgpu + totals.wasm);
+  t.diagnostic(totals.rows.join('\n'));
+  t.diagnostic(`total: ${totals.webgpu} webgpu / ${totals.wasm} wasm nodes (${(100 * share).toFixed(1)}% on the GPU), ` +
+    `${totals.uploads} uploads / ${totals.downloads} downloads per run of every model`);
+  assert.equal(totals.rows.length, fixtures.length, 'every model ran');
+  assert.ok(share >= 0.9, `only ${(100 * share).toFixed(1)}% of compute nodes on the GPU`);
+});
+
+after(() => { tir.env.webgpu.device = undefined; });
