@@ -2,10 +2,11 @@
 // the KV mapping between them (engine side: runtime/language_model.h). The
 // engine owns the loop's state (caches, masks, positions, sampler); JS calls
 // one step per token so it can stream tokens and yield to the event loop.
-import { getBackend } from './backend.js';
+import { env, getBackend } from './backend.js';
+import { warn } from './warn.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { addTensors, collectTensors, irMetaFrom, irOrigin, readIrText } from './model.js';
+import { addTensors, collectTensors, executionProviders, irMetaFrom, irOrigin, readIrText } from './model.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
 
@@ -146,7 +147,7 @@ async function readMapping(src, onProgress) {
  * the one `weights`.
  */
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
-  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights']);
+  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights', 'executionProviders']);
 
 // The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
 // its messages; where they came from a file or URL, name that instead.
@@ -166,6 +167,13 @@ export async function loadLM(options = {}) {
     if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
   }
   const limits = validateLimits(options.limits, 'loadLM');
+  // The generation loop (prefill, decode steps, sampling) runs inside the engine, so it has no
+  // WebGPU executor to hand its sessions to yet: a 'webgpu' request runs on WASM, said once.
+  const providers = executionProviders(options.executionProviders);
+  if (providers.includes('webgpu')) {
+    if (env.webgpu.strict) throw new ExecutionError('loadLM: generation does not run on WebGPU yet (env.webgpu.strict is set)');
+    warn('loadLM: generation does not run on WebGPU yet; the language model runs on WASM');
+  }
   const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
   const prefillText = await readIrText(prefill, onProgress);

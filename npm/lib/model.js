@@ -552,7 +552,9 @@ export async function loadIR(ir, options = {}) {
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress, load);
   const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress, load);
   const backend = await getBackend(options);
-  // Everything after this is synchronous: an abort seen here is the last one that can stop the load.
+  const gpu = executionProviders(options.executionProviders).includes('webgpu') ? await gpuOrFallback() : null;
+  // Everything after this is synchronous but the WebGPU executor's creation: an abort seen
+  // here is the last one that can stop the load.
   load.signal?.throwIfAborted();
   const handle = backend.create('WasmModel');
   let model;
@@ -565,16 +567,15 @@ export async function loadIR(ir, options = {}) {
     checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
-    const wantGpu = executionProviders(options.executionProviders).includes('webgpu');
-    const compileNow = wantGpu || (options.compile ?? (weights !== undefined || constants !== undefined));
-    if (wantGpu) handle.setWebGpu(true);
+    const compileNow = Boolean(gpu) || (options.compile ?? (weights !== undefined || constants !== undefined));
+    if (gpu) handle.setWebGpu(true);
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     if (profile) handle.setProfiling(true);
     model = new Model(backend, handle, irText, compileNow, weightDtype);
-    if (wantGpu) model._gpu = await startWebGpu(backend, handle, weightDtype);
+    if (gpu) model._gpu = await startWebGpu(gpu, backend, handle);
   } catch (e) {
-    model?._gpu?.destroy();
-    handle.delete();
+    if (model) model.dispose(); // also unregisters its finalizer (which would delete the handle again)
+    else handle.delete();
     throw e;
   }
   return model;
@@ -582,7 +583,7 @@ export async function loadIR(ir, options = {}) {
 
 const PROVIDERS = ['webgpu', 'wasm'];
 // loadIR's executionProviders (onnxruntime-web's spelling: names or {name}) -> names.
-function executionProviders(list) {
+export function executionProviders(list) {
   if (list === undefined) return ['wasm'];
   if (!Array.isArray(list) || list.length === 0) throw new TypeError("executionProviders must be a non-empty array, e.g. ['webgpu', 'wasm']");
   return list.map((p) => {
@@ -592,27 +593,27 @@ function executionProviders(list) {
   });
 }
 
-// Recompiles a session planned for WebGPU as a plain WASM one (fusion back on), with a warning.
-function onlyWasm(handle, weightDtype, why) {
+// The GPU device for a model that asks for 'webgpu', or null with a warning (the model then
+// compiles for WASM alone); with env.webgpu.strict, no GPU is an error.
+async function gpuOrFallback() {
+  const { device, why } = await webgpuDevice();
+  if (device) return device;
+  if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
   warn(`WebGPU: ${why}; the model runs on WASM`);
-  handle.setWebGpu(false);
-  check(handle.compile(weightDtype), 'ExecutionError');
   return null;
 }
 
-// The WebGPU executor of a session compiled for it, or null after falling back to WASM
-// (recompiled with fusion, a warning) when there is no GPU; env.webgpu.strict: an error.
-async function startWebGpu(backend, handle, weightDtype) {
-  const { device, why } = await webgpuDevice();
-  if (!device) {
-    if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
-    return onlyWasm(handle, weightDtype, why);
-  }
+// The WebGPU executor of a session compiled for it, or null when the plan puts no node on
+// the GPU (the session then runs on WASM as planned: node by node, without fusion).
+async function startWebGpu(device, backend, handle) {
   const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
   const plan = parseJsonLoose(text);
   if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
   if (plan.placement.webgpu === 0) {
-    return onlyWasm(handle, weightDtype, `no node of this model can run on the GPU (${plan.fallbacks[0]?.why ?? 'no compute node'})`);
+    const why = `no node of this model can run on the GPU (${plan.fallbacks[0]?.why ?? 'no compute node'})`;
+    if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
+    warn(`WebGPU: ${why}; the model runs on WASM`);
+    return null;
   }
   const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
   return WebGpuExecutor.create({ device, plan, handle, memoryView });

@@ -124,9 +124,39 @@ bool lower_group_norm(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// index_copy(_)(self, dim, index, source): self's rows at `index` along dim
+// take source's (KV cache updates). The functional form copies self first.
+bool lower_index_copy(const OpCall& c, GpuLowering& g) {
+  const Tensor& self = c.in[0];
+  const Tensor& idx = c.in[1];
+  const Tensor& src = c.in[2];
+  const Tensor& y = c.out[0];
+  if (self.dtype != DType::F32 || src.dtype != DType::F32 || idx.dim() > 1 || !idx.is_contiguous()) return false;
+  if (idx.offset != 0 || y.offset != 0 || src.dim() == 0 || src.dim() > 6) return false;
+  if (y.buffer != self.buffer) {
+    if (!y.is_contiguous()) return false;
+    g.dispatches.push_back(gpu_elementwise("copy", {self}, y));
+  }
+  if (src.numel() == 0) return true;
+  const int64_t dim = c.wrap_dim(c.i("dim"), self.dim());
+  GpuDispatch d;
+  d.kernel = "index_copy";
+  d.types = {{"Idx", "i32"}};
+  std::vector<int64_t> shape(src.shape.begin(), src.shape.end()), ss(src.strides.begin(), src.strides.end()),
+      ds(y.strides.begin(), y.strides.end());
+  shape.resize(6, 0), ss.resize(6, 0), ds.resize(6, 0);
+  d.meta.u("numel", src.numel()).u("rank", src.dim()).u("dim", dim).u("dst_dim_size", y.shape[size_t(dim)]);
+  d.meta.u("src_off", src.offset).us("shape", shape).us("src_strides", ss).us("dst_strides", ds);
+  d.bindings = {y, src, idx};
+  gpu_grid(d, (src.numel() + 63) / 64);
+  g.dispatches.push_back(d);
+  return true;
+}
+
 }  // namespace
 
 TIR_REGISTER_WEBGPU(
+    {"aten.index_copy_.default", lower_index_copy}, {"aten.index_copy.default", lower_index_copy},
     {"aten.fill.Tensor", lower_fill_tensor}, {"aten.fill_.Tensor", lower_fill_tensor},
     {"aten.fill.Scalar", lower_fill_scalar}, {"aten.fill_.Scalar", lower_fill_scalar},
     {"aten.lift_fresh_copy.default", lower_plain_copy},

@@ -141,7 +141,9 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
               gpu_unsupported("value '" + t.buffer->label + "' is larger than the device's largest storage binding (" +
                               std::to_string(max_binding_bytes) + " bytes)");
             const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
-            gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena, "a write into a weight or an input");
+            gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena ||
+                         (t.buffer->kind == Buffer::Kind::Weight && mutated_weight.count(t.buffer.get())),
+                     "a write into a constant weight or an input");
             for (size_t o = 0; o < d.bindings.size(); ++o)
               if (o != b && d.bindings[o].defined() && d.bindings[o].buffer == t.buffer)
                 gpu_need(!writes && !std::count(d.written.begin(), d.written.end(), int(o)),
@@ -254,6 +256,12 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
   flush_wasm();
   for (const Tensor& t : s.outputs)
     if (t.defined()) make_cpu_valid(value_of(t));
+  // Buffers the graph writes in place (KV caches) end every run valid on the
+  // CPU: the session's memory stays the one source of truth between runs
+  // (bufferValue, resetBuffers, a second session sharing the buffers), at the
+  // cost of an upload and a download of each written buffer per run.
+  for (size_t i = 0; i < values.size(); ++i)
+    if (mutated_weight.count(values[i].buffer)) make_cpu_valid(int(i));
 
   // 3. GPU slots: weights get their own; other values share by lifetime.
   std::vector<uint64_t> slot_bytes;
