@@ -162,6 +162,16 @@ export interface LoadOptions {
   limits?: Limits;
   /** Weight keys that no graph node reads are a WeightLoadError instead of a warning (a typo like `conv1.wieght`). */
   strictWeights?: boolean;
+  /** ['webgpu', 'wasm'] (or ['webgpu']): nodes with a WebGPU kernel run on the GPU, the others on WASM (docs/webgpu.md). Default ['wasm']. */
+  executionProviders?: ExecutionProvider[];
+}
+
+export type ExecutionProvider = 'webgpu' | 'wasm' | { name: 'webgpu' | 'wasm' };
+
+/** Where a model's compute nodes run (views are not counted) and the value moves of one run. */
+export interface Placement {
+  nodes: { webgpu: number; wasm: number };
+  transfers: { uploads: number; downloads: number };
 }
 
 /**
@@ -295,6 +305,10 @@ export declare class Model {
   resetBuffers(): void;
   /** Bytes of the activation arena. */
   arenaBytes(): number;
+  /** Compute nodes per device and transfers per run. */
+  placement(): Placement;
+  /** ['webgpu', 'wasm'] when the model runs on a GPU, else ['wasm']. */
+  readonly executionProviders: readonly ('webgpu' | 'wasm')[];
   /** Frees the model's WASM memory; later calls throw TorchIrError('model is disposed'). */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -468,6 +482,8 @@ export interface LoadLMOptions {
   weightDtype?: WeightDtype;
   /** As LoadOptions.limits, for both IRs. */
   limits?: Limits;
+  /** Accepted for symmetry with loadIR; generation runs on WASM in this version ('webgpu' warns). */
+  executionProviders?: ExecutionProvider[];
 }
 
 export interface GenerateOptions {
@@ -548,6 +564,8 @@ export declare const env: {
   workerStartTimeoutMs: number;
   /** onnxruntime-web's env.wasm: the same numThreads / wasmPaths / proxy. */
   readonly wasm: WasmEnv;
+  /** The GPU of the 'webgpu' provider: device, else adapter, else gpu (navigator.gpu; in Node, dawn.node's create([])); unset: navigator.gpu, else the optional `webgpu` package in Node. strict: no GPU fails the load. */
+  webgpu: { device?: unknown; adapter?: unknown; gpu?: unknown; powerPreference?: 'low-power' | 'high-performance'; strict: boolean };
 };
 
 /** One instantiated WASM module, shared by the models of its variant. */

@@ -102,18 +102,6 @@ function outputTensor(o) {
   return new Tensor(o.dtype, o.data, o.shape);
 }
 
-function checkProviders(providers) {
-  if (providers === undefined) return;
-  const list = Array.isArray(providers) ? providers : [providers];
-  for (const p of list) {
-    const name = typeof p === 'string' ? p : p?.name;
-    if (name !== 'wasm') {
-      throw new TypeError(`InferenceSession: execution provider '${name ?? String(p)}' is not available; torch-ir-wasm runs ` +
-        "on its own WASM engine only: pass executionProviders: ['wasm'] or leave it out");
-    }
-  }
-}
-
 /** onnxruntime-web's InferenceSession over a Model (or a proxy-mode model). */
 export class InferenceSession {
   /** @internal use InferenceSession.create */
@@ -123,11 +111,14 @@ export class InferenceSession {
 
   /**
    * Loads a model: ir as loadIR takes it; options = loadIR's options (weights,
-   * signal, onProgress, fetchOptions, ...) plus executionProviders (['wasm'] only).
+   * signal, onProgress, fetchOptions, ...) with executionProviders: ['webgpu', 'wasm'] or
+   * ['wasm'] (a single provider may be given bare, as onnxruntime-web allows).
    */
   static async create(ir, options = {}) {
     const { executionProviders, ...loadOptions } = options ?? {};
-    checkProviders(executionProviders);
+    if (executionProviders !== undefined) {
+      loadOptions.executionProviders = Array.isArray(executionProviders) ? executionProviders : [executionProviders];
+    }
     return new InferenceSession(await loadIR(ir, loadOptions));
   }
 

@@ -125,9 +125,23 @@ test('InferenceSession.run fetches: an array or an object of output names; run(f
 });
 
 test('InferenceSession: bad feeds and providers fail clearly; Model\'s own checks apply', async () => {
-  await assert.rejects(InferenceSession.create(cnn.model, { weights: cnn.weights, executionProviders: ['webgpu', 'wasm'] }),
-    { name: 'TypeError', message: /execution provider 'webgpu' is not available.*executionProviders: \['wasm'\]/ });
-  await assert.rejects(InferenceSession.create(cnn.model, { executionProviders: [{ name: 'webnn' }] }), /'webnn' is not available/);
+  // 'webgpu' with no usable GPU (a GPU object without adapters): the model runs on WASM, with a
+  // warning; env.webgpu.strict makes it an error.
+  env.webgpu.gpu = { requestAdapter: async () => null };
+  try {
+    const onWasm = await InferenceSession.create(cnn.model, { weights: cnn.weights, executionProviders: ['webgpu', 'wasm'] });
+    assert.deepEqual(onWasm.model.executionProviders, ['wasm']);
+    assert.equal(onWasm.model.placement().nodes.webgpu, 0);
+    await onWasm.release();
+    env.webgpu.strict = true;
+    await assert.rejects(InferenceSession.create(cnn.model, { weights: cnn.weights, executionProviders: 'webgpu' }),
+      { name: 'ExecutionError', message: /WebGPU: the WebGPU implementation has no adapter \(env.webgpu.strict is set\)/ });
+  } finally {
+    env.webgpu.gpu = undefined;
+    env.webgpu.strict = false;
+  }
+  await assert.rejects(InferenceSession.create(cnn.model, { executionProviders: [{ name: 'webnn' }] }),
+    { name: 'TypeError', message: /unknown provider "webnn"/ });
   const session = await InferenceSession.create(cnn.model, { weights: cnn.weights, executionProviders: [{ name: 'wasm' }] });
   const x = new Tensor('float32', cnnIo.inputs.x.data, cnnIo.inputs.x.shape);
   await assert.rejects(session.run([x]), { name: 'TypeError', message: /feeds must be an object \(or Map\) keyed by input name/ });
