@@ -1,0 +1,65 @@
+// The npm package's WebGPU execution provider in headless Chromium (Debian's chromium with
+// --enable-unsafe-webgpu: a SwiftShader adapter, a CPU emulation: correctness only). Fixtures
+// load from the static server with executionProviders ['webgpu'] and verify against PyTorch's
+// recorded outputs in the page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, REPO, startServer } from './helpers.mjs';
+
+// Committed fixtures, and generated ones (tools/make_fixtures.sh) when present.
+const FIXTURES = ['small_cnn', 'resnet18', 'bert_encoder'].map((m) => {
+  const committed = `tests/fixtures/models/${m}/torch2.14-training`;
+  return existsSync(join(REPO, committed, 'weights.safetensors')) ? committed : `build/fixtures/${m}/torch2.14-training`;
+}).filter((d) => ['model.json', 'weights.safetensors', 'io.safetensors'].every((f) => existsSync(join(REPO, d, f))));
+
+let server;
+let context;
+let profile;
+before(async () => {
+  server = await startServer();
+  profile = mkdtempSync(join(tmpdir(), 'tir-webgpu-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-dev-shm-usage'],
+  });
+});
+after(async () => {
+  await context?.close();
+  server?.server.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+for (const dir of FIXTURES) {
+  test(`${dir.split('/').at(-2)} on WebGPU in headless Chromium (SwiftShader): verify rtol=atol=1e-5`, async () => {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    // A blank page of the server's origin, so that the package and fixtures load same-origin.
+    await page.route('**/__blank.html', (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>webgpu</title>' }));
+    await page.goto(`${server.origin}__blank.html`);
+    const r = await page.evaluate(async (d) => {
+      const tir = await import('/npm/index.js');
+      if (!navigator.gpu) return { error: 'no navigator.gpu' };
+      const adapter = await navigator.gpu.requestAdapter();
+      if (!adapter) return { error: 'no adapter' };
+      tir.env.webgpu.strict = true;
+      const model = await tir.loadIR(`/${d}/model.json`, { weights: `/${d}/weights.safetensors`, threads: 1, executionProviders: ['webgpu'] });
+      const io = tir.splitIo(tir.parseSafetensors(new Uint8Array(await (await fetch(`/${d}/io.safetensors`)).arrayBuffer())));
+      const report = await model.verify(io.inputs, io.outputs, { rtol: 1e-5, atol: 1e-5 });
+      const out = { isValid: report.isValid, maxDiff: report.maxDiff, placement: model.placement(), providers: model.executionProviders };
+      model.dispose();
+      return out;
+    }, dir);
+    await page.close();
+    assert.deepEqual(errors, []);
+    assert.equal(r.error, undefined, r.error);
+    assert.deepEqual(r.providers, ['webgpu', 'wasm']);
+    assert.ok(r.placement.nodes.webgpu > 0, JSON.stringify(r.placement));
+    assert.ok(r.isValid, `maxDiff ${r.maxDiff}`);
+  });
+}
