@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/wrap_int.h"
+#include "kernels/elementwise_simd.h"
 #include "kernels/parallel.h"
 #include "core/strided.h"
 
@@ -113,6 +114,42 @@ void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain)
                   });
 }
 
+// Float32 maps with a SIMD row kernel (elementwise_simd.h): rows whose output is
+// contiguous and whose operands are contiguous or one broadcast element take
+// `row`; other rows (strided views) take the scalar reference `f`.
+template <typename F>
+void map2_f32(const Tensor& out, const Tensor& a, const Tensor& b, F f, BinaryRowF32 row, const RowParams& rp) {
+  DimVec shape = out.shape, so = out.strides, sa = a.strides, sb = b.strides;
+  coalesce_in_place<DimVec, 3>(shape, {&so, &sa, &sb});
+  float* po = out.data<float>();
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  for_each_row_parallel<3>(shape, {so.data(), sa.data(), sb.data()}, kCheapGrain,
+                           [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> s) {
+                             float* o = po + off[0];
+                             const float* x = pa + off[1];
+                             const float* y = pb + off[2];
+                             if (s[0] == 1 && s[1] == 1 && (s[2] == 1 || s[2] == 0))
+                               return row(o, x, y, n, s[2] ? RowOperands::VecVec : RowOperands::VecScalar, rp);
+                             if (s[0] == 1 && s[1] == 0 && s[2] == 1)
+                               return row(o, x, y, n, RowOperands::ScalarVec, rp);
+                             for (int64_t k = 0; k < n; ++k) o[k * s[0]] = f(x[k * s[1]], y[k * s[2]]);
+                           });
+}
+
+template <typename F>
+void map1_f32(const Tensor& out, const Tensor& in, F f, int64_t grain, UnaryRowF32 row, const RowParams& rp) {
+  DimVec shape = out.shape, so = out.strides, si = in.strides;
+  coalesce_in_place<DimVec, 2>(shape, {&so, &si});
+  float* po = out.data<float>();
+  const float* pi = in.data<float>();
+  for_each_row_parallel<2>(shape, {so.data(), si.data()}, grain,
+                           [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
+                             if (s[0] == 1 && s[1] == 1) return row(po + off[0], pi + off[1], n, rp);
+                             for (int64_t k = 0; k < n; ++k) po[off[0] + k * s[0]] = f(pi[off[1] + k * s[1]]);
+                           });
+}
+
 template <typename T> T int_pow(T a, T b) {
   if constexpr (std::is_signed_v<T>) {
     if (b < 0) {  // torch's powi: only |a| == 1 survives a negative exponent
@@ -181,16 +218,23 @@ template <typename T> T float_remainder(T a, T b) {
   return mod;
 }
 
+// `row`: the float32 SIMD row kernel of op, nullptr for the scalar reference.
 template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
-                                        const Scalar& alpha) {
+                                        const Scalar& alpha, BinaryRowF32 row) {
   constexpr bool kFloat = std::is_floating_point_v<T>;
   constexpr bool kBool = std::is_same_v<T, bool>;
+  // The ops with a SIMD row kernel map through this.
+  const auto simd_map = [&](auto f) {
+    if constexpr (std::is_same_v<T, float>)
+      if (row) return map2_f32(out, a, b, f, row, RowParams{float(alpha.f)});
+    return map2<T, T>(out, a, b, f);
+  };
   switch (op) {
     case BinaryOp::Add:
       if constexpr (kFloat) {
         const T al = T(alpha.f);
-        if (al == T(1)) return map2<T, T>(out, a, b, [](T x, T y) { return x + y; });
-        return map2<T, T>(out, a, b, [al](T x, T y) { return x + al * y; });
+        if (al == T(1)) return simd_map([](T x, T y) { return x + y; });
+        return simd_map([al](T x, T y) { return x + al * y; });
       } else if constexpr (kBool) {
         const int64_t al = alpha.i;
         return map2<T, T>(out, a, b, [al](T x, T y) { return (int64_t(x) + al * int64_t(y)) != 0; });
@@ -199,11 +243,11 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
         return map2<T, T>(out, a, b, [al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); });
       }
     case BinaryOp::Mul:
-      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x * y; });
+      if constexpr (kFloat) return simd_map([](T x, T y) { return x * y; });
       else if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });
       else return map2<T, T>(out, a, b, [](T x, T y) { return wrap_mul(x, y); });
     case BinaryOp::Div:
-      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x / y; });
+      if constexpr (kFloat) return simd_map([](T x, T y) { return x / y; });
       break;
     case BinaryOp::DivTrunc:
       if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return std::trunc(x / y); });
@@ -235,11 +279,11 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
       }
     case BinaryOp::Maximum:
       if constexpr (kFloat)
-        return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::max(x, y); });
+        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::max(x, y); });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::max(x, y); });
     case BinaryOp::Minimum:
       if constexpr (kFloat)
-        return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::min(x, y); });
+        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::min(x, y); });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::min(x, y); });
     case BinaryOp::BitAnd:
       if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });
@@ -280,19 +324,27 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
   throw ExecutionError(std::string("binary kernel: op not supported for dtype ") + dtype_name(a.dtype));
 }
 
-template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
+// `row`: the float32 SIMD row kernel of op, nullptr for the scalar reference.
+template <typename T>
+void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p, UnaryRowF32 row) {
   constexpr bool kFloat = std::is_floating_point_v<T>;
   constexpr bool kBool = std::is_same_v<T, bool>;
+  // The ops with a SIMD row kernel map through this; rp holds their constants as floats.
+  const auto simd_map = [&](auto f, int64_t grain = kCheapGrain, RowParams rp = {}) {
+    if constexpr (std::is_same_v<T, float>)
+      if (row) return map1_f32(out, in, f, grain, row, rp);
+    return map1<T, T>(out, in, f, grain);
+  };
   switch (op) {
     case UnaryOp::Relu:
-      if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return x < T(0) ? T(0) : x; });
+      if constexpr (!kBool) return simd_map([](T x) { return x < T(0) ? T(0) : x; });
       break;
     case UnaryOp::Neg:
-      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return -x; });
+      if constexpr (kFloat) return simd_map([](T x) { return -x; });
       else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return T(uint64_t(0) - uint64_t(x)); });
       break;
     case UnaryOp::Abs:
-      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return std::abs(x); });
+      if constexpr (kFloat) return simd_map([](T x) { return std::abs(x); });
       else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return x < T(0) ? T(uint64_t(0) - uint64_t(x)) : x; });
       break;
     case UnaryOp::Clamp: {
@@ -303,7 +355,8 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
         if constexpr (kFloat) {
           const bool lo_nan = p.has_a && std::isnan(p.a), hi_nan = p.has_b && std::isnan(p.b);
           if (lo_nan || hi_nan) return map1<T, T>(out, in, [](T) { return std::numeric_limits<T>::quiet_NaN(); });
-          return map1<T, T>(out, in, [lo, hi](T x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });
+          return simd_map([lo, hi](T x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); }, kCheapGrain,
+                          RowParams{float(lo), float(hi)});
         } else {
           return map1<T, T>(out, in, [lo, hi](T x) { return std::min(std::max(x, lo), hi); });
         }
@@ -343,7 +396,7 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
   }
   if constexpr (kFloat) {
     // Transcendental maps: smaller tasks pay off.
-    const auto costly = [&](auto f) { return map1<T, T>(out, in, f, kCostlyGrain); };
+    const auto costly = [&](auto f, RowParams rp = {}) { return simd_map(f, kCostlyGrain, rp); };
     switch (op) {
       case UnaryOp::Sigmoid: return costly([](T x) { return T(1) / (T(1) + std::exp(-x)); });
       case UnaryOp::Tanh: return costly([](T x) { return std::tanh(x); });
@@ -370,15 +423,17 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
       case UnaryOp::Reciprocal: return costly([](T x) { return T(1) / x; });
       case UnaryOp::LeakyRelu: {
         const T slope = T(p.a);
-        return costly([slope](T x) { return x > T(0) ? x : x * slope; });
+        return costly([slope](T x) { return x > T(0) ? x : x * slope; }, RowParams{float(slope)});
       }
       case UnaryOp::Elu: {
         const T neg = T(p.a * p.b), pos = T(p.b), isc = T(p.c);
-        return costly([=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; });
+        return costly([=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; },
+                      RowParams{float(neg), float(pos), float(isc)});
       }
       case UnaryOp::Softplus: {
         const T beta = T(p.a), thr = T(p.b);
-        return costly([=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; });
+        return costly([=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; },
+                      RowParams{float(beta), float(thr)});
       }
       case UnaryOp::Expm1: return costly([](T x) { return std::expm1(x); });
       case UnaryOp::Log1p: return costly([](T x) { return std::log1p(x); });
@@ -415,16 +470,19 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
 
 bool binary_op_is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
 
-void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  dispatch_compute(a.dtype, [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b, alpha); });
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                   EwPath path) {
+  const BinaryRowF32 row = a.dtype == DType::F32 && path == EwPath::Auto ? binary_row_f32(op, float(alpha.f)) : nullptr;
+  dispatch_compute(a.dtype, [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b, alpha, row); });
 }
 
 bool unary_op_is_floating_only(UnaryOp op) { return op >= UnaryOp::Sigmoid && op <= UnaryOp::RoundDecimals; }
 
 bool unary_op_is_predicate(UnaryOp op) { return op >= UnaryOp::LogicalNot; }
 
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
-  dispatch_compute(in.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, out, in, p); });
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p, EwPath path) {
+  const UnaryRowF32 row = in.dtype == DType::F32 && path == EwPath::Auto ? unary_row_f32(op) : nullptr;
+  dispatch_compute(in.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, out, in, p, row); });
 }
 
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {

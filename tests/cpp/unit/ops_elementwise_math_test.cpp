@@ -18,6 +18,7 @@
 #include "kernels/elementwise_math.h"
 #include "op_test_util.h"
 #include "test_util.h"
+#include "ulp.h"
 
 namespace tir {
 namespace {
@@ -28,31 +29,10 @@ using test::F;
 using test::I;
 using test::run1;
 using test::run_op;
+using test::sweep;
 using test::tensor_of;
+using test::ulp_error;
 using ::testing::HasSubstr;
-
-// |r - t| in units of the float32 ulp at t (the spacing of floats around t).
-double ulp_error(float r, double t) {
-  if (std::isnan(t)) return std::isnan(r) ? 0 : 1e9;
-  if (std::isinf(float(t)) || std::isinf(r)) return r == float(t) ? 0 : 1e9;  // overflow: inf expected
-  const float ft = std::abs(float(t));
-  double ulp = double(std::nextafter(ft, INFINITY)) - double(ft);
-  if (std::isinf(std::nextafter(ft, INFINITY))) ulp = std::ldexp(1.0, 104);
-  ulp = std::max(ulp, std::ldexp(1.0, -149));
-  return std::abs(double(r) - t) / ulp;
-}
-
-// Float32 inputs spread over [lo, hi]: every 331st float bit pattern of each sign.
-std::vector<float> sweep(float lo, float hi) {
-  std::vector<float> v;
-  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 331) {
-    float x;
-    std::memcpy(&x, &bits, 4);
-    if (x >= lo && x <= hi) v.push_back(x);
-    if (-x >= lo && -x <= hi && x != 0) v.push_back(-x);
-  }
-  return v;
-}
 
 struct Sweep {
   MathUnaryOp op;
