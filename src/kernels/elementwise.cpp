@@ -279,11 +279,12 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
       }
     case BinaryOp::Maximum:
       if constexpr (kFloat)
-        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::max(x, y); });
+        // Equal operands (+-0) give y, as torch's vectorized kernel (x86 max_ps/min_ps).
+        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : x > y ? x : y; });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::max(x, y); });
     case BinaryOp::Minimum:
       if constexpr (kFloat)
-        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::min(x, y); });
+        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : x < y ? x : y; });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::min(x, y); });
     case BinaryOp::BitAnd:
       if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });

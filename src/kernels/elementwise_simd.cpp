@@ -57,8 +57,8 @@ template <class Op> void unary_f32(float* out, const float* in, int64_t n, const
 }
 
 // ---- exact ops: the scalar reference's operations, in its order ----
-// std::max(x, y) is (x < y) ? y : x and std::min(x, y) is (y < x) ? y : x:
-// the selects below keep their NaN and -0.0 results.
+// std::max(x, y) is (x < y) ? y : x and std::min(x, y) is (y < x) ? y : x
+// (clamp's scalar code): the selects below keep their NaN and -0.0 results.
 template <class D, class V> HWY_INLINE V std_max(D, V x, V y) { return hn::IfThenElse(hn::Lt(x, y), y, x); }
 template <class D, class V> HWY_INLINE V std_min(D, V x, V y) { return hn::IfThenElse(hn::Lt(y, x), y, x); }
 
@@ -78,16 +78,17 @@ struct DivOp {
   RowParams p;
   template <class D, class V> V operator()(D, V x, V y) const { return hn::Div(x, y); }
 };
-struct MaximumOp {  // NaN-propagating: a NaN operand gives x + y
+// NaN-propagating (a NaN operand gives x + y); equal operands (+-0) give y.
+struct MaximumOp {
   RowParams p;
-  template <class D, class V> V operator()(D d, V x, V y) const {
-    return hn::IfThenElse(hn::Or(hn::IsNaN(x), hn::IsNaN(y)), hn::Add(x, y), std_max(d, x, y));
+  template <class D, class V> V operator()(D, V x, V y) const {
+    return hn::IfThenElse(hn::Or(hn::IsNaN(x), hn::IsNaN(y)), hn::Add(x, y), hn::IfThenElse(hn::Gt(x, y), x, y));
   }
 };
 struct MinimumOp {
   RowParams p;
-  template <class D, class V> V operator()(D d, V x, V y) const {
-    return hn::IfThenElse(hn::Or(hn::IsNaN(x), hn::IsNaN(y)), hn::Add(x, y), std_min(d, x, y));
+  template <class D, class V> V operator()(D, V x, V y) const {
+    return hn::IfThenElse(hn::Or(hn::IsNaN(x), hn::IsNaN(y)), hn::Add(x, y), hn::IfThenElse(hn::Lt(x, y), x, y));
   }
 };
 

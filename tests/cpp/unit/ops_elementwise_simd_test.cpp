@@ -16,13 +16,17 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_simd.h"
+#include "ew_cases.h"
 #include "test_util.h"
 #include "ulp.h"
 
 namespace tir {
 namespace {
 
+using test::params;
 using test::sweep;
+using test::transcendental;
+using test::UnCase;
 using test::ulp_error;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -144,23 +148,14 @@ TEST(EwSimd, MaximumMinimumPropagateNaNAndKeepSignedZeros) {
   binary_kernel(BinaryOp::Minimum, mn, a, b);
   const std::vector<float> vx = values_of(mx), vn = values_of(mn);
   for (int i : {0, 1, 5}) EXPECT_TRUE(std::isnan(vx[size_t(i)]) && std::isnan(vn[size_t(i)])) << i;
-  // Equal zeros give the first operand, as std::max / std::min (the scalar reference).
-  EXPECT_TRUE(std::signbit(vx[2]) && std::signbit(vn[2]));
-  EXPECT_TRUE(!std::signbit(vx[3]) && !std::signbit(vn[3]));
+  // Equal zeros give the second operand, as torch's vectorized kernels (torch 2.14:
+  // maximum(-0., 0.) = 0., maximum(0., -0.) = -0.; the same for minimum).
+  EXPECT_TRUE(!std::signbit(vx[2]) && !std::signbit(vn[2]));
+  EXPECT_TRUE(std::signbit(vx[3]) && std::signbit(vn[3]));
   EXPECT_EQ(vx[4], kInf);
   EXPECT_EQ(vn[4], -kInf);
 }
 
-struct UnCase {
-  UnaryOp op;
-  UnaryParams p;
-  const char* name;
-};
-UnaryParams params(double a, double b = 0, double c = 0, bool has_a = true, bool has_b = true) {
-  UnaryParams p;
-  p.a = a, p.b = b, p.c = c, p.has_a = has_a, p.has_b = has_b;
-  return p;
-}
 const std::vector<UnCase>& exact_unary() {
   static const std::vector<UnCase> v = {
       {UnaryOp::Relu, {}, "relu"},
@@ -175,61 +170,6 @@ const std::vector<UnCase>& exact_unary() {
       {UnaryOp::Sqrt, {}, "sqrt"},
       {UnaryOp::Rsqrt, {}, "rsqrt"},
       {UnaryOp::Reciprocal, {}, "reciprocal"},
-  };
-  return v;
-}
-
-// The transcendental ops, each with its float64 truth (long double where the
-// double formula would cancel), for the params given.
-struct Transcendental {
-  UnCase c;
-  long double (*truth)(long double x, const UnaryParams& p);
-  float lo, hi;  // sweep range
-};
-long double sigmoid_l(long double x) { return 1 / (1 + std::exp(-x)); }
-const std::vector<Transcendental>& transcendental() {
-  static const std::vector<Transcendental> v = {
-      {{UnaryOp::Exp, {}, "exp"}, [](long double x, const UnaryParams&) { return std::exp(x); }, -110, 90},
-      {{UnaryOp::Log, {}, "log"}, [](long double x, const UnaryParams&) { return std::log(x); }, 0, 3.4e38f},
-      {{UnaryOp::Tanh, {}, "tanh"}, [](long double x, const UnaryParams&) { return std::tanh(x); }, -20, 20},
-      {{UnaryOp::Sigmoid, {}, "sigmoid"}, [](long double x, const UnaryParams&) { return sigmoid_l(x); }, -110, 110},
-      {{UnaryOp::Silu, {}, "silu"}, [](long double x, const UnaryParams&) { return x * sigmoid_l(x); }, -110, 110},
-      {{UnaryOp::Gelu, {}, "gelu"},
-       [](long double x, const UnaryParams&) { return 0.5L * x * std::erfc(-x / std::sqrt(2.0L)); }, -20, 20},
-      {{UnaryOp::GeluTanh, {}, "gelu_tanh"},
-       [](long double x, const UnaryParams&) {
-         const long double u = 0.79788456080286535588L * (x + 0.044715L * x * x * x);
-         return x * sigmoid_l(2 * u);  // 0.5 x (1 + tanh u) without its cancellation
-       },
-       -20, 20},
-      {{UnaryOp::Elu, params(1, 1, 1), "elu"},
-       [](long double x, const UnaryParams& p) {
-         return x <= 0 ? std::expm1(x * (long double)float(p.c)) * (long double)float(p.a * p.b)
-                       : x * (long double)float(p.b);
-       },
-       -110, 100},
-      {{UnaryOp::Elu, params(1.6732632423543772, 1.0507009873554805, 1), "selu"},
-       [](long double x, const UnaryParams& p) {
-         return x <= 0 ? std::expm1(x * (long double)float(p.c)) * (long double)float(p.a * p.b)
-                       : x * (long double)float(p.b);
-       },
-       -110, 100},
-      {{UnaryOp::Softplus, params(1, 20), "softplus"},
-       [](long double x, const UnaryParams& p) {
-         const long double t = x * (long double)float(p.a);
-         if (float(x * float(p.a)) > float(p.b)) return x;
-         return (std::max(t, 0.0L) + std::log1p(std::exp(-std::abs(t)))) / (long double)float(p.a);
-       },
-       -110, 100},
-      {{UnaryOp::Softplus, params(2, 5), "softplus_b2"},
-       [](long double x, const UnaryParams& p) {
-         const long double t = x * (long double)float(p.a);
-         if (float(x * float(p.a)) > float(p.b)) return x;
-         return (std::max(t, 0.0L) + std::log1p(std::exp(-std::abs(t)))) / (long double)float(p.a);
-       },
-       -110, 100},
-      {{UnaryOp::Mish, {}, "mish"},
-       [](long double x, const UnaryParams&) { return x * std::tanh(std::log1p(std::exp(x))); }, -110, 100},
   };
   return v;
 }
@@ -302,6 +242,36 @@ TEST(EwSimd, TranscendentalSpecialValuesMatchTheScalarReference) {
         EXPECT_LE(ulp_error(simd[i], double(t.truth(xi, t.c.p))), 0.5 + 1e-3) << t.c.name << "(" << xi << ")";
     }
   }
+}
+
+TEST(EwSimd, SignedZerosTinyAndInfiniteInputsAsTorch2) {
+  // Recorded from torch 2.14.1 (the sid chroot) on a 16-element float32 tensor
+  // [-0., 0., -1e-45, -inf, nan, 1., ...]: F.gelu, F.gelu(approximate="tanh"),
+  // F.elu, F.selu, F.silu, F.mish, torch.tanh, F.relu. (LibTorch 1.13 gives +0
+  // for gelu(-0.) and elu(-0.), from its exp(x) - 1 and erf forms.)
+  const float d = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> x = {-0.0f, 0.0f, -d, -kInf, kNaN, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  struct Want {
+    UnCase c;
+    float r[5];
+  };
+  const Want wants[] = {
+      {{UnaryOp::Gelu, {}, "gelu"}, {-0.0f, 0.0f, -0.0f, kNaN, kNaN}},
+      {{UnaryOp::GeluTanh, {}, "gelu_tanh"}, {-0.0f, 0.0f, -0.0f, kNaN, kNaN}},
+      {{UnaryOp::Elu, params(1, 1, 1), "elu"}, {-0.0f, 0.0f, -d, -1.0f, kNaN}},
+      {{UnaryOp::Elu, params(1.6732632423543772, 1.0507009873554805, 1), "selu"},
+       {-0.0f, 0.0f, -2 * d, -1.7580993175506592f, kNaN}},
+      {{UnaryOp::Silu, {}, "silu"}, {-0.0f, 0.0f, -0.0f, kNaN, kNaN}},
+      {{UnaryOp::Mish, {}, "mish"}, {-0.0f, 0.0f, -d, kNaN, kNaN}},
+      {{UnaryOp::Tanh, {}, "tanh"}, {-0.0f, 0.0f, -d, -1.0f, kNaN}},
+      {{UnaryOp::Relu, {}, "relu"}, {-0.0f, 0.0f, 0.0f, 0.0f, kNaN}},
+  };
+  for (const Want& w : wants)
+    for (EwPath path : {EwPath::Auto, EwPath::Scalar}) {
+      const std::vector<float> got = run_unary(w.c, view_of(x, 0), path);
+      EXPECT_TRUE(same_bits({got.begin(), got.begin() + 5}, {w.r, w.r + 5}))
+          << w.c.name << (path == EwPath::Auto ? " auto" : " scalar");
+    }
 }
 
 TEST(EwSimd, TranscendentalUlpSweepAgainstFloat64Truth) {
