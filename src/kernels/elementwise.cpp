@@ -70,8 +70,15 @@ void for_each_row_parallel(const DimVec& shape, const std::array<const int64_t*,
   });
 }
 
+// Float32 maps take a SIMD row kernel `row` (elementwise_simd.h; nullptr: none)
+// for rows whose output is contiguous and whose operands are contiguous or one
+// broadcast element; other rows (strided views) take the scalar reference `f`.
+template <typename O, typename T>
+constexpr bool kSimdRows = std::is_same_v<O, float> && std::is_same_v<T, float>;
+
 template <typename O, typename T, typename F>
-void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f, BinaryRowF32 row = nullptr,
+          const RowParams& rp = {}) {
   DimVec shape = out.shape, so = out.strides, sa = a.strides, sb = b.strides;
   coalesce_in_place<DimVec, 3>(shape, {&so, &sa, &sb});
   O* po = out.data<O>();
@@ -82,6 +89,11 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                     O* o = po + off[0];
                     const T* x = pa + off[1];
                     const T* y = pb + off[2];
+                    if constexpr (kSimdRows<O, T>) {
+                      if (row && s[0] == 1 && (s[1] == 1 || s[1] == 0) && (s[2] == 1 || s[2] == 0) && s[1] + s[2] > 0)
+                        return row(o, x, y, n, !s[1] ? RowOperands::ScalarVec : !s[2] ? RowOperands::VecScalar
+                                                                                 : RowOperands::VecVec, rp);
+                    }
                     if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
                       for (int64_t k = 0; k < n; ++k) o[k] = f(x[k], y[k]);
                     } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
@@ -97,7 +109,8 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 }
 
 template <typename O, typename T, typename F>
-void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain) {
+void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain, UnaryRowF32 row = nullptr,
+          const RowParams& rp = {}) {
   DimVec shape = out.shape, so = out.strides, si = in.strides;
   coalesce_in_place<DimVec, 2>(shape, {&so, &si});
   O* po = out.data<O>();
@@ -107,47 +120,14 @@ void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain)
                     O* o = po + off[0];
                     const T* x = pi + off[1];
                     if (s[0] == 1 && s[1] == 1) {
+                      if constexpr (kSimdRows<O, T>) {
+                        if (row) return row(o, x, n, rp);
+                      }
                       for (int64_t k = 0; k < n; ++k) o[k] = f(x[k]);
                     } else {
                       for (int64_t k = 0; k < n; ++k) o[k * s[0]] = f(x[k * s[1]]);
                     }
                   });
-}
-
-// Float32 maps with a SIMD row kernel (elementwise_simd.h): rows whose output is
-// contiguous and whose operands are contiguous or one broadcast element take
-// `row`; other rows (strided views) take the scalar reference `f`.
-template <typename F>
-void map2_f32(const Tensor& out, const Tensor& a, const Tensor& b, F f, BinaryRowF32 row, const RowParams& rp) {
-  DimVec shape = out.shape, so = out.strides, sa = a.strides, sb = b.strides;
-  coalesce_in_place<DimVec, 3>(shape, {&so, &sa, &sb});
-  float* po = out.data<float>();
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
-  for_each_row_parallel<3>(shape, {so.data(), sa.data(), sb.data()}, kCheapGrain,
-                           [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> s) {
-                             float* o = po + off[0];
-                             const float* x = pa + off[1];
-                             const float* y = pb + off[2];
-                             if (s[0] == 1 && s[1] == 1 && (s[2] == 1 || s[2] == 0))
-                               return row(o, x, y, n, s[2] ? RowOperands::VecVec : RowOperands::VecScalar, rp);
-                             if (s[0] == 1 && s[1] == 0 && s[2] == 1)
-                               return row(o, x, y, n, RowOperands::ScalarVec, rp);
-                             for (int64_t k = 0; k < n; ++k) o[k * s[0]] = f(x[k * s[1]], y[k * s[2]]);
-                           });
-}
-
-template <typename F>
-void map1_f32(const Tensor& out, const Tensor& in, F f, int64_t grain, UnaryRowF32 row, const RowParams& rp) {
-  DimVec shape = out.shape, so = out.strides, si = in.strides;
-  coalesce_in_place<DimVec, 2>(shape, {&so, &si});
-  float* po = out.data<float>();
-  const float* pi = in.data<float>();
-  for_each_row_parallel<2>(shape, {so.data(), si.data()}, grain,
-                           [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
-                             if (s[0] == 1 && s[1] == 1) return row(po + off[0], pi + off[1], n, rp);
-                             for (int64_t k = 0; k < n; ++k) po[off[0] + k * s[0]] = f(pi[off[1] + k * s[1]]);
-                           });
 }
 
 template <typename T> T int_pow(T a, T b) {
@@ -224,11 +204,7 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
   constexpr bool kFloat = std::is_floating_point_v<T>;
   constexpr bool kBool = std::is_same_v<T, bool>;
   // The ops with a SIMD row kernel map through this.
-  const auto simd_map = [&](auto f) {
-    if constexpr (std::is_same_v<T, float>)
-      if (row) return map2_f32(out, a, b, f, row, RowParams{float(alpha.f)});
-    return map2<T, T>(out, a, b, f);
-  };
+  const auto simd_map = [&](auto f) { return map2<T, T>(out, a, b, f, row, RowParams{float(alpha.f)}); };
   switch (op) {
     case BinaryOp::Add:
       if constexpr (kFloat) {
@@ -332,9 +308,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryPar
   constexpr bool kBool = std::is_same_v<T, bool>;
   // The ops with a SIMD row kernel map through this; rp holds their constants as floats.
   const auto simd_map = [&](auto f, int64_t grain = kCheapGrain, RowParams rp = {}) {
-    if constexpr (std::is_same_v<T, float>)
-      if (row) return map1_f32(out, in, f, grain, row, rp);
-    return map1<T, T>(out, in, f, grain);
+    return map1<T, T>(out, in, f, grain, row, rp);
   };
   switch (op) {
     case UnaryOp::Relu:

@@ -34,6 +34,15 @@ struct Transcendental {
   AttrMap attrs;
 };
 inline long double sigmoid_l(long double x) { return 1 / (1 + std::exp(-x)); }
+// The params as the kernel casts them to float.
+inline long double elu_l(long double x, const UnaryParams& p) {
+  return x <= 0 ? std::expm1(x * (long double)float(p.c)) * (long double)float(p.a * p.b) : x * (long double)float(p.b);
+}
+inline long double softplus_l(long double x, const UnaryParams& p) {
+  const long double t = x * (long double)float(p.a);
+  if (float(x * float(p.a)) > float(p.b)) return x;  // torch's threshold test, on the float product
+  return (std::max(t, 0.0L) + std::log1p(std::exp(-std::abs(t)))) / (long double)float(p.a);
+}
 inline const std::vector<Transcendental>& transcendental() {
   static const std::vector<Transcendental> v = {
       {{UnaryOp::Exp, {}, "exp"}, [](long double x, const UnaryParams&) { return std::exp(x); }, -110, 90, "aten.exp.default", {}},
@@ -49,32 +58,10 @@ inline const std::vector<Transcendental>& transcendental() {
          return x * sigmoid_l(2 * u);  // 0.5 x (1 + tanh u) without its cancellation
        },
        -20, 20, "aten.gelu.default", {{"approximate", Attr::of_string("tanh")}}},
-      {{UnaryOp::Elu, params(1, 1, 1), "elu"},
-       [](long double x, const UnaryParams& p) {
-         return x <= 0 ? std::expm1(x * (long double)float(p.c)) * (long double)float(p.a * p.b)
-                       : x * (long double)float(p.b);
-       },
-       -110, 100, "aten.elu.default", {}},
-      {{UnaryOp::Elu, params(1.6732632423543772, 1.0507009873554805, 1), "selu"},
-       [](long double x, const UnaryParams& p) {
-         return x <= 0 ? std::expm1(x * (long double)float(p.c)) * (long double)float(p.a * p.b)
-                       : x * (long double)float(p.b);
-       },
-       -110, 100, "aten.selu.default", {}},
-      {{UnaryOp::Softplus, params(1, 20), "softplus"},
-       [](long double x, const UnaryParams& p) {
-         const long double t = x * (long double)float(p.a);
-         if (float(x * float(p.a)) > float(p.b)) return x;
-         return (std::max(t, 0.0L) + std::log1p(std::exp(-std::abs(t)))) / (long double)float(p.a);
-       },
-       -110, 100, "aten.softplus.default", {}},
-      {{UnaryOp::Softplus, params(2, 5), "softplus_b2"},
-       [](long double x, const UnaryParams& p) {
-         const long double t = x * (long double)float(p.a);
-         if (float(x * float(p.a)) > float(p.b)) return x;
-         return (std::max(t, 0.0L) + std::log1p(std::exp(-std::abs(t)))) / (long double)float(p.a);
-       },
-       -110, 100, "aten.softplus.default", {{"beta", Attr::of_float(2)}, {"threshold", Attr::of_float(5)}}},
+      {{UnaryOp::Elu, params(1, 1, 1), "elu"}, elu_l, -110, 100, "aten.elu.default", {}},
+      {{UnaryOp::Elu, params(1.6732632423543772, 1.0507009873554805, 1), "selu"}, elu_l, -110, 100, "aten.selu.default", {}},
+      {{UnaryOp::Softplus, params(1, 20), "softplus"}, softplus_l, -110, 100, "aten.softplus.default", {}},
+      {{UnaryOp::Softplus, params(2, 5), "softplus_b2"}, softplus_l, -110, 100, "aten.softplus.default", {{"beta", Attr::of_float(2)}, {"threshold", Attr::of_float(5)}}},
       {{UnaryOp::Mish, {}, "mish"},
        [](long double x, const UnaryParams&) { return x * std::tanh(std::log1p(std::exp(x))); }, -110, 100,
        "aten.mish.default", {}},
