@@ -20,7 +20,9 @@ namespace {
 
 const char* kUsage =
     "usage: tir_elementwise_bench [--n N] [--runs R] [--threads T] [--filter SUBSTR]\n"
-    "  --n        elements per call (default 65536: 256 KB per operand)\n"
+    "  --n        elements per call (default 16384: 64 KB per operand, in L2; a slow call\n"
+    "             stays well under a scheduler time slice, which on a loaded machine would\n"
+    "             otherwise add a preemption to every scalar call)\n"
     "  --runs     timed calls per path and op (default 200; median)\n"
     "  --threads  thread count (default 1)\n"
     "  --filter   only ops whose name contains SUBSTR\n";
@@ -61,7 +63,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t n = 65536;
+  int64_t n = 16384;
   int runs = 200, threads = 1;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
