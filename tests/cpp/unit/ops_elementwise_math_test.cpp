@@ -227,6 +227,26 @@ TEST(EwMath, RreluWithNoiseFunctional) {
               HasSubstr("eval mode"));
 }
 
+TEST(EwMath, SimdPathInPlaceEqualsOutOfPlace) {
+  // The SIMD rows recompute out-of-range lanes (NaN, outside the domain) from
+  // the inputs: in place they must still see the inputs, not the results
+  // (log10(0.5) < 0 and sinh(20) > 709 are outside the ranges themselves).
+  const std::vector<float> v = {0.5f, 2.0f, -3.0f, NAN, 0.1f, 20.0f, 0.3f, 5.0f, 1e-3f, -0.7f, 1.0f};
+  for (MathUnaryOp op : {MathUnaryOp::Acos, MathUnaryOp::Asin, MathUnaryOp::Acosh, MathUnaryOp::Asinh,
+                         MathUnaryOp::Atan, MathUnaryOp::Atanh, MathUnaryOp::Sinh, MathUnaryOp::Log10})
+    for (MathPath path : {MathPath::Simd, MathPath::Auto, MathPath::Scalar}) {
+      const std::vector<float> want = run_path(op, v, path);
+      Tensor t = make_owned(DType::F32, {int64_t(v.size())});
+      std::memcpy(t.data<float>(), v.data(), v.size() * 4);
+      math_unary_kernel(op, t, t, {}, path);
+      for (size_t i = 0; i < v.size(); ++i) {
+        const float got = t.data<float>()[i];
+        EXPECT_TRUE(got == want[i] || (std::isnan(got) && std::isnan(want[i])))
+            << int(op) << " x=" << v[i] << ": in place " << got << ", out of place " << want[i];
+      }
+    }
+}
+
 TEST(EwMath, InplaceAndOutAlias) {
   const Tensor self = tensor_of(DType::F32, {3}, {1, 2, 3});
   const Tensor t = tensor_of(DType::F32, {3}, {2, 4, 8});
