@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/wrap_int.h"
+#include "kernels/elementwise_simd.h"
 #include "kernels/parallel.h"
 #include "core/strided.h"
 
@@ -69,8 +70,15 @@ void for_each_row_parallel(const DimVec& shape, const std::array<const int64_t*,
   });
 }
 
+// Float32 maps take a SIMD row kernel `row` (elementwise_simd.h; nullptr: none)
+// for rows whose output is contiguous and whose operands are contiguous or one
+// broadcast element; other rows (strided views) take the scalar reference `f`.
+template <typename O, typename T>
+constexpr bool kSimdRows = std::is_same_v<O, float> && std::is_same_v<T, float>;
+
 template <typename O, typename T, typename F>
-void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f, BinaryRowF32 row = nullptr,
+          const RowParams& rp = {}) {
   DimVec shape = out.shape, so = out.strides, sa = a.strides, sb = b.strides;
   coalesce_in_place<DimVec, 3>(shape, {&so, &sa, &sb});
   O* po = out.data<O>();
@@ -81,6 +89,11 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                     O* o = po + off[0];
                     const T* x = pa + off[1];
                     const T* y = pb + off[2];
+                    if constexpr (kSimdRows<O, T>) {
+                      if (row && s[0] == 1 && (s[1] == 1 || s[1] == 0) && (s[2] == 1 || s[2] == 0) && s[1] + s[2] > 0)
+                        return row(o, x, y, n, !s[1] ? RowOperands::ScalarVec : !s[2] ? RowOperands::VecScalar
+                                                                                 : RowOperands::VecVec, rp);
+                    }
                     if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
                       for (int64_t k = 0; k < n; ++k) o[k] = f(x[k], y[k]);
                     } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
@@ -96,7 +109,8 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 }
 
 template <typename O, typename T, typename F>
-void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain) {
+void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain, UnaryRowF32 row = nullptr,
+          const RowParams& rp = {}) {
   DimVec shape = out.shape, so = out.strides, si = in.strides;
   coalesce_in_place<DimVec, 2>(shape, {&so, &si});
   O* po = out.data<O>();
@@ -106,6 +120,9 @@ void map1(const Tensor& out, const Tensor& in, F f, int64_t grain = kCheapGrain)
                     O* o = po + off[0];
                     const T* x = pi + off[1];
                     if (s[0] == 1 && s[1] == 1) {
+                      if constexpr (kSimdRows<O, T>) {
+                        if (row) return row(o, x, n, rp);
+                      }
                       for (int64_t k = 0; k < n; ++k) o[k] = f(x[k]);
                     } else {
                       for (int64_t k = 0; k < n; ++k) o[k * s[0]] = f(x[k * s[1]]);
@@ -181,16 +198,19 @@ template <typename T> T float_remainder(T a, T b) {
   return mod;
 }
 
+// `row`: the float32 SIMD row kernel of op, nullptr for the scalar reference.
 template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
-                                        const Scalar& alpha) {
+                                        const Scalar& alpha, BinaryRowF32 row) {
   constexpr bool kFloat = std::is_floating_point_v<T>;
   constexpr bool kBool = std::is_same_v<T, bool>;
+  // The ops with a SIMD row kernel map through this.
+  const auto simd_map = [&](auto f) { return map2<T, T>(out, a, b, f, row, RowParams{float(alpha.f)}); };
   switch (op) {
     case BinaryOp::Add:
       if constexpr (kFloat) {
         const T al = T(alpha.f);
-        if (al == T(1)) return map2<T, T>(out, a, b, [](T x, T y) { return x + y; });
-        return map2<T, T>(out, a, b, [al](T x, T y) { return x + al * y; });
+        if (al == T(1)) return simd_map([](T x, T y) { return x + y; });
+        return simd_map([al](T x, T y) { return x + al * y; });
       } else if constexpr (kBool) {
         const int64_t al = alpha.i;
         return map2<T, T>(out, a, b, [al](T x, T y) { return (int64_t(x) + al * int64_t(y)) != 0; });
@@ -199,11 +219,11 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
         return map2<T, T>(out, a, b, [al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); });
       }
     case BinaryOp::Mul:
-      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x * y; });
+      if constexpr (kFloat) return simd_map([](T x, T y) { return x * y; });
       else if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });
       else return map2<T, T>(out, a, b, [](T x, T y) { return wrap_mul(x, y); });
     case BinaryOp::Div:
-      if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return x / y; });
+      if constexpr (kFloat) return simd_map([](T x, T y) { return x / y; });
       break;
     case BinaryOp::DivTrunc:
       if constexpr (kFloat) return map2<T, T>(out, a, b, [](T x, T y) { return std::trunc(x / y); });
@@ -235,11 +255,12 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
       }
     case BinaryOp::Maximum:
       if constexpr (kFloat)
-        return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::max(x, y); });
+        // Equal operands (+-0) give y, as torch's vectorized kernel (x86 max_ps/min_ps).
+        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : x > y ? x : y; });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::max(x, y); });
     case BinaryOp::Minimum:
       if constexpr (kFloat)
-        return map2<T, T>(out, a, b, [](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : std::min(x, y); });
+        return simd_map([](T x, T y) { return (std::isnan(x) || std::isnan(y)) ? x + y : x < y ? x : y; });
       else return map2<T, T>(out, a, b, [](T x, T y) { return std::min(x, y); });
     case BinaryOp::BitAnd:
       if constexpr (kBool) return map2<T, T>(out, a, b, [](T x, T y) { return x && y; });
@@ -280,19 +301,25 @@ template <typename T> void binary_typed(BinaryOp op, const Tensor& out, const Te
   throw ExecutionError(std::string("binary kernel: op not supported for dtype ") + dtype_name(a.dtype));
 }
 
-template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
+// `row`: the float32 SIMD row kernel of op, nullptr for the scalar reference.
+template <typename T>
+void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p, UnaryRowF32 row) {
   constexpr bool kFloat = std::is_floating_point_v<T>;
   constexpr bool kBool = std::is_same_v<T, bool>;
+  // The ops with a SIMD row kernel map through this; rp holds their constants as floats.
+  const auto simd_map = [&](auto f, int64_t grain = kCheapGrain, RowParams rp = {}) {
+    return map1<T, T>(out, in, f, grain, row, rp);
+  };
   switch (op) {
     case UnaryOp::Relu:
-      if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return x < T(0) ? T(0) : x; });
+      if constexpr (!kBool) return simd_map([](T x) { return x < T(0) ? T(0) : x; });
       break;
     case UnaryOp::Neg:
-      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return -x; });
+      if constexpr (kFloat) return simd_map([](T x) { return -x; });
       else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return T(uint64_t(0) - uint64_t(x)); });
       break;
     case UnaryOp::Abs:
-      if constexpr (kFloat) return map1<T, T>(out, in, [](T x) { return std::abs(x); });
+      if constexpr (kFloat) return simd_map([](T x) { return std::abs(x); });
       else if constexpr (!kBool) return map1<T, T>(out, in, [](T x) { return x < T(0) ? T(uint64_t(0) - uint64_t(x)) : x; });
       break;
     case UnaryOp::Clamp: {
@@ -303,7 +330,8 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
         if constexpr (kFloat) {
           const bool lo_nan = p.has_a && std::isnan(p.a), hi_nan = p.has_b && std::isnan(p.b);
           if (lo_nan || hi_nan) return map1<T, T>(out, in, [](T) { return std::numeric_limits<T>::quiet_NaN(); });
-          return map1<T, T>(out, in, [lo, hi](T x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });
+          return simd_map([lo, hi](T x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); }, kCheapGrain,
+                          RowParams{float(lo), float(hi)});
         } else {
           return map1<T, T>(out, in, [lo, hi](T x) { return std::min(std::max(x, lo), hi); });
         }
@@ -343,7 +371,7 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
   }
   if constexpr (kFloat) {
     // Transcendental maps: smaller tasks pay off.
-    const auto costly = [&](auto f) { return map1<T, T>(out, in, f, kCostlyGrain); };
+    const auto costly = [&](auto f, RowParams rp = {}) { return simd_map(f, kCostlyGrain, rp); };
     switch (op) {
       case UnaryOp::Sigmoid: return costly([](T x) { return T(1) / (T(1) + std::exp(-x)); });
       case UnaryOp::Tanh: return costly([](T x) { return std::tanh(x); });
@@ -370,15 +398,17 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
       case UnaryOp::Reciprocal: return costly([](T x) { return T(1) / x; });
       case UnaryOp::LeakyRelu: {
         const T slope = T(p.a);
-        return costly([slope](T x) { return x > T(0) ? x : x * slope; });
+        return costly([slope](T x) { return x > T(0) ? x : x * slope; }, RowParams{float(slope)});
       }
       case UnaryOp::Elu: {
         const T neg = T(p.a * p.b), pos = T(p.b), isc = T(p.c);
-        return costly([=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; });
+        return costly([=](T x) { return x <= T(0) ? std::expm1(x * isc) * neg : x * pos; },
+                      RowParams{float(neg), float(pos), float(isc)});
       }
       case UnaryOp::Softplus: {
         const T beta = T(p.a), thr = T(p.b);
-        return costly([=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; });
+        return costly([=](T x) { return x * beta > thr ? x : std::log1p(std::exp(x * beta)) / beta; },
+                      RowParams{float(beta), float(thr)});
       }
       case UnaryOp::Expm1: return costly([](T x) { return std::expm1(x); });
       case UnaryOp::Log1p: return costly([](T x) { return std::log1p(x); });
@@ -415,16 +445,19 @@ template <typename T> void unary_typed(UnaryOp op, const Tensor& out, const Tens
 
 bool binary_op_is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
 
-void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  dispatch_compute(a.dtype, [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b, alpha); });
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                   EwPath path) {
+  const BinaryRowF32 row = a.dtype == DType::F32 && path == EwPath::Auto ? binary_row_f32(op, float(alpha.f)) : nullptr;
+  dispatch_compute(a.dtype, [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b, alpha, row); });
 }
 
 bool unary_op_is_floating_only(UnaryOp op) { return op >= UnaryOp::Sigmoid && op <= UnaryOp::RoundDecimals; }
 
 bool unary_op_is_predicate(UnaryOp op) { return op >= UnaryOp::LogicalNot; }
 
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
-  dispatch_compute(in.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, out, in, p); });
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p, EwPath path) {
+  const UnaryRowF32 row = in.dtype == DType::F32 && path == EwPath::Auto ? unary_row_f32(op) : nullptr;
+  dispatch_compute(in.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, out, in, p, row); });
 }
 
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -1,7 +1,13 @@
 // Elementwise kernels: binary/unary maps, where, fill. Scalar reference code
-// over strided operands (any strides, stride 0 for broadcast dims), with a
-// contiguous fast path; to be SIMD-ized later. Operands are Tensor views whose
-// shapes already equal the output's shape (broadcasting is done by the caller).
+// over strided operands (any strides, stride 0 for broadcast dims). Float32
+// rows whose output is contiguous and whose operands are contiguous or one
+// broadcast element (a scalar, or a row broadcast over the outer dims) take a
+// Highway SIMD row kernel for the common ops (elementwise_simd.h: the exact ops
+// bit for bit the scalar reference, the transcendental ones through float64
+// lanes, natively only); other rows and dtypes take the scalar code, which
+// EwPath::Scalar selects for every row (tests compare the two). Operands are
+// Tensor views whose shapes already equal the output's shape (broadcasting is
+// done by the caller).
 #pragma once
 #include <cstdint>
 
@@ -30,11 +36,14 @@ enum class BinaryOp : uint8_t {
 // True for ops whose output is Bool.
 bool binary_op_is_predicate(BinaryOp op);
 
+// Auto: float32 SIMD rows where the op has them; Scalar: the scalar reference only.
+enum class EwPath : uint8_t { Auto, Scalar };
+
 // out = op(a, b). a and b have the same compute dtype (not f16/bf16) and out's
 // shape; out.dtype is a.dtype, or Bool for predicates. out may alias a or b
 // elementwise (same view). `alpha` is used by Add only.
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
-                   const Scalar& alpha = Scalar::of_int(1));
+                   const Scalar& alpha = Scalar::of_int(1), EwPath path = EwPath::Auto);
 
 enum class UnaryOp : uint8_t {
   // any compute dtype (ints stay ints)
@@ -67,7 +76,8 @@ bool unary_op_is_predicate(UnaryOp op);
 
 // out = op(in). in.dtype is a compute dtype; out.dtype == in.dtype (Bool for
 // predicates); same shape; out may alias in (same view).
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p = {});
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p = {},
+                  EwPath path = EwPath::Auto);
 
 // out = cond ? a : b. cond Bool or U8; a, b, out share out.dtype; all of out's shape.
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);

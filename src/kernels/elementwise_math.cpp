@@ -1,5 +1,6 @@
 #include "kernels/elementwise_math.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -54,19 +55,21 @@ template <MathUnaryOp kOp> HWY_INLINE void block(const float* x, float* y) {
 }
 
 // y[0, n) = op(x[0, n)); the tail goes through a padded block so every
-// element sees the same code. `fix` recomputes lanes outside Highway's valid range.
+// element sees the same code. `fix` recomputes lanes outside Highway's valid
+// range from a copy of each block's inputs (y may be x: in place).
 template <MathUnaryOp kOp, typename Fix> void row(const float* x, float* y, int64_t n, Fix fix) {
   const D d;
   const int64_t L = int64_t(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + L <= n; i += L) block<kOp>(x + i, y + i);
-  if (i < n) {
-    float in[HWY_MAX_BYTES / sizeof(double)], out[HWY_MAX_BYTES / sizeof(double)];
-    for (int64_t k = 0; k < L; ++k) in[k] = i + k < n ? x[i + k] : 1.0f;
+  float in[HWY_MAX_BYTES / sizeof(double)], out[HWY_MAX_BYTES / sizeof(double)];
+  for (int64_t i = 0; i < n; i += L) {
+    const int64_t m = std::min(L, n - i);
+    for (int64_t k = 0; k < L; ++k) in[k] = k < m ? x[i + k] : 1.0f;
     block<kOp>(in, out);
-    for (int64_t k = i; k < n; ++k) y[k] = out[k - i];
+    for (int64_t k = 0; k < m; ++k) {
+      y[i + k] = out[k];
+      fix(in[k], y + i + k);
+    }
   }
-  for (int64_t k = 0; k < n; ++k) fix(x[k], y + k);
 }
 
 }  // namespace

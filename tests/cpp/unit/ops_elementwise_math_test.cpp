@@ -18,6 +18,7 @@
 #include "kernels/elementwise_math.h"
 #include "op_test_util.h"
 #include "test_util.h"
+#include "ulp.h"
 
 namespace tir {
 namespace {
@@ -28,31 +29,10 @@ using test::F;
 using test::I;
 using test::run1;
 using test::run_op;
+using test::sweep;
 using test::tensor_of;
+using test::ulp_error;
 using ::testing::HasSubstr;
-
-// |r - t| in units of the float32 ulp at t (the spacing of floats around t).
-double ulp_error(float r, double t) {
-  if (std::isnan(t)) return std::isnan(r) ? 0 : 1e9;
-  if (std::isinf(float(t)) || std::isinf(r)) return r == float(t) ? 0 : 1e9;  // overflow: inf expected
-  const float ft = std::abs(float(t));
-  double ulp = double(std::nextafter(ft, INFINITY)) - double(ft);
-  if (std::isinf(std::nextafter(ft, INFINITY))) ulp = std::ldexp(1.0, 104);
-  ulp = std::max(ulp, std::ldexp(1.0, -149));
-  return std::abs(double(r) - t) / ulp;
-}
-
-// Float32 inputs spread over [lo, hi]: every 331st float bit pattern of each sign.
-std::vector<float> sweep(float lo, float hi) {
-  std::vector<float> v;
-  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 331) {
-    float x;
-    std::memcpy(&x, &bits, 4);
-    if (x >= lo && x <= hi) v.push_back(x);
-    if (-x >= lo && -x <= hi && x != 0) v.push_back(-x);
-  }
-  return v;
-}
 
 struct Sweep {
   MathUnaryOp op;
@@ -245,6 +225,26 @@ TEST(EwMath, RreluWithNoiseFunctional) {
   }
   EXPECT_THAT(error_of([&] { run_op("aten.rrelu_with_noise_functional.default", {x, noise}, {{"training", B(true)}}, 2); }),
               HasSubstr("eval mode"));
+}
+
+TEST(EwMath, SimdPathInPlaceEqualsOutOfPlace) {
+  // The SIMD rows recompute out-of-range lanes (NaN, outside the domain) from
+  // the inputs: in place they must still see the inputs, not the results
+  // (log10(0.5) < 0 and sinh(20) > 709 are outside the ranges themselves).
+  const std::vector<float> v = {0.5f, 2.0f, -3.0f, NAN, 0.1f, 20.0f, 0.3f, 5.0f, 1e-3f, -0.7f, 1.0f};
+  for (MathUnaryOp op : {MathUnaryOp::Acos, MathUnaryOp::Asin, MathUnaryOp::Acosh, MathUnaryOp::Asinh,
+                         MathUnaryOp::Atan, MathUnaryOp::Atanh, MathUnaryOp::Sinh, MathUnaryOp::Log10})
+    for (MathPath path : {MathPath::Simd, MathPath::Auto, MathPath::Scalar}) {
+      const std::vector<float> want = run_path(op, v, path);
+      Tensor t = make_owned(DType::F32, {int64_t(v.size())});
+      std::memcpy(t.data<float>(), v.data(), v.size() * 4);
+      math_unary_kernel(op, t, t, {}, path);
+      for (size_t i = 0; i < v.size(); ++i) {
+        const float got = t.data<float>()[i];
+        EXPECT_TRUE(got == want[i] || (std::isnan(got) && std::isnan(want[i])))
+            << int(op) << " x=" << v[i] << ": in place " << got << ", out of place " << want[i];
+      }
+    }
 }
 
 TEST(EwMath, InplaceAndOutAlias) {

@@ -1,0 +1,156 @@
+// Float32 transcendental row kernels through float64 lanes (see elementwise_simd.h):
+// every op is evaluated in double with Highway's float64 functions and rounded
+// to float once. Formulas are rearranged where the float32 one cancels
+// (1 + tanh(u) = 2 / (1 + exp(-2u)), 1 + erf(z) = erfc(-z)); infinities follow
+// the scalar reference (torch's float formulas), NaN stays NaN.
+#include <cstring>
+#include <limits>
+
+#include "kernels/elementwise_simd.h"
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+
+#if !(HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || !HWY_HAVE_FLOAT64)
+#include "kernels/erfc_f64-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tir {
+namespace HWY_NAMESPACE {
+namespace {
+
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<double>;
+using DFh = hn::Rebind<float, D>;  // as many float lanes as D has doubles
+using V = hn::Vec<D>;
+
+// Highway's Exp/Expm1 are valid up to 706 (float64); above, the float result
+// is +inf anyway.
+constexpr double kExpMax = 706.0;
+HWY_INLINE V exp_clamped(D d, V t) { return hn::Exp(d, hn::Min(t, hn::Set(d, kExpMax))); }
+HWY_INLINE V nan_if_neg_inf(D d, V x, V r) {
+  return hn::IfThenElse(hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity())),
+                        hn::Set(d, std::numeric_limits<double>::quiet_NaN()), r);
+}
+HWY_INLINE V one(D d) { return hn::Set(d, 1.0); }
+
+struct ExpOp {
+  RowParams p;
+  V operator()(D d, V x) const { return exp_clamped(d, x); }
+};
+struct LogOp {  // Highway's Log is valid on (0, DBL_MAX]: zero, negatives and +inf by hand
+  RowParams p;
+  V operator()(D d, V x) const {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const V r = hn::Log(d, x);
+    const V z = hn::Zero(d);
+    return hn::IfThenElse(hn::Eq(x, z), hn::Set(d, -inf),
+                          hn::IfThenElse(hn::Lt(x, z), hn::Set(d, std::numeric_limits<double>::quiet_NaN()),
+                                         hn::IfThenElse(hn::Eq(x, hn::Set(d, inf)), x, r)));
+  }
+};
+struct TanhOp {
+  RowParams p;
+  V operator()(D d, V x) const { return hn::Tanh(d, x); }
+};
+struct SigmoidOp {
+  RowParams p;
+  V operator()(D d, V x) const { return hn::Div(one(d), hn::Add(one(d), exp_clamped(d, hn::Neg(x)))); }
+};
+struct SiluOp {  // x / (1 + exp(-x)); -inf gives NaN as torch's -inf / inf
+  RowParams p;
+  V operator()(D d, V x) const {
+    return nan_if_neg_inf(d, x, hn::Div(x, hn::Add(one(d), exp_clamped(d, hn::Neg(x)))));
+  }
+};
+struct GeluTanhOp {  // 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3)
+  RowParams p;
+  V operator()(D d, V x) const {
+    const V x3 = hn::Mul(hn::Mul(x, x), x);
+    const V u2 = hn::Mul(hn::Set(d, 2.0 * 0.79788456080286535588), hn::Add(x, hn::Mul(hn::Set(d, 0.044715), x3)));
+    return nan_if_neg_inf(d, x, hn::Div(x, hn::Add(one(d), exp_clamped(d, hn::Neg(u2)))));
+  }
+};
+struct GeluOp {  // 0.5 x (1 + erf(x / sqrt 2)) = 0.5 x erfc(-x / sqrt 2); -inf gives NaN as torch
+  RowParams p;
+  V operator()(D d, V x) const {
+    const V e = erfc_f64(d, hn::Mul(x, hn::Set(d, -0.70710678118654752440)));
+    return nan_if_neg_inf(d, x, hn::Mul(hn::Mul(hn::Set(d, 0.5), x), e));
+  }
+};
+struct EluOp {  // x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale; +-0 keeps its sign
+  RowParams p;
+  V operator()(D d, V x) const {
+    const V neg = hn::Mul(hn::Expm1(d, hn::Min(hn::Mul(x, hn::Set(d, p.c)), hn::Set(d, kExpMax))), hn::Set(d, p.a));
+    const V r = hn::IfThenElse(hn::Le(x, hn::Zero(d)), neg, hn::Mul(x, hn::Set(d, p.b)));
+    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Mul(x, hn::Set(d, p.a)), r);
+  }
+};
+struct SoftplusOp {  // float(x * beta) > threshold ? x : log1p(exp(x * beta)) / beta
+  RowParams p;
+  V operator()(D d, V x) const {
+    const V t = hn::Mul(x, hn::Set(d, p.a));
+    // The threshold test on the float product, as the scalar code makes it.
+    const V t_float = hn::PromoteTo(d, hn::DemoteTo(DFh(), t));
+    // log1p(exp(t)) = max(t, 0) + log1p(exp(-|t|)): no overflow for large t.
+    const V sp = hn::Add(hn::Max(t, hn::Zero(d)), hn::Log1p(d, hn::Exp(d, hn::Neg(hn::Abs(t)))));
+    return hn::IfThenElse(hn::Gt(t_float, hn::Set(d, p.b)), x, hn::Div(sp, hn::Set(d, p.a)));
+  }
+};
+struct MishOp {  // x tanh(log1p(e)) = x n / (n + 2), n = e (e + 2), e = exp(x); tanh is 1 in double past x = 40
+  RowParams p;
+  V operator()(D d, V x) const {
+    const V e = hn::Exp(d, hn::Min(x, hn::Set(d, 40.0)));
+    const V n = hn::Mul(e, hn::Add(e, hn::Set(d, 2.0)));
+    return hn::Mul(x, hn::Div(n, hn::Add(n, hn::Set(d, 2.0))));
+  }
+};
+
+template <class Op> HWY_INLINE hn::Vec<DFh> widened(const Op& op, hn::Vec<DFh> v) {
+  const D d;
+  const V x = hn::PromoteTo(d, v);
+  return hn::DemoteTo(DFh(), hn::IfThenElse(hn::IsNaN(x), x, op(d, x)));
+}
+
+// Transform style over float lanes, the tail through a padded block.
+template <class Op> void row(float* out, const float* in, int64_t n, const RowParams& p) {
+  const DFh df;
+  const Op op{p};
+  const int64_t L = int64_t(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + L <= n; i += L) hn::StoreU(widened(op, hn::LoadU(df, in + i)), df, out + i);
+  if (i == n) return;
+  HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(double)] = {};
+  std::memcpy(buf, in + i, size_t(n - i) * sizeof(float));
+  hn::Store(widened(op, hn::Load(df, buf)), df, buf);
+  std::memcpy(out + i, buf, size_t(n - i) * sizeof(float));
+}
+
+}  // namespace
+}  // namespace HWY_NAMESPACE
+}  // namespace tir
+HWY_AFTER_NAMESPACE();
+
+namespace tir {
+UnaryRowF32 unary_row_f32_widened(UnaryOp op) {
+  namespace ns = HWY_NAMESPACE;
+  switch (op) {
+    case UnaryOp::Exp: return &ns::row<ns::ExpOp>;
+    case UnaryOp::Log: return &ns::row<ns::LogOp>;
+    case UnaryOp::Tanh: return &ns::row<ns::TanhOp>;
+    case UnaryOp::Sigmoid: return &ns::row<ns::SigmoidOp>;
+    case UnaryOp::Silu: return &ns::row<ns::SiluOp>;
+    case UnaryOp::Gelu: return &ns::row<ns::GeluOp>;
+    case UnaryOp::GeluTanh: return &ns::row<ns::GeluTanhOp>;
+    case UnaryOp::Elu: return &ns::row<ns::EluOp>;
+    case UnaryOp::Softplus: return &ns::row<ns::SoftplusOp>;
+    case UnaryOp::Mish: return &ns::row<ns::MishOp>;
+    default: return nullptr;
+  }
+}
+}  // namespace tir
+
+#else
+namespace tir {
+UnaryRowF32 unary_row_f32_widened(UnaryOp) { return nullptr; }
+}  // namespace tir
+#endif
