@@ -338,6 +338,7 @@ export interface ProxyModel {
   bufferValue(name: string): Promise<OutputTensor>;
   resetBuffers(): Promise<void>;
   arenaBytes(): Promise<number>;
+  placement(): Promise<Placement>;
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { debugFault, env } from './backend.js';
 import { TorchIrError } from './errors.js';
 
 const METHODS = new Set(['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
-  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'dispose']);
+  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'placement', 'dispose']);
 
 /**
  * Serves proxy.js's calls. port: {post(message, transfer), listen(handler)},

@@ -200,7 +200,7 @@ function inputBuffers(inputs) {
 }
 
 const METHODS = ['verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
-  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes'];
+  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'placement'];
 
 /** Model running in the proxy worker: same members, every method async. */
 export class ProxyModel {

@@ -42,10 +42,20 @@ const ATEN = {
   masked_fill: ['aten.masked_fill.Scalar', (p0) => ({ value: p0 })],
   where: ['aten.where.self'], addcmul: ['aten.addcmul.default', (p0) => ({ value: p0 })],
   lerp: ['aten.lerp.Tensor', null, { lo: 0, hi: 1 }],
+  // The Scalar forms (the operand a p0 parameter): what the WebGPU lowerings of add.Scalar,
+  // mul.Scalar, rsub.Scalar, pow.Tensor_Scalar, lt.Scalar, ... emit.
+  add_scalar: ['aten.add.Scalar', (p0) => ({ other: p0 })], mul_scalar: ['aten.mul.Scalar', (p0) => ({ other: p0 })],
+  div_scalar: ['aten.div.Scalar', (p0) => ({ other: p0 })], rsub_scalar: ['aten.rsub.Scalar', (p0) => ({ other: p0 })],
+  pow_scalar: ['aten.pow.Tensor_Scalar', (p0) => ({ exponent: p0 }), POS],
+  eq_scalar: ['aten.eq.Scalar', (p0) => ({ other: p0 })], ne_scalar: ['aten.ne.Scalar', (p0) => ({ other: p0 })],
+  lt_scalar: ['aten.lt.Scalar', (p0) => ({ other: p0 })], le_scalar: ['aten.le.Scalar', (p0) => ({ other: p0 })],
+  gt_scalar: ['aten.gt.Scalar', (p0) => ({ other: p0 })], ge_scalar: ['aten.ge.Scalar', (p0) => ({ other: p0 })],
 };
 const SKIP = new Set(['copy', 'full', 'arange']);   // copy.test.mjs
 const SCALARS = { clamp: [-0.5, 1.25], leaky_relu: [0.1, 0], elu: [0.7, 0], add: [1.5, 0], sub: [-2, 0],
-  masked_fill: [3.5, 0], addcmul: [0.5, 0] };
+  masked_fill: [3.5, 0], addcmul: [0.5, 0], add_scalar: [1.5, 0], mul_scalar: [-2.5, 0], div_scalar: [3, 0],
+  rsub_scalar: [0.75, 0], pow_scalar: [1.5, 0], eq_scalar: [0, 0], ne_scalar: [0, 0], lt_scalar: [0.25, 0],
+  le_scalar: [0.25, 0], gt_scalar: [-0.25, 0], ge_scalar: [-0.25, 0] };
 
 // Shape cases per arity: [shapes, layouts].
 const CASES = {

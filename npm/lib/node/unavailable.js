@@ -11,5 +11,4 @@ export const cpuCount = unavailable('cpuCount');
 export const readFileNode = unavailable('readFileNode');
 export const instantiateNode = unavailable('instantiateNode');
 export const createEngineWorker = unavailable('createEngineWorker (env.proxy worker-thread mode)');
-// Outside Node there is no dawn.node to import: navigator.gpu or env.webgpu is the GPU.
-export const nodeWebGpu = async () => null;
+export const nodeWebGpu = unavailable('nodeWebGpu (dawn.node; in browsers the GPU is navigator.gpu or env.webgpu)');
