@@ -5,7 +5,11 @@
 // engines fix their thread pools when they start).
 //
 //   bash scripts/prepare_models.sh --bench && (cd bench/transformersjs && npm ci)
-//   node bench/transformersjs/run.mjs [--n 200] [--threads 1,2] [--json OUT.json]
+//   node bench/transformersjs/run.mjs [--n 200] [--threads 1,2] [--tiering eager|dynamic] [--json OUT.json]
+//
+// --tiering eager (default) starts Chromium with --js-flags=--no-liftoff,--no-wasm-lazy-compilation:
+// both engines' WASM runs optimized code from the first call, as in bench/run.sh (V8's dynamic
+// tier-up takes seconds on a busy 2-core machine, longer than a short timed run).
 //
 // Prints embeddings per second for each engine, the speed ratio, and agreement: the cosine of
 // each engine's embeddings with PyTorch's (transformers' AutoModel + pooling) on the held-out
@@ -14,13 +18,14 @@
 import { writeFileSync } from 'node:fs';
 import { js, skip, startDriver, stopDriver, waitFor, wd, withBrowser } from '../../npm/test/webdriver.mjs';
 
-const opts = { n: 200, threads: [1, 2], json: null };
+const opts = { n: 200, threads: [1, 2], json: null, tiering: 'eager' };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
   if (a === '--n') opts.n = Number(argv[++i]);
   else if (a === '--threads') opts.threads = argv[++i].split(',').map(Number);
   else if (a === '--json') opts.json = argv[++i];
+  else if (a === '--tiering' && ['eager', 'dynamic'].includes(argv[i + 1])) opts.tiering = argv[++i];
   else { console.error(`unknown option ${a}`); process.exit(2); }
 }
 if (skip) { console.error(`run: ${skip}`); process.exit(1); }
@@ -34,7 +39,7 @@ try {
       await waitFor(id, '["done", "error"].includes(window.__bench?.state)',
         'document.getElementById("log").textContent', 1800000);
       return js(id, 'return window.__bench');
-    });
+    }, opts.tiering === 'eager' ? ['--js-flags=--no-liftoff,--no-wasm-lazy-compilation'] : []);
     if (r.state !== 'done') throw new Error(`threads=${threads}: ${r.error}`);
     rows.push(r);
   }
@@ -44,7 +49,7 @@ try {
 
 const f1 = (x) => x.toFixed(1);
 const c = (x) => x.toFixed(6);
-console.log(`all-MiniLM-L6-v2, ${rows[0].n} Debian package descriptions one at a time, headless Chromium, COOP/COEP`);
+console.log(`all-MiniLM-L6-v2, ${rows[0].n} Debian package descriptions one at a time, headless Chromium, COOP/COEP, ${opts.tiering} tiering`);
 console.log(`${rows[0].userAgent}\n`);
 console.log('| threads | torch-ir-wasm emb/s | transformers.js fp32 emb/s | q8 emb/s | ours / fp32 | ours / q8 |');
 console.log('| --- | --- | --- | --- | --- | --- |');

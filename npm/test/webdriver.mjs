@@ -57,7 +57,8 @@ export function stopDriver() {
 }
 
 // A fresh headless browser on a static server of the repository; fn(session id, base url).
-export async function withBrowser(isolate, fn) {
+// extraArgs: more Chromium switches (e.g. --js-flags for the benchmarks).
+export async function withBrowser(isolate, fn, extraArgs = []) {
   const { server, url } = await serve({ root: REPO, port: 0, isolate });
   const session = await wd('POST', '/session', {
     capabilities: {
@@ -65,7 +66,7 @@ export async function withBrowser(isolate, fn) {
         browserName: 'chrome',
         'goog:chromeOptions': {
           binary: CHROMIUM,
-          args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+          args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', ...extraArgs],
         },
       },
     },
