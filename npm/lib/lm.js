@@ -2,11 +2,11 @@
 // the KV mapping between them (engine side: runtime/language_model.h). The
 // engine owns the loop's state (caches, masks, positions, sampler); JS calls
 // one step per token so it can stream tokens and yield to the event loop.
-import { env, getBackend } from './backend.js';
-import { warn } from './warn.js';
+import { getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { addTensors, collectTensors, executionProviders, irMetaFrom, irOrigin, readIrText } from './model.js';
+import { addTensors, collectTensors, irMetaFrom, irOrigin, readIrText } from './model.js';
+import { declineWebGpu, executionProviders } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
 
@@ -170,10 +170,7 @@ export async function loadLM(options = {}) {
   // The generation loop (prefill, decode steps, sampling) runs inside the engine, so it has no
   // WebGPU executor to hand its sessions to yet: a 'webgpu' request runs on WASM, said once.
   const providers = executionProviders(options.executionProviders);
-  if (providers.includes('webgpu')) {
-    if (env.webgpu.strict) throw new ExecutionError('loadLM: generation does not run on WebGPU yet (env.webgpu.strict is set)');
-    warn('loadLM: generation does not run on WebGPU yet; the language model runs on WASM');
-  }
+  if (providers.includes('webgpu')) declineWebGpu('loadLM: generation does not run on WebGPU yet');
   const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
   const prefillText = await readIrText(prefill, onProgress);

@@ -11,9 +11,7 @@ import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
 import { compareWithTruth } from './truth.js';
-import { warn } from './warn.js';
-import { webgpuDevice } from './webgpu/device.js';
-import { WebGpuExecutor } from './webgpu/executor.js';
+import { executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
 const decoder = new TextDecoder();
@@ -579,44 +577,6 @@ export async function loadIR(ir, options = {}) {
     throw e;
   }
   return model;
-}
-
-const PROVIDERS = ['webgpu', 'wasm'];
-// loadIR's executionProviders (onnxruntime-web's spelling: names or {name}) -> names.
-export function executionProviders(list) {
-  if (list === undefined) return ['wasm'];
-  if (!Array.isArray(list) || list.length === 0) throw new TypeError("executionProviders must be a non-empty array, e.g. ['webgpu', 'wasm']");
-  return list.map((p) => {
-    const name = typeof p === 'string' ? p : p?.name;
-    if (!PROVIDERS.includes(name)) throw new TypeError(`executionProviders: unknown provider ${JSON.stringify(name)} (known: ${PROVIDERS.join(', ')})`);
-    return name;
-  });
-}
-
-// The GPU device for a model that asks for 'webgpu', or null with a warning (the model then
-// compiles for WASM alone); with env.webgpu.strict, no GPU is an error.
-async function gpuOrFallback() {
-  const { device, why } = await webgpuDevice();
-  if (device) return device;
-  if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
-  warn(`WebGPU: ${why}; the model runs on WASM`);
-  return null;
-}
-
-// The WebGPU executor of a session compiled for it, or null when the plan puts no node on
-// the GPU (the session then runs on WASM as planned: node by node, without fusion).
-async function startWebGpu(device, backend, handle) {
-  const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
-  const plan = parseJsonLoose(text);
-  if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
-  if (plan.placement.webgpu === 0) {
-    const why = `no node of this model can run on the GPU (${plan.fallbacks[0]?.why ?? 'no compute node'})`;
-    if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
-    warn(`WebGPU: ${why}; the model runs on WASM`);
-    return null;
-  }
-  const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
-  return WebGpuExecutor.create({ device, plan, handle, memoryView });
 }
 
 /** execute(model, inputs, options) === model.execute(inputs, options). */
