@@ -28,11 +28,13 @@ GpuMeta& GpuMeta::u(const char* field, int64_t value) {
   return *this;
 }
 
-GpuMeta& GpuMeta::us(const char* field, const std::vector<int64_t>& values) {
+GpuMeta& GpuMeta::us(const char* field, const std::vector<int64_t>& values, size_t slots) {
+  gpu_need(slots == 0 || values.size() <= slots, "a rank past the kernel's");
   fields_ += (fields_.empty() ? "\"" : ", \"") + std::string(field) + "\": [";
-  for (size_t i = 0; i < values.size(); ++i) {
+  const size_t n = slots ? slots : values.size();
+  for (size_t i = 0; i < n; ++i) {
     if (i) fields_ += ", ";
-    append_u32(fields_, values[i]);
+    append_u32(fields_, i < values.size() ? values[i] : 0);
   }
   fields_ += "]";
   return *this;
@@ -88,14 +90,6 @@ void gpu_grid(GpuDispatch& d, int64_t n) {
   d.workgroups[2] = 1;
 }
 
-namespace {
-std::vector<int64_t> pad6(const std::vector<int64_t>& v) {
-  gpu_need(v.size() <= 6, "rank > 6");
-  std::vector<int64_t> p(v.begin(), v.end());
-  p.resize(6, 0);
-  return p;
-}
-}  // namespace
 
 GpuDispatch gpu_elementwise(const std::string& op, const std::vector<Tensor>& inputs, const Tensor& out, double p0,
                             double p1) {
@@ -108,8 +102,7 @@ GpuDispatch gpu_elementwise(const std::string& op, const std::vector<Tensor>& in
   gpu_need(shape.size() <= 6, "rank > 6");
   const int64_t n = out.numel();
   d.meta.u("numel", n).u("rank", int64_t(shape.size())).f("p0", p0).f("p1", p1);
-  d.meta.us("shape", pad6(std::vector<int64_t>(shape.begin(), shape.end())));
-  d.meta.u("y_off", out.offset).us("y_strides", pad6(std::vector<int64_t>(out.strides.begin(), out.strides.end())));
+  d.meta.us("shape", shape, 6).u("y_off", out.offset).us("y_strides", out.strides, 6);
   d.bindings.push_back(out);
   static const char* kOff[] = {"a_off", "b_off", "c_off"};
   static const char* kStrides[] = {"a_strides", "b_strides", "c_strides"};
@@ -127,7 +120,7 @@ GpuDispatch gpu_elementwise(const std::string& op, const std::vector<Tensor>& in
     } else {
       d.bindings.push_back(x);
     }
-    d.meta.u(kOff[i], x.offset).us(kStrides[i], pad6(std::vector<int64_t>(st.begin(), st.end())));
+    d.meta.u(kOff[i], x.offset).us(kStrides[i], st, 6);
   }
   gpu_grid(d, (n + 63) / 64);
   return d;

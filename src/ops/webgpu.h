@@ -37,7 +37,9 @@ const char* gpu_dtype(DType dtype);
 class GpuMeta {
  public:
   GpuMeta& u(const char* field, int64_t value);
-  GpuMeta& us(const char* field, const std::vector<int64_t>& values);
+  // slots > 0: the field's slot count in kernels.json; a shorter list is padded
+  // with zeros, a longer one declines the lowering (a rank past the kernel's).
+  GpuMeta& us(const char* field, const std::vector<int64_t>& values, size_t slots = 0);
   GpuMeta& f(const char* field, double value);
   const std::string& json_fields() const { return fields_; }
 

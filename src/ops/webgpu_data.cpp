@@ -116,7 +116,7 @@ bool lower_group_norm(const OpCall& c, GpuLowering& g) {
   d.subst = {{"MODE", "2"}};
   d.meta.u("rows", rows).u("rank", 1).u("r", r).u("r_stride", 1).u("x_off", 0).f("eps", c.f("eps", 1e-5));
   d.meta.u("groups", groups).u("cpg", cpg).u("hw", hw).u("has_w", w.defined() ? 1 : 0).u("has_b", b.defined() ? 1 : 0);
-  d.meta.us("shape", {rows, 0, 0, 0, 0, 0}).us("x_strides", {r, 0, 0, 0, 0, 0}).us("y_strides", {r, 0, 0, 0, 0, 0});
+  d.meta.us("shape", {rows}, 6).us("x_strides", {r}, 6).us("y_strides", {r}, 6);
   d.meta.u("y_r_stride", 1);
   d.bindings = {y, x, w, b};
   gpu_grid(d, rows);
@@ -142,11 +142,8 @@ bool lower_index_copy(const OpCall& c, GpuLowering& g) {
   GpuDispatch d;
   d.kernel = "index_copy";
   d.types = {{"Idx", "i32"}};
-  std::vector<int64_t> shape(src.shape.begin(), src.shape.end()), ss(src.strides.begin(), src.strides.end()),
-      ds(y.strides.begin(), y.strides.end());
-  shape.resize(6, 0), ss.resize(6, 0), ds.resize(6, 0);
   d.meta.u("numel", src.numel()).u("rank", src.dim()).u("dim", dim).u("dst_dim_size", y.shape[size_t(dim)]);
-  d.meta.u("src_off", src.offset).us("shape", shape).us("src_strides", ss).us("dst_strides", ds);
+  d.meta.u("src_off", src.offset).us("shape", src.shape, 6).us("src_strides", src.strides, 6).us("dst_strides", y.strides, 6);
   d.bindings = {y, src, idx};
   gpu_grid(d, (src.numel() + 63) / 64);
   g.dispatches.push_back(d);

@@ -10,13 +10,6 @@
 namespace tir {
 namespace {
 
-std::vector<int64_t> vec(const std::vector<int64_t>& v, size_t pad = 0) {
-  gpu_need(pad == 0 || v.size() <= pad, "rank past the kernel's");
-  std::vector<int64_t> p = v;
-  if (pad) p.resize(pad, 0);
-  return p;
-}
-
 bool all_f32(const OpCall& c) {
   for (const auto& t : c.in)
     if (t.defined() && t.dtype != DType::F32) return false;
@@ -39,25 +32,25 @@ GpuDispatch gpu_matmul(const Tensor& a, const Tensor& b, const Tensor& c, const 
   const int64_t M = y.shape[r - 2], N = y.shape[r - 1], K = a.shape.back();
   int64_t nb = 1;
   for (int64_t d : batch) nb *= d;
-  auto batch_strides = [&](const Tensor& t) {
+  auto batch_strides = [&](const Tensor& t) -> Strides {
     Tensor bt = t;
     bt.shape.assign(t.shape.begin(), t.shape.end() - 2);
     bt.strides.assign(t.strides.begin(), t.strides.end() - 2);
-    return vec(gpu_broadcast_strides(bt, batch), 4);
+    return gpu_broadcast_strides(bt, batch);
   };
   GpuDispatch d;
   const bool gemv = M == 1;
   d.kernel = gemv ? "gemv" : "matmul";
-  d.meta.u("m", M).u("n", N).u("k", K).u("batch_rank", int64_t(batch.size())).us("batch_shape", vec(batch, 4));
+  d.meta.u("m", M).u("n", N).u("k", K).u("batch_rank", int64_t(batch.size())).us("batch_shape", batch, 4);
   d.meta.u("a_off", a.offset).u("a_rs", a.strides[a.strides.size() - 2]).u("a_cs", a.strides.back());
-  d.meta.us("a_bs", batch_strides(a));
+  d.meta.us("a_bs", batch_strides(a), 4);
   d.meta.u("b_off", b.offset).u("b_rs", b.strides[b.strides.size() - 2]).u("b_cs", b.strides.back());
-  d.meta.us("b_bs", batch_strides(b));
+  d.meta.us("b_bs", batch_strides(b), 4);
   d.meta.f("alpha", alpha).f("beta", beta).u("has_c", c.defined() ? 1 : 0);
   if (c.defined()) {
     const Strides cs = gpu_broadcast_strides(c, y.shape);
     d.meta.u("c_off", c.offset).u("c_rs", cs[r - 2]).u("c_cs", cs[r - 1]);
-    d.meta.us("c_bs", vec(std::vector<int64_t>(cs.begin(), cs.end() - 2), 4));
+    d.meta.us("c_bs", std::vector<int64_t>(cs.begin(), cs.end() - 2), 4);
   }
   d.bindings = {y, a, b, c};
   if (gemv) {
@@ -150,7 +143,7 @@ bool lower_conv2d(const OpCall& c, GpuLowering& g) {
   d.meta.u("numel", y.numel()).u("n", n).u("cin", cin).u("h", h).u("w", wd).u("cout", cout).u("oh", oh).u("ow", ow);
   d.meta.u("kh", kh).u("kw", kw).u("sh", stride[0]).u("sw", stride[1]).u("ph", padding[0]).u("pw", padding[1]);
   d.meta.u("dh", dilation[0]).u("dw", dilation[1]).u("groups", groups).u("has_b", bias.defined() ? 1 : 0);
-  d.meta.u("x_off", x.offset).us("x_strides", vec(x.strides));
+  d.meta.u("x_off", x.offset).us("x_strides", x.strides);
   d.bindings = {y, x, w, bias};
   gpu_grid(d, (y.numel() + 63) / 64);
   g.dispatches.push_back(d);
@@ -188,7 +181,7 @@ bool pool(const OpCall& c, GpuLowering& g, int mode) {
   d.meta.u("numel", y.numel()).u("nc", x.shape[0] * x.shape[1]).u("c", x.shape[1]).u("h", x.shape[2]).u("w", x.shape[3]);
   d.meta.u("oh", y.shape[2]).u("ow", y.shape[3]).u("kh", k[0]).u("kw", k[1]).u("sh", s[0]).u("sw", s[1]);
   d.meta.u("ph", p[0]).u("pw", p[1]).u("dh", dil[0]).u("dw", dil[1]).u("count_include_pad", include_pad);
-  d.meta.u("divisor", divisor).u("x_off", x.offset).us("x_strides", vec(x.strides));
+  d.meta.u("divisor", divisor).u("x_off", x.offset).us("x_strides", x.strides);
   d.bindings = {y, x};
   gpu_grid(d, (y.numel() + 63) / 64);
   g.dispatches.push_back(d);
@@ -240,7 +233,7 @@ GpuDispatch rowwise(int mode, const Tensor& x, int64_t dim, const Tensor& y) {
   d.subst = {{"MODE", std::to_string(mode)}};
   d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", x.dim() ? x.shape[size_t(dim)] : 1);
   d.meta.u("r_stride", x.dim() ? x.strides[size_t(dim)] : 1).u("x_off", x.offset);
-  d.meta.us("shape", vec(keep, 6)).us("x_strides", vec(xs, 6)).us("y_strides", vec(ys, 6));
+  d.meta.us("shape", keep, 6).us("x_strides", xs, 6).us("y_strides", ys, 6);
   d.meta.u("y_r_stride", x.dim() ? y.strides[size_t(dim)] : 1).u("groups", 1).u("cpg", 0).u("hw", 1);
   d.bindings = {y, x, Tensor{}, Tensor{}};
   gpu_grid(d, rows);
@@ -319,7 +312,7 @@ bool lower_reduce(const OpCall& c, GpuLowering& g, int mode) {
   d.types = {{"I", "i32"}};
   d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", red);
   d.meta.u("r_stride", x.strides[size_t(last)]).u("x_off", x.offset).f("correction", 0);
-  d.meta.us("shape", vec(keep, 6)).us("x_strides", vec(xs, 6));
+  d.meta.us("shape", keep, 6).us("x_strides", xs, 6);
   d.bindings = {y, x, Tensor{}};
   d.written = {0, 2};
   gpu_grid(d, rows);
@@ -341,8 +334,8 @@ GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const 
   Shape shape = x.shape;
   shape[size_t(dim)] = idx.numel();
   d.meta.u("numel", y.numel()).u("rank", x.dim()).u("dim", dim).u("x_dim_size", x.shape[size_t(dim)]);
-  d.meta.u("x_off", x.offset).us("shape", vec(shape, 6)).us("x_strides", vec(x.strides, 6));
-  d.meta.us("idx_strides", vec({idx.dim() ? idx.strides.back() : 1}, 6)).u("idx_off", idx.offset);
+  d.meta.u("x_off", x.offset).us("shape", shape, 6).us("x_strides", x.strides, 6);
+  d.meta.us("idx_strides", {idx.dim() ? idx.strides.back() : 1}, 6).u("idx_off", idx.offset);
   d.bindings = {y, x, idx};
   gpu_grid(d, (y.numel() + 63) / 64);
   return d;
@@ -401,9 +394,9 @@ bool lower_sdpa(const OpCall& c, GpuLowering& g) {
   d.meta.u("b", B).u("hq", HQ).u("hkv", HKV).u("l", L).u("s", S).u("d", D).u("dv", DV).f("scale", scale);
   d.meta.u("causal", c.b("is_causal", false) ? 1 : 0);
   d.meta.u("mask_mode", !mask.defined() ? 0 : mask.dtype == DType::Bool ? 2 : 1);
-  d.meta.u("q_off", q.offset).us("q_strides", vec(q.strides)).u("k_off", k.offset).us("k_strides", vec(k.strides));
-  d.meta.u("v_off", v.offset).us("v_strides", vec(v.strides));
-  if (mask.defined()) d.meta.u("m_off", mask.offset).us("m_strides", vec(gpu_broadcast_strides(mask, {B, HQ, L, S})));
+  d.meta.u("q_off", q.offset).us("q_strides", q.strides).u("k_off", k.offset).us("k_strides", k.strides);
+  d.meta.u("v_off", v.offset).us("v_strides", v.strides);
+  if (mask.defined()) d.meta.u("m_off", mask.offset).us("m_strides", gpu_broadcast_strides(mask, {B, HQ, L, S}));
   d.bindings = {o, q, k, v, mask};
   gpu_grid(d, B * HQ * L);
   g.dispatches.push_back(d);

@@ -238,7 +238,10 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
       };
       pairs("types", d.types);
       pairs("subst", d.subst);
-      item += ", \"meta\": {" + d.meta.json_fields() + "}, \"bind\": [" + bind + "], \"wg\": [" +
+      std::string written;
+      for (int b : d.written) written += (written.empty() ? "" : ", ") + std::to_string(b);
+      item += ", \"meta\": {" + d.meta.json_fields() + "}, \"bind\": [" + bind + "], \"written\": [" + written +
+              "], \"wg\": [" +
               std::to_string(d.workgroups[0]) + ", " + std::to_string(d.workgroups[1]) + ", " +
               std::to_string(d.workgroups[2]) + "]}";
       dispatches += (dispatches.empty() ? "" : ", ") + item;

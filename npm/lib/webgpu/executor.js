@@ -126,7 +126,7 @@ export class WebGpuExecutor {
         const u = packMeta(d.kernel, d.meta);
         const ub = this._buffer(u.byteLength, BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST);
         device.queue.writeBuffer(ub, 0, u);
-        const written = new Set(d.kernel === 'reduce' ? [0, 2] : [0]);
+        const written = new Set(d.written);
         const entries = [{ binding: 0, resource: { buffer: ub } }];
         for (let i = 0; i < p.bindings; i++) {
           const id = d.bind[i] ?? -1;

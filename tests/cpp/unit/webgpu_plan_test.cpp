@@ -34,6 +34,13 @@ std::string plan_of(const std::string& fixture, uint64_t max_binding = uint64_t(
   return s.webgpu_plan(max_binding);
 }
 
+// Whether dispatch d writes its binding b (the plan's "written" list).
+bool written(const json::Value& d, int64_t b) {
+  for (const json::Value w : d["written"])
+    if (w.as_int64() == b) return true;
+  return false;
+}
+
 // The invariants the executor relies on: every bound value has a GPU slot; no dispatch binds
 // one slot twice when one of the two bindings is written (WebGPU forbids that aliasing); values
 // that share a slot are never bound by the same dispatch; a WASM step only reads values the
@@ -52,7 +59,7 @@ void check_invariants(const json::Value& plan) {
           const int64_t slot = values.at(size_t(v))["slot"].as_int64();
           ASSERT_GE(slot, 0) << item["node"].str();
           slot_values[slot].insert(v);
-          const bool writes = b == 0 || (d["kernel"].str() == "reduce" && b == 2);
+          const bool writes = written(d, b);
           if (writes) {
             EXPECT_TRUE(written_slots.insert(slot).second) << item["node"].str();
           }
@@ -67,7 +74,7 @@ void check_invariants(const json::Value& plan) {
       }
       for (const json::Value id : d["bind"]) {
         const int64_t v = id.as_int64();
-        const bool writes = b == 0 || (d["kernel"].str() == "reduce" && b == 2);
+        const bool writes = written(d, b);
         if (v >= 0 && writes) EXPECT_EQ(uses[values.at(size_t(v))["slot"].as_int64()], 1) << item["node"].str();
         ++b;
       }
