@@ -163,10 +163,10 @@ export interface LoadOptions {
   /** Weight keys that no graph node reads are a WeightLoadError instead of a warning (a typo like `conv1.wieght`). */
   strictWeights?: boolean;
   /** ['webgpu', 'wasm'] (or ['webgpu']): nodes with a WebGPU kernel run on the GPU, the others on WASM (docs/webgpu.md). Default ['wasm']. */
-  executionProviders?: ExecutionProvider[];
+  executionProviders?: readonly ExecutionProvider[];
 }
 
-export type ExecutionProvider = 'webgpu' | 'wasm' | { name: 'webgpu' | 'wasm' };
+export type ExecutionProvider = 'webgpu' | 'wasm' | { readonly name: 'webgpu' | 'wasm' };
 
 /** Where a model's compute nodes run (views are not counted) and the value moves of one run. */
 export interface Placement {
@@ -422,9 +422,9 @@ export interface TensorConstructor {
 export declare const Tensor: TensorConstructor;
 
 export declare namespace InferenceSession {
-  /** loadIR's options plus onnxruntime-web's executionProviders (only 'wasm'; anything else is a TypeError). */
-  interface SessionOptions extends LoadOptions {
-    executionProviders?: readonly ('wasm' | { readonly name: 'wasm' })[];
+  /** loadIR's options plus onnxruntime-web's executionProviders: ['webgpu', 'wasm'] or ['wasm'], or one bare provider. */
+  interface SessionOptions extends Omit<LoadOptions, 'executionProviders'> {
+    executionProviders?: readonly ExecutionProvider[] | ExecutionProvider;
   }
   /** Feeds by input name: Tensors (or any value execute() takes). */
   type FeedsType = Readonly<Record<string, Tensor | TensorLike>> | ReadonlyMap<string, Tensor | TensorLike>;
@@ -484,7 +484,7 @@ export interface LoadLMOptions {
   /** As LoadOptions.limits, for both IRs. */
   limits?: Limits;
   /** Accepted for symmetry with loadIR; generation runs on WASM in this version ('webgpu' warns). */
-  executionProviders?: ExecutionProvider[];
+  executionProviders?: readonly ExecutionProvider[];
 }
 
 export interface GenerateOptions {

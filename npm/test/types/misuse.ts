@@ -59,8 +59,8 @@ await loadIR('m.json', { signal: new AbortController() });
 await loadIR('m.json', { weight: 'w.safetensors' });
 // @ts-expect-error progress status is initiate / progress / done
 await loadIR('m.json', { onProgress: (e) => e.status === 'started' });
-// @ts-expect-error only the wasm execution provider exists here
-await InferenceSession.create('m.json', { executionProviders: ['webgpu'] });
+// @ts-expect-error the execution providers are 'webgpu' and 'wasm'
+await InferenceSession.create('m.json', { executionProviders: ['webnn'] });
 // @ts-expect-error numThreads is a number
 env.numThreads = '4';
 // @ts-expect-error env.wasm.proxy is a boolean
