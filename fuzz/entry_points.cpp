@@ -15,6 +15,7 @@
 #include "ir/validator.h"
 #include "op_input.h"
 #include "ops/op.h"
+#include "runtime/limits.h"
 #include "runtime/session_impl.h"
 #include "weights/safetensors.h"
 #include "weights/torch_save.h"
@@ -250,6 +251,12 @@ void op_entry(const uint8_t* data, size_t size) {
   guarded([&] {
     // Plan alone first: it tells the output shapes the graph must declare.
     OpCall probe(node);
+    // The session's size limits, as Session gives every step: an op may size
+    // plan-time state (pad's index maps) from an output that fresh() accepted.
+    const Limits limits = resolve_limits(session_options().limits);
+    probe.check_fresh = [&limits](const std::string& what, const Shape& shape, DType dtype) {
+      check_value_limits(limits, what, shape, dtype, true);
+    };
     for (const auto& in : inputs) probe.in.push_back(make_unplanned(compute_dtype(in.dtype), in.shape, in.name));
     plan_naming_node(*def, probe, node);  // as a session plans it
     if (probe.out.size() != n_out) node.outputs.resize(probe.out.size(), meta("", DType::F32, {}));
