@@ -35,7 +35,8 @@ class WasmModel : public TensorSources {
     });
   }
 
-  // The session keeps what it needs of the weights, so ours are released.
+  // The weights and constants stay referenced after compile (the session
+  // holds views of the same buffers), so a sibling model can share them.
   std::string compile(const std::string& weight_dtype) {
     return guarded([&] {
       session_.reset();
@@ -43,15 +44,35 @@ class WasmModel : public TensorSources {
       // A WebGPU session runs node by node on either device: the GPU kernels
       // take no fused epilogues and no donated input slots yet.
       if (webgpu_) o.fusion = o.update_in_place = false;
+      if (shared_prepare_ && prepare_dtype_ != o.weight_dtype)
+        throw tir::ExecutionError("weightDtype '" + weight_dtype + "' differs from the '" +
+                                  tir::dtype_name(prepare_dtype_) +
+                                  "' of the model whose weights this one shares (weightsFrom)");
+      if (!shared_prepare_) {
+        shared_prepare_ = tir::make_shared_prepare_cache(o.weight_dtype);
+        prepare_dtype_ = o.weight_dtype;
+      }
+      o.shared_prepare = shared_prepare_;
       auto s = std::make_unique<tir::Session>(model(), o);
       s->set_profiling(profiling_);
       s->bind(weights_, constants_);
       session_ = std::move(s);
-      weights_ = {};
-      constants_ = {};
       inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
       expected_.assign(model_->graph_outputs.size(), tir::Tensor{});
       outputs_.clear();
+    });
+  }
+
+  // Binds the next compile() to other's weights, constants and packed copies
+  // (another IR of the same model, e.g. one per sequence length): the bytes
+  // and the derived layouts exist once, whichever model compiled first.
+  std::string shareWeights(const WasmModel& other) {
+    return guarded([&] {
+      if (!other.session_) throw tir::ExecutionError("weightsFrom: that model is not compiled yet");
+      weights_ = other.weights_;
+      constants_ = other.constants_;
+      shared_prepare_ = other.shared_prepare_;
+      prepare_dtype_ = other.prepare_dtype_;
     });
   }
 
@@ -295,6 +316,10 @@ class WasmModel : public TensorSources {
   tir::Limits limits_;  // setLimits, applied by compile
   bool profiling_ = false;
   bool webgpu_ = false;
+  // Packed/derived weight copies, shared with every model bound through
+  // shareWeights (one cache per weight dtype: it decides the packed layout).
+  std::shared_ptr<tir::PrepareContext> shared_prepare_;
+  tir::DType prepare_dtype_ = tir::DType::F32;
   std::vector<tir::Tensor> inputs_, outputs_, expected_;
   tir::Tensor buffer_copy_;
 };
@@ -344,6 +369,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .constructor<>()
       .function("loadIR", &WasmModel::loadIR)
       .function("compile", &WasmModel::compile)
+      .function("shareWeights", &WasmModel::shareWeights)
       .function("setLimits", &WasmModel::setLimits)
       .function("numInputs", &WasmModel::numInputs)
       .function("inputInfo", &WasmModel::inputInfo)

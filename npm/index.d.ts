@@ -162,6 +162,13 @@ export interface LoadOptions {
   limits?: Limits;
   /** Weight keys that no graph node reads are a WeightLoadError instead of a warning (a typo like `conv1.wieght`). */
   strictWeights?: boolean;
+  /**
+   * Bind to the weights, constants and packed weight copies of a model already loaded (another IR
+   * of the same module, e.g. one export per sequence length): they exist once in memory. The new
+   * model runs in that model's engine instance (its threads and wasmPaths); `weights` and
+   * `constants` must not be given. With env.proxy, a model of the same worker.
+   */
+  weightsFrom?: Model | ProxyModel;
   /** ['webgpu', 'wasm'] (or ['webgpu']): nodes with a WebGPU kernel run on the GPU, the others on WASM (docs/webgpu.md). Default ['wasm']. */
   executionProviders?: readonly ExecutionProvider[];
 }

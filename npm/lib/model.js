@@ -544,12 +544,15 @@ export async function loadIR(ir, options = {}) {
   const load = loadControls(options, 'loadIR');
   load.signal?.throwIfAborted();
   if (env.proxy && canProxy()) return loadIRProxied(ir, options, load);
-  const { weights, constants, onProgress, profile = false, weightDtype = 'float32' } = options;
+  const { weights, constants, onProgress, profile = false } = options;
+  const from = weightsFromModel(options);
+  const weightDtype = options.weightDtype ?? from?._weightDtype ?? 'float32';
   const irText = await readIrText(ir, onProgress, load);
   const irMeta = irMetaFrom(irText);
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress, load);
   const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress, load);
-  const backend = await getBackend(options);
+  // A model sharing another's weights lives in that model's engine instance.
+  const backend = from ? from._backend : await getBackend(options);
   const gpu = executionProviders(options.executionProviders).includes('webgpu') ? await gpuOrFallback() : null;
   // Everything after this is synchronous but the WebGPU executor's creation: an abort seen
   // here is the last one that can stop the load.
@@ -559,13 +562,18 @@ export async function loadIR(ir, options = {}) {
   try {
     applyLimits(handle, limits, 'loadIR');
     check(handle.loadIR(irText, irOrigin(ir)), 'IRFormatError');
-    addTensors(handle, weightOps, constantOps);
-    // After the engine read the sources (a broken file is reported as such),
-    // before compile (whose missing-weight error a typo would explain).
-    checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
+    if (from) {
+      check(handle.shareWeights(from._h), 'ExecutionError');
+    } else {
+      addTensors(handle, weightOps, constantOps);
+      // After the engine read the sources (a broken file is reported as such),
+      // before compile (whose missing-weight error a typo would explain).
+      checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
+    }
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.
-    const compileNow = Boolean(gpu) || (options.compile ?? (weights !== undefined || constants !== undefined));
+    const compileNow = Boolean(gpu) || Boolean(from) ||
+      (options.compile ?? (weights !== undefined || constants !== undefined));
     if (gpu) handle.setWebGpu(true);
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     if (profile) handle.setProfiling(true);
@@ -577,6 +585,24 @@ export async function loadIR(ir, options = {}) {
     throw e;
   }
   return model;
+}
+
+// options.weightsFrom: a loaded Model whose weights, constants and packed copies the new model binds
+// to (another IR of the same module, e.g. one per sequence length). The new model runs in that
+// model's engine instance, so threads and wasmPaths come from it.
+function weightsFromModel(options) {
+  const from = options.weightsFrom;
+  if (from === undefined || from === null) return null;
+  if (!(from instanceof Model)) {
+    throw new ExecutionError('loadIR: weightsFrom must be a Model returned by loadIR (in this thread; with ' +
+      'env.proxy, a model of the same worker)');
+  }
+  if (options.weights !== undefined || options.constants !== undefined) {
+    throw new ExecutionError('loadIR: give either weights/constants or weightsFrom, not both');
+  }
+  from._h; // throws if disposed
+  from._ensureCompiled();
+  return from;
 }
 
 /** execute(model, inputs, options) === model.execute(inputs, options). */

@@ -20,8 +20,12 @@ export function serveProxy(port) {
 
   async function handle({ id, op, handle: h, method, args }) {
     if (op === 'load') {
-      const [ir, { progress, numThreads, ...options }] = args;
+      const [ir, { progress, numThreads, weightsFromHandle, ...options }] = args;
       if (numThreads) env.numThreads = numThreads;
+      if (weightsFromHandle !== undefined) {
+        options.weightsFrom = models.get(weightsFromHandle);
+        if (!options.weightsFrom) throw new TorchIrError('weightsFrom: that model is disposed');
+      }
       const model = await loadIR(ir, {
         ...options,
         onProgress: progress ? (p) => port.post({ id, progress: p }, []) : undefined,

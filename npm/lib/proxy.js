@@ -156,13 +156,14 @@ export function debugFaultProxy(kind, options = {}) {
 
 /** loadIR in the proxy worker. */
 export async function loadIRProxy(ir, options, env) {
-  const { onProgress, weights, constants, wasmPaths, ...rest } = options;
+  const { onProgress, weights, constants, wasmPaths, weightsFrom, ...rest } = options;
   const loading = prepareTransport();
   if (loading) await loading;
   const info = await call({
     op: 'load',
     args: [absolute(ir, true), {
       ...rest,
+      ...(weightsFrom === undefined || weightsFrom === null ? {} : { weightsFromHandle: proxiedHandle(weightsFrom) }),
       weights: absolute(weights),
       constants: absolute(constants),
       wasmPaths: absolutePaths(wasmPaths ?? env.wasmPaths),
@@ -173,6 +174,16 @@ export async function loadIRProxy(ir, options, env) {
   const model = new ProxyModel(info, generation);
   finalizer?.register(model, { handle: info.handle, gen: generation }, model);
   return model;
+}
+
+// weightsFrom in the worker: the worker-side model of a live ProxyModel of this worker.
+function proxiedHandle(model) {
+  if (!(model instanceof ProxyModel)) {
+    throw new ExecutionError('loadIR: with env.proxy, weightsFrom must be a model loaded while env.proxy was on');
+  }
+  if (model._handle === null) throw new TorchIrError('model is disposed');
+  if (model._generation !== generation) throw new TorchIrError('weightsFrom: that model\'s worker was terminated');
+  return model._handle;
 }
 
 // A model collected without dispose() frees its worker-side memory too.
