@@ -89,7 +89,7 @@ std::string kernel_selfcheck() {
            ", \"report\": " + tir_glue::json_string(r.report) + "}";
   };
   return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
-         ", \"pool\": " + one(tir::selfcheck_pool()) +
+         ", \"pool\": " + one(tir::selfcheck_pool()) + ", \"transcendental\": " + one(tir::selfcheck_transcendental()) +
          ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
 }
 

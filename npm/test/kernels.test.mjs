@@ -38,5 +38,8 @@ for (const threads of [1, 2]) {
     assert.equal(r.conv.failures, 0, r.conv.report);
     assert.ok(r.pool.cases > 40, `pool cases: ${r.pool.cases}`);
     assert.equal(r.pool.failures, 0, r.pool.report);
+    // exp, sigmoid, silu, gelu, gelu-tanh in float32 lanes (WASM has no float64 SIMD math).
+    assert.ok(r.transcendental.cases > 20000, `transcendental cases: ${r.transcendental.cases}`);
+    assert.equal(r.transcendental.failures, 0, r.transcendental.report);
   });
 }

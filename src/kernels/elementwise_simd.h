@@ -12,7 +12,9 @@
 //   functions (or a float64 erfc here) and rounded once, so they stay within
 //   ~0.5 ulp of the float64 truth (PyTorch's float32 kernels measure 1-2 ulp or,
 //   for the gelus, much worse). Highway 1.0.3 has no float64 math on WASM: there
-//   these ops keep the scalar path (nullptr below).
+//   exp, sigmoid, silu and the gelus run in float32 lanes (unary_row_f32_narrow,
+//   no less accurate than the scalar reference) and the rest keep the scalar
+//   path (nullptr below).
 #pragma once
 #include <cstdint>
 
@@ -40,7 +42,11 @@ using UnaryRowF32 = void (*)(float* out, const float* in, int64_t n, const RowPa
 // Add takes p.a as alpha (1 -> plain x + y, as the scalar path).
 BinaryRowF32 binary_row_f32(BinaryOp op, float alpha);
 UnaryRowF32 unary_row_f32(UnaryOp op);
-// The transcendental part of unary_row_f32 (elementwise_simd_f64.cpp).
+// The transcendental part of unary_row_f32 (elementwise_simd_f64.cpp): float64
+// lanes where the target has them, else unary_row_f32_narrow.
 UnaryRowF32 unary_row_f32_widened(UnaryOp op);
+// Float32-lane versions of exp, sigmoid, silu, gelu and gelu-tanh
+// (elementwise_simd_f32math.cpp), for targets without float64 SIMD math.
+UnaryRowF32 unary_row_f32_narrow(UnaryOp op);
 
 }  // namespace tir

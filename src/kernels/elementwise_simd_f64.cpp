@@ -151,6 +151,6 @@ UnaryRowF32 unary_row_f32_widened(UnaryOp op) {
 
 #else
 namespace tir {
-UnaryRowF32 unary_row_f32_widened(UnaryOp) { return nullptr; }
+UnaryRowF32 unary_row_f32_widened(UnaryOp op) { return unary_row_f32_narrow(op); }
 }  // namespace tir
 #endif

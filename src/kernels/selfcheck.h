@@ -26,5 +26,10 @@ SelfcheckResult selfcheck_conv();
 // SIMD max pooling (kernels/pool_f32.cpp) against a direct loop: strides 1-3,
 // padding, dilation, odd sizes, NaN inputs.
 SelfcheckResult selfcheck_pool();
+// The transcendental float32 rows (exp, sigmoid, silu, gelu, gelu-tanh: float64
+// lanes natively, float32 lanes on WASM) over a sweep of each sign's floats:
+// max ulp error against float64 no worse than the scalar reference's (or 1 ulp),
+// and the reference's results on NaN, +-inf and +-0.
+SelfcheckResult selfcheck_transcendental();
 
 }  // namespace tir

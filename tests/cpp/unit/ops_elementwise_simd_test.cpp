@@ -16,6 +16,7 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_simd.h"
+#include "kernels/selfcheck.h"
 #include "ew_cases.h"
 #include "test_util.h"
 #include "ulp.h"
@@ -300,6 +301,53 @@ TEST(EwSimd, TranscendentalUlpSweepAgainstFloat64Truth) {
     if (has_simd) EXPECT_LE(e_simd, 0.5 + 1e-3) << t.c.name << " at " << worst;
     else EXPECT_EQ(e_simd, e_ref) << t.c.name;
   }
+}
+
+TEST(EwSimd, NarrowFloat32RowsAreNoLessAccurateThanTheScalarReference) {
+  // unary_row_f32_narrow (float32 lanes: WASM's transcendental path) on every
+  // target here: over the dense sweep, and over |x| <= 8 where the values are
+  // normal floats, its max ulp error must not exceed the scalar reference's (the
+  // std:: float functions WASM ran before) or 1 ulp (PyTorch's bound for exp:
+  // Sleef's u10); on NaN, +-inf and +-0 it must give the reference's results.
+  size_t checked = 0;
+  for (const auto& t : transcendental()) {
+    const UnaryRowF32 narrow = unary_row_f32_narrow(t.c.op);
+    if (!narrow) continue;
+    ++checked;
+    const std::vector<float> x = sweep(t.lo, t.hi, 997);
+    std::vector<float> got(x.size());
+    narrow(got.data(), x.data(), int64_t(x.size()), RowParams{});
+    const std::vector<float> ref = run_unary(t.c, view_of(x, 0), EwPath::Scalar);
+    double e_narrow = 0, e_ref = 0, m_narrow = 0, m_ref = 0;
+    float worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double truth = double(t.truth(x[i], t.c.p));
+      const double e = ulp_error(got[i], truth);
+      if (e > e_narrow) e_narrow = e, worst = x[i];
+      e_ref = std::max(e_ref, ulp_error(ref[i], truth));
+      if (std::abs(x[i]) <= 8) m_narrow = std::max(m_narrow, e), m_ref = std::max(m_ref, ulp_error(ref[i], truth));
+    }
+    std::printf("  %-11s narrow max ulp %.4f (at %g), scalar reference %.4g; |x| <= 8: %.4f vs %.4g\n", t.c.name,
+                e_narrow, double(worst), e_ref, m_narrow, m_ref);
+    // A quarter ulp of slack: both evaluate the same float formula where it dominates (sigmoid's 1 + e).
+    EXPECT_LE(e_narrow, std::max(e_ref, 1.0) + 0.25) << t.c.name << " at " << worst;
+    EXPECT_LE(m_narrow, std::max(m_ref, 1.0) + 0.25) << t.c.name << " on |x| <= 8";
+    const std::vector<float> sx = specials();
+    std::vector<float> sgot(sx.size());
+    narrow(sgot.data(), sx.data(), int64_t(sx.size()), RowParams{});
+    const std::vector<float> sref = run_unary(t.c, view_of(sx, 0), EwPath::Scalar);
+    for (size_t i = 0; i < sx.size(); ++i)
+      if (!std::isfinite(sx[i]) || sx[i] == 0)
+        EXPECT_TRUE(same_bits({sgot[i]}, {sref[i]})) << t.c.name << "(" << sx[i] << "): " << sgot[i] << " vs " << sref[i];
+  }
+  EXPECT_EQ(checked, 5u);  // exp, sigmoid, silu, gelu, gelu_tanh
+}
+
+TEST(EwSimd, TranscendentalSelfcheckAsInWasm) {
+  // The sweep npm/test/kernels.test.mjs runs inside the WASM builds, here on this target's rows.
+  const SelfcheckResult r = selfcheck_transcendental();
+  EXPECT_GT(r.cases, 20000);
+  EXPECT_EQ(r.failures, 0) << r.report;
 }
 
 }  // namespace
