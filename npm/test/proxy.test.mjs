@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { Worker as NodeWorker } from 'node:worker_threads';
-import { env, loadIR, EngineTrapError, ExecutionError } from '../index.js';
+import { env, loadIR, EngineTrapError, ExecutionError, TorchIrError } from '../index.js';
 import { debugFaultProxy } from '../lib/proxy.js';
 import { TEST_WASM_PATHS, TOL, assertClose, assertTestBuild, fixture, ioInputs, readIo } from './helpers.mjs';
 
@@ -105,4 +105,17 @@ test('proxy: limits are validated here and forwarded to the engine in the worker
     loadIR(fx.model, { weights: fx.weights, threads: 1, limits: { maxTensorBytes: 16 } }),
     (e) => e instanceof ExecutionError && /max_tensor_bytes/.test(e.message),
   );
+});
+
+test('proxy: weightsFrom binds a second proxied model to the first one\'s weights in the worker', async () => {
+  const first = await loadGood();
+  const second = await loadIR(fx.model, { weightsFrom: first });
+  assert.equal(second.backend.proxy, true);
+  const [y] = await second.execute(ioInputs(second, io));
+  assertClose(y.data, io.outputs[0].data, TOL, 'SimpleMLP on shared weights via the proxy');
+  await first.dispose();
+  const [y2] = await second.execute(ioInputs(second, io));
+  assertClose(y2.data, io.outputs[0].data, TOL, 'after the first model is disposed');
+  await assert.rejects(loadIR(fx.model, { weightsFrom: first }), (e) => e instanceof TorchIrError && /disposed/.test(e.message));
+  await second.dispose();
 });
