@@ -6,9 +6,8 @@
 import { loadIR } from '../index.js';
 import { debugFault, env } from './backend.js';
 import { TorchIrError } from './errors.js';
+import { WORKER_METHODS } from './proxy_methods.js';
 
-const METHODS = new Set(['execute', 'verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
-  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'placement', 'dispose']);
 
 /**
  * Serves proxy.js's calls. port: {post(message, transfer), listen(handler)},
@@ -36,7 +35,7 @@ export function serveProxy(port) {
     }
     if (op === 'debugFault') return [await debugFault(...args), []];
     const model = models.get(h);
-    if (!model || !METHODS.has(method)) throw new TorchIrError(model ? `unknown method '${method}'` : 'model is disposed');
+    if (!model || !WORKER_METHODS.has(method)) throw new TorchIrError(model ? `unknown method '${method}'` : 'model is disposed');
     const value = await model[method](...args);
     if (method === 'dispose') models.delete(h);
     // Output data were copied out of WASM memory: hand the buffers over.

@@ -12,6 +12,7 @@ import {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError,
 } from './errors.js';
 import { env } from './backend.js';
+import { FORWARDED_METHODS } from './proxy_methods.js';
 
 const CLASSES = {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError, TypeError, RangeError,
@@ -210,9 +211,6 @@ function inputBuffers(inputs) {
   return [...buffers];
 }
 
-const METHODS = ['verify', 'info', 'toMermaid', 'opDistributionPie', 'profile', 'setProfiling',
-  'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'placement'];
-
 /** Model running in the proxy worker: same members, every method async. */
 export class ProxyModel {
   constructor({ handle, inputs, outputs, backend }, gen) {
@@ -254,7 +252,7 @@ export class ProxyModel {
     await call({ op: 'call', handle: h, method: 'dispose', args: [] });
   }
 }
-for (const m of METHODS) {
+for (const m of FORWARDED_METHODS) {
   ProxyModel.prototype[m] = function proxied(...args) {
     return this._call(m, args);
   };

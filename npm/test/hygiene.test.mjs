@@ -226,3 +226,16 @@ for (const [name, run, prog] of clis) {
     assert.equal(r.stderr, '');
   });
 }
+
+test('the proxied methods: one list (lib/proxy_methods.js) that Model implements and index.d.ts declares on ProxyModel', async () => {
+  const { FORWARDED_METHODS, WORKER_METHODS } = await import('../lib/proxy_methods.js');
+  const { Model } = await import('../lib/model.js');
+  const dts = readFileSync(join(NPM_DIR, 'index.d.ts'), 'utf8');
+  const proxyDecl = dts.slice(dts.indexOf('export interface ProxyModel'));
+  const proxyBody = proxyDecl.slice(0, proxyDecl.indexOf('\n}'));
+  for (const m of WORKER_METHODS) {
+    assert.equal(typeof Model.prototype[m], 'function', `Model lacks ${m}`);
+    assert.match(proxyBody, new RegExp(`\\n  ${m}(<[^(]*>)?\\(`), `index.d.ts's ProxyModel lacks ${m}`);
+  }
+  assert.ok(FORWARDED_METHODS.length >= 11);
+});
