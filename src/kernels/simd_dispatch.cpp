@@ -12,7 +12,11 @@ namespace {
 // Compiled targets this CPU supports (as selected by Highway), best (lowest bit) first.
 std::vector<int64_t> usable_targets() {
 #if HWY_HAVE_RUNTIME_DISPATCH
-  return hwy::SupportedAndGeneratedTargets();
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  // Highway 1.0.3's SupportedTargets() re-initializes the dispatch with every
+  // target the CPU has, ignoring DisableTargets: choose again from the capped set.
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  return targets;
 #else
   return {HWY_STATIC_TARGET};  // WASM: one target, chosen at compile time
 #endif
