@@ -18,6 +18,7 @@
 #define HWY_TARGET_INCLUDE "kernels/conv_depthwise_f32.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "kernels/simd_act-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -103,9 +104,9 @@ void plane(const ConvGeom& g, const float* pad, int64_t cols, const float* w, fl
           acc = hn::Add(acc, hn::Load(d, tail));
         }
       }
-      // Max(0, NaN) and Min(hi, NaN) are NaN on every target: NaN propagates as in torch.
-      if (e.act == GemmAct::Relu) acc = hn::Max(hn::Zero(d), acc);
-      if (e.act == GemmAct::Clamp) acc = hn::Min(hi, hn::Max(lo, acc));
+      // NaN propagates as in torch (simd_act-inl.h).
+      if (e.act == GemmAct::Relu) acc = max_keep_nan(hn::Zero(d), acc);
+      if (e.act == GemmAct::Clamp) acc = min_keep_nan(hi, max_keep_nan(lo, acc));
       if (n == kL) {
         hn::StoreU(acc, d, yr + ow);
       } else {

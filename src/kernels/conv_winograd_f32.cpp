@@ -18,6 +18,7 @@
 #define HWY_TARGET_INCLUDE "kernels/conv_winograd_f32.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "kernels/simd_act-inl.h"
 
 // Shared by every target: defined once, in the first target pass.
 #ifndef TIR_CONV_WINOGRAD_HELPERS_
@@ -156,11 +157,11 @@ void store_row(const D d, V c0, V c1, float* yr, const float* rr, int64_t ow0, i
       c1 = hn::Add(c1, r1);
     }
     if (e.act == GemmAct::Relu) {
-      c0 = hn::Max(hn::Zero(d), c0);
-      c1 = hn::Max(hn::Zero(d), c1);
+      c0 = max_keep_nan(hn::Zero(d), c0);
+      c1 = max_keep_nan(hn::Zero(d), c1);
     } else if (e.act == GemmAct::Clamp) {
-      c0 = hn::Min(hn::Set(d, e.hi), hn::Max(hn::Set(d, e.lo), c0));
-      c1 = hn::Min(hn::Set(d, e.hi), hn::Max(hn::Set(d, e.lo), c1));
+      c0 = min_keep_nan(hn::Set(d, e.hi), max_keep_nan(hn::Set(d, e.lo), c0));
+      c1 = min_keep_nan(hn::Set(d, e.hi), max_keep_nan(hn::Set(d, e.lo), c1));
     }
     hn::StoreInterleaved2(c0, c1, d, yr + ow0);
     return;

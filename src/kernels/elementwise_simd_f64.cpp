@@ -14,15 +14,23 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
-#if !(HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || !HWY_HAVE_FLOAT64)
+// No float64 math on WASM; HWY_SCALAR's DemoteTo saturates where the float overflows
+// (exp(100) would give FLT_MAX, not inf): both keep the scalar reference.
+#undef TIR_WIDENED_SIMD
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
+#define TIR_WIDENED_SIMD 0
+#else
+#define TIR_WIDENED_SIMD 1
+#endif
+#if TIR_WIDENED_SIMD
 #include "kernels/erfc_f64-inl.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
 namespace HWY_NAMESPACE {
-#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || !HWY_HAVE_FLOAT64
-UnaryRowF32 widened_row_for(UnaryOp) { return nullptr; }  // no float64 math on this target
+#if !TIR_WIDENED_SIMD
+UnaryRowF32 widened_row_for(UnaryOp) { return nullptr; }
 #else
 
 namespace {

@@ -26,6 +26,7 @@
 #define HWY_TARGET_INCLUDE "kernels/gemm.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "kernels/simd_act-inl.h"
 #include "kernels/gemm_half-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -113,14 +114,14 @@ HWY_INLINE void store_tile(const Job& job, V (&c0)[MR], V (&c1)[MR], int64_t row
           v0 = hn::Add(v0, hn::LoadU(d, r));
           v1 = hn::Add(v1, hn::LoadU(d, r + kL));
         }
-        // Max(0, NaN) and Min(hi, NaN) are NaN on every target: NaN propagates as in torch.
+        // NaN propagates as in torch (simd_act-inl.h).
         if (e.act == GemmAct::Relu) {
-          v0 = hn::Max(hn::Zero(d), v0);
-          v1 = hn::Max(hn::Zero(d), v1);
+          v0 = max_keep_nan(hn::Zero(d), v0);
+          v1 = max_keep_nan(hn::Zero(d), v1);
         } else if (e.act == GemmAct::Clamp) {
           const V lo = hn::Set(d, e.lo), hi = hn::Set(d, e.hi);
-          v0 = hn::Min(hi, hn::Max(lo, v0));
-          v1 = hn::Min(hi, hn::Max(lo, v1));
+          v0 = min_keep_nan(hi, max_keep_nan(lo, v0));
+          v1 = min_keep_nan(hi, max_keep_nan(lo, v1));
         }
       }
       hn::StoreU(v0, d, c);
