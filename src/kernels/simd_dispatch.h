@@ -35,9 +35,9 @@ std::vector<std::string> simd_targets();
 
 // Caps dispatch at `name` (one of simd_targets(), case-insensitive): every
 // better target is disabled through Highway's own selection (hwy::DisableTargets),
-// so a run shows what a lesser CPU computes. Returns false, changing nothing,
-// for a name this build or CPU lacks (an earlier cap is lifted). Packed gemm operands have the
-// target's tile layout: cap before a model is prepared, not between.
+// so a run shows what a lesser CPU computes. A new cap replaces the previous one;
+// a name this build or CPU lacks returns false (and lifts any cap). Packed gemm
+// operands have the target's tile layout: cap before a model is prepared.
 bool simd_limit_target(const std::string& name);
 
 // Applies TIR_SIMD_TARGET from the environment when set (the CLI and benches
