@@ -16,6 +16,7 @@
 #include "ir/json_loader.h"
 #include "runtime/session.h"
 #include "core/thread_pool.h"
+#include "kernels/simd_dispatch.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 
@@ -260,7 +261,9 @@ void bench_json(const Options& opt, const Fixture& f, Session& session, const st
 int main(int argc, char** argv) {
   try {
     const Options opt = parse(argc, argv);
+    simd_target_from_env();
     if (!opt.json) {
+      std::printf("SIMD target: %s\n", simd_target().c_str());
       std::printf("| model | flavor | threads | median ms | min ms | runs | arena MB | speedup | verified |\n");
       std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     }

@@ -13,6 +13,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/elementwise.h"
+#include "kernels/simd_dispatch.h"
 
 using namespace tir;
 
@@ -79,12 +80,14 @@ int main(int argc, char** argv) {
     }
   }
   set_num_threads(threads);
+  simd_target_from_env();
   Tensor x = make_owned(DType::F32, {n}), y = make_owned(DType::F32, {n}), out = make_owned(DType::F32, {n});
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-4.0f, 4.0f);
   for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = u(rng), y.data<float>()[i] = u(rng) + 8.0f;  // y > 0: log, sqrt
   const Tensor y_scalar = y.view_as({n}, {0}, 0);
-  std::printf("n = %lld, %d thread(s), median of %d calls per path\n", (long long)n, threads, runs);
+  std::printf("n = %lld, %d thread(s), median of %d calls per path, SIMD target %s\n", (long long)n, threads, runs,
+              simd_target().c_str());
   std::printf("| op | simd ns/elem | scalar ns/elem | scalar / simd |\n|---|---:|---:|---:|\n");
   for (const Case& c : cases()) {
     if (!filter.empty() && std::string(c.name).find(filter) == std::string::npos) continue;

@@ -66,9 +66,11 @@ fi
 if [[ ! -f $BUILD/CMakeCache.txt ]]; then
     cfg=(-S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTIR_BUILD_TESTS=OFF -DTIR_LIBTORCH=ON)
     command -v ninja >/dev/null && cfg+=(-G Ninja)
-    # Highway headers: the system's, else those tools/gpu_deps.sh unpacked into .gpu-deps/.
+    # Highway headers and libhwy: the system's, else those tools/gpu_deps.sh unpacked into .gpu-deps/.
     if [[ ! -f /usr/include/hwy/highway.h && -f .gpu-deps/usr/include/hwy/highway.h ]]; then
         cfg+=(-DHWY_INCLUDE="$REPO/.gpu-deps/usr/include")
+        hwy_lib=$(ls "$REPO"/.gpu-deps/usr/lib/*/libhwy.so 2>/dev/null | head -1)
+        [[ -n $hwy_lib ]] && cfg+=(-DTIR_HWY_LIB="$hwy_lib")  # the build tree's RPATH finds it at run time
     fi
     prefix=$("$PY" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
     [[ -n $prefix ]] && cfg+=(-DCMAKE_PREFIX_PATH="$prefix")

@@ -17,6 +17,7 @@
 #include "ir/info.h"
 #include "ir/json_loader.h"
 #include "ir/mermaid.h"
+#include "kernels/simd_dispatch.h"
 #include "ops/op.h"
 #include "runtime/session.h"
 #include "verify/truth.h"
@@ -98,7 +99,8 @@ std::string usage() {
        "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
        "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
        "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
-       "--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n";
+       "--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n"
+       "TIR_SIMD_TARGET=SSE4|AVX2|...: caps the SIMD kernels' target (default: the best this CPU runs; run prints it).\n";
   u += kLimitsUsage;
   return u + "Exit status: 0 success, 1 error (verify: outputs differ; parity: a node diverges), 2 usage error,\n"
              "3 the --device is not available to LibTorch (e.g. \"CUDA is not available to LibTorch ...\").\n";
@@ -227,6 +229,7 @@ int cmd_run(const Args& a) {
     out.set("output." + std::to_string(i), outputs[i]);
     std::printf("output %zu: %s %s\n", i, shape_to_string(outputs[i].shape).c_str(), dtype_name(outputs[i].dtype));
   }
+  std::printf("simd target: %s\n", simd_target().c_str());
   if (repeat > 1)
     std::printf("run time: %.3f ms (median of %lld runs; first %.3f ms)\n", median(times), (long long)repeat,
                 times[0]);
@@ -305,6 +308,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    simd_target_from_env();
     return cmd->run(parse_args(argc, argv, 2, cmd->options));
   } catch (const DeviceUnavailableError& e) {
     std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";

@@ -10,9 +10,15 @@
 #include <cstring>
 #include <vector>
 
-#include "hwy/highway.h"
 #include "kernels/conv_depthwise.h"
 #include "kernels/parallel.h"
+
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/conv_depthwise_f32.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/simd_act-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -98,9 +104,9 @@ void plane(const ConvGeom& g, const float* pad, int64_t cols, const float* w, fl
           acc = hn::Add(acc, hn::Load(d, tail));
         }
       }
-      // Max(0, NaN) and Min(hi, NaN) are NaN on every target: NaN propagates as in torch.
-      if (e.act == GemmAct::Relu) acc = hn::Max(hn::Zero(d), acc);
-      if (e.act == GemmAct::Clamp) acc = hn::Min(hi, hn::Max(lo, acc));
+      // NaN propagates as in torch (simd_act-inl.h).
+      if (e.act == GemmAct::Relu) acc = max_keep_nan(hn::Zero(d), acc);
+      if (e.act == GemmAct::Clamp) acc = min_keep_nan(hi, max_keep_nan(lo, acc));
       if (n == kL) {
         hn::StoreU(acc, d, yr + ow);
       } else {
@@ -174,7 +180,10 @@ void depthwise(const ConvGeom& g, const float* x, const float* w, const float* b
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
+
+HWY_EXPORT(depthwise);
 
 void conv_depthwise_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, float* y,
                         const GemmEpilogue& epi) {
@@ -187,7 +196,8 @@ void conv_depthwise_f32(const ConvGeom& g, const float* x, const float* w, const
     apply_gemm_epilogue_ref(1, g.N * g.OC * g.out_plane(), y, 0, e);
     return;
   }
-  HWY_NAMESPACE::depthwise(g, x, w, bias, y, epi);
+  HWY_DYNAMIC_DISPATCH(depthwise)(g, x, w, bias, y, epi);
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

@@ -10,10 +10,19 @@
 #include <cstring>
 #include <vector>
 
-#include "hwy/highway.h"
 #include "kernels/conv_winograd.h"
 #include "kernels/parallel.h"
 
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/conv_winograd_f32.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/simd_act-inl.h"
+
+// Shared by every target: defined once, in the first target pass.
+#ifndef TIR_CONV_WINOGRAD_HELPERS_
+#define TIR_CONV_WINOGRAD_HELPERS_
 namespace tir {
 namespace {
 
@@ -33,6 +42,7 @@ int64_t block_tiles(const ConvGeom& g, int64_t total) {
 
 }  // namespace
 }  // namespace tir
+#endif  // TIR_CONV_WINOGRAD_HELPERS_
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -147,11 +157,11 @@ void store_row(const D d, V c0, V c1, float* yr, const float* rr, int64_t ow0, i
       c1 = hn::Add(c1, r1);
     }
     if (e.act == GemmAct::Relu) {
-      c0 = hn::Max(hn::Zero(d), c0);
-      c1 = hn::Max(hn::Zero(d), c1);
+      c0 = max_keep_nan(hn::Zero(d), c0);
+      c1 = max_keep_nan(hn::Zero(d), c1);
     } else if (e.act == GemmAct::Clamp) {
-      c0 = hn::Min(hn::Set(d, e.hi), hn::Max(hn::Set(d, e.lo), c0));
-      c1 = hn::Min(hn::Set(d, e.hi), hn::Max(hn::Set(d, e.lo), c1));
+      c0 = min_keep_nan(hn::Set(d, e.hi), max_keep_nan(hn::Set(d, e.lo), c0));
+      c1 = min_keep_nan(hn::Set(d, e.hi), max_keep_nan(hn::Set(d, e.lo), c1));
     }
     hn::StoreInterleaved2(c0, c1, d, yr + ow0);
     return;
@@ -231,16 +241,35 @@ void run(const Job& job) {
   }
 }
 
-int64_t lanes() { return int64_t(hn::Lanes(D())); }
-
 }  // namespace
+
+// conv_winograd_f32 on this target (u: the prepared weights).
+void winograd(const ConvGeom& g, const float* x, const float* u, const float* bias, float* y,
+              const GemmEpilogue& epi) {
+  Job job;
+  job.g = &g;
+  job.x = x;
+  job.u = u;
+  job.bias = bias;
+  job.y = y;
+  job.epi = &epi;
+  job.TH = (g.OH + 1) / 2;
+  job.TW = (g.OW + 1) / 2;
+  job.T = job.TH * job.TW;
+  job.upack = packed_a_size(g.OC, g.C);
+  const int64_t L = int64_t(hn::Lanes(D())), TB = block_tiles(g, g.N * job.T);
+  job.ld = (TB + L - 1) / L * L + L;
+  run(job);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
 
-namespace simd = HWY_NAMESPACE;
+HWY_EXPORT(winograd);
 
 bool conv_winograd_applies(const ConvGeom& g) {
   if (g.D != 1 || g.KD != 1 || g.OD != 1 || g.KH != 3 || g.KW != 3 || g.G != 1) return false;
@@ -305,20 +334,8 @@ void conv_winograd_f32(const ConvGeom& g, const float* x, const float* w, const 
     prepare_into(g, w, nullptr, s + n, s);
     u = s;
   }
-  simd::Job job;
-  job.g = &g;
-  job.x = x;
-  job.u = u;
-  job.bias = bias;
-  job.y = y;
-  job.epi = &epi;
-  job.TH = (g.OH + 1) / 2;
-  job.TW = (g.OW + 1) / 2;
-  job.T = job.TH * job.TW;
-  job.upack = packed_a_size(g.OC, g.C);
-  const int64_t L = simd::lanes(), TB = block_tiles(g, g.N * job.T);
-  job.ld = (TB + L - 1) / L * L + L;
-  simd::run(job);
+  HWY_DYNAMIC_DISPATCH(winograd)(g, x, u, bias, y, epi);
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

@@ -10,19 +10,69 @@
 #include "core/wrap_int.h"
 #include "core/strided.h"
 #include "core/thread_pool.h"
-#include "hwy/highway.h"
-#include "hwy/contrib/math/math-inl.h"
 #include "kernels/elementwise.h"
 
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/elementwise_math.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+
+// Scalar helpers the SIMD rows call too: defined once, in the first target pass.
+#ifndef TIR_ELEMENTWISE_MATH_HELPERS_
+#define TIR_ELEMENTWISE_MATH_HELPERS_
+namespace tir {
+namespace {
+
+// The float64 function of each floating op (also the float32 scalar reference,
+// computed in double and rounded once).
+double ref(MathUnaryOp op, double x, const MathParams& p) {
+  switch (op) {
+    case MathUnaryOp::Acos: return std::acos(x);
+    case MathUnaryOp::Acosh: return std::acosh(x);
+    case MathUnaryOp::Asin: return std::asin(x);
+    case MathUnaryOp::Asinh: return std::asinh(x);
+    case MathUnaryOp::Atan: return std::atan(x);
+    case MathUnaryOp::Atanh: return std::atanh(x);
+    case MathUnaryOp::Cosh: return std::cosh(x);
+    case MathUnaryOp::Sinh: return std::sinh(x);
+    case MathUnaryOp::Tan: return std::tan(x);
+    case MathUnaryOp::Erfc: return std::erfc(x);
+    case MathUnaryOp::Erfinv: return erfinv_ref(x);
+    case MathUnaryOp::Exp2: return std::exp2(x);
+    case MathUnaryOp::Log10: return std::log10(x);
+    default: return x;
+  }
+}
+
+// Inputs (as doubles) inside Highway's documented float64 valid range; the
+// others (NaN, +-inf, outside the domain) take the scalar path.
+[[maybe_unused]] bool in_simd_range(MathUnaryOp op, float x) {
+  switch (op) {
+    case MathUnaryOp::Acos: case MathUnaryOp::Asin: return x >= -1.f && x <= 1.f;
+    case MathUnaryOp::Acosh: return x >= 1.f && x <= std::numeric_limits<float>::max();
+    case MathUnaryOp::Atanh: return x > -1.f && x < 1.f;
+    case MathUnaryOp::Log10: return x > 0.f && x <= std::numeric_limits<float>::max();
+    case MathUnaryOp::Sinh: return x >= -709.f && x <= 709.f;
+    default: return std::isfinite(x);  // asinh, atan, sinh (float's range is inside double's)
+  }
+}
+
+}  // namespace
+}  // namespace tir
+#endif  // TIR_ELEMENTWISE_MATH_HELPERS_
+
 // Highway 1.0.3 (Debian's) has no float64 contrib/math and no float <-> double
-// PromoteTo/DemoteTo on its WASM target: there the scalar path runs.
-#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || !HWY_HAVE_FLOAT64
+// PromoteTo/DemoteTo on its WASM target, and HWY_SCALAR's DemoteTo saturates
+// (sinh(100) would give FLT_MAX): there the scalar path runs.
+#undef TIR_MATH_SIMD
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
 #define TIR_MATH_SIMD 0
 #else
 #define TIR_MATH_SIMD 1
 #endif
 
-#if TIR_MATH_SIMD
 // ---- the Highway SIMD path (float32, contiguous rows) ----
 // Highway's float32 functions measure 1.2-3.3 ulp (worse than PyTorch's Sleef
 // u10), so float32 lanes are widened to float64, evaluated with Highway's
@@ -30,6 +80,7 @@
 HWY_BEFORE_NAMESPACE();
 namespace tir {
 namespace HWY_NAMESPACE {
+#if TIR_MATH_SIMD
 namespace {
 
 namespace hn = hwy::HWY_NAMESPACE;
@@ -73,12 +124,40 @@ template <MathUnaryOp kOp, typename Fix> void row(const float* x, float* y, int6
 }
 
 }  // namespace
+
+// y[0, n) = op(x[0, n)) for the ops simd_capable() lists; lanes outside
+// Highway's valid range are recomputed by the scalar reference.
+template <MathUnaryOp kOp> void simd_row_op(const float* x, float* y, int64_t n, const MathParams& p) {
+  row<kOp>(x, y, n, [&p](float v, float* out) {
+    if (!in_simd_range(kOp, v)) *out = float(ref(kOp, double(v), p));
+  });
+}
+void simd_row(MathUnaryOp op, const float* x, float* y, int64_t n, const MathParams& p) {
+  switch (op) {
+    case MathUnaryOp::Acos: return simd_row_op<MathUnaryOp::Acos>(x, y, n, p);
+    case MathUnaryOp::Acosh: return simd_row_op<MathUnaryOp::Acosh>(x, y, n, p);
+    case MathUnaryOp::Asin: return simd_row_op<MathUnaryOp::Asin>(x, y, n, p);
+    case MathUnaryOp::Asinh: return simd_row_op<MathUnaryOp::Asinh>(x, y, n, p);
+    case MathUnaryOp::Atan: return simd_row_op<MathUnaryOp::Atan>(x, y, n, p);
+    case MathUnaryOp::Atanh: return simd_row_op<MathUnaryOp::Atanh>(x, y, n, p);
+    case MathUnaryOp::Sinh: return simd_row_op<MathUnaryOp::Sinh>(x, y, n, p);
+    default: return simd_row_op<MathUnaryOp::Log10>(x, y, n, p);
+  }
+}
+#else
+void simd_row(MathUnaryOp, const float*, float*, int64_t, const MathParams&) {}
+#endif  // TIR_MATH_SIMD
+bool has_simd_math() { return TIR_MATH_SIMD; }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
-#endif  // TIR_MATH_SIMD
 
+#if HWY_ONCE
 namespace tir {
+
+HWY_EXPORT(simd_row);
+HWY_EXPORT(has_simd_math);
 namespace {
 
 constexpr int64_t kCheapGrain = int64_t(1) << 16;
@@ -142,29 +221,9 @@ void map3(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, 
               });
 }
 
-// The float64 function of each floating op (also the float32 scalar reference,
-// computed in double and rounded once).
-double ref(MathUnaryOp op, double x, const MathParams& p) {
-  switch (op) {
-    case MathUnaryOp::Acos: return std::acos(x);
-    case MathUnaryOp::Acosh: return std::acosh(x);
-    case MathUnaryOp::Asin: return std::asin(x);
-    case MathUnaryOp::Asinh: return std::asinh(x);
-    case MathUnaryOp::Atan: return std::atan(x);
-    case MathUnaryOp::Atanh: return std::atanh(x);
-    case MathUnaryOp::Cosh: return std::cosh(x);
-    case MathUnaryOp::Sinh: return std::sinh(x);
-    case MathUnaryOp::Tan: return std::tan(x);
-    case MathUnaryOp::Erfc: return std::erfc(x);
-    case MathUnaryOp::Erfinv: return erfinv_ref(x);
-    case MathUnaryOp::Exp2: return std::exp2(x);
-    case MathUnaryOp::Log10: return std::log10(x);
-    default: return x;
-  }
-}
 
 bool simd_capable(MathUnaryOp op) {
-  if (!TIR_MATH_SIMD) return false;
+  if (!HWY_DYNAMIC_DISPATCH(has_simd_math)()) return false;
   switch (op) {
     case MathUnaryOp::Acos: case MathUnaryOp::Acosh: case MathUnaryOp::Asin: case MathUnaryOp::Asinh:
     case MathUnaryOp::Atan: case MathUnaryOp::Atanh: case MathUnaryOp::Sinh: case MathUnaryOp::Log10:
@@ -179,47 +238,15 @@ bool simd_ok(MathUnaryOp op) {
   return simd_capable(op) && op != MathUnaryOp::Asin && op != MathUnaryOp::Acosh && op != MathUnaryOp::Atanh;
 }
 
-// Inputs (as doubles) inside Highway's documented float64 valid range; the
-// others (NaN, +-inf, outside the domain) take the scalar path.
-[[maybe_unused]] bool in_simd_range(MathUnaryOp op, float x) {
-  switch (op) {
-    case MathUnaryOp::Acos: case MathUnaryOp::Asin: return x >= -1.f && x <= 1.f;
-    case MathUnaryOp::Acosh: return x >= 1.f && x <= std::numeric_limits<float>::max();
-    case MathUnaryOp::Atanh: return x > -1.f && x < 1.f;
-    case MathUnaryOp::Log10: return x > 0.f && x <= std::numeric_limits<float>::max();
-    case MathUnaryOp::Sinh: return x >= -709.f && x <= 709.f;
-    default: return std::isfinite(x);  // asinh, atan, sinh (float's range is inside double's)
-  }
-}
-
-#if TIR_MATH_SIMD
-template <MathUnaryOp kOp> void simd_rows(const Tensor& out, const Tensor& in, const MathParams& p) {
-  float* po = out.data<float>();
-  const float* pi = in.data<float>();
-  auto fix = [&p](float x, float* y) {
-    if (!in_simd_range(kOp, x)) *y = float(ref(kOp, double(x), p));
-  };
-  for_rows<2>(out, {&in}, kCostlyGrain, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
-    if (s[0] == 1 && s[1] == 1) return HWY_NAMESPACE::row<kOp>(pi + off[1], po + off[0], n, fix);
-    for (int64_t k = 0; k < n; ++k) po[off[0] + k * s[0]] = float(ref(kOp, double(pi[off[1] + k * s[1]]), p));
-  });
-}
 
 void simd_unary(MathUnaryOp op, const Tensor& out, const Tensor& in, const MathParams& p) {
-  switch (op) {
-    case MathUnaryOp::Acos: return simd_rows<MathUnaryOp::Acos>(out, in, p);
-    case MathUnaryOp::Acosh: return simd_rows<MathUnaryOp::Acosh>(out, in, p);
-    case MathUnaryOp::Asin: return simd_rows<MathUnaryOp::Asin>(out, in, p);
-    case MathUnaryOp::Asinh: return simd_rows<MathUnaryOp::Asinh>(out, in, p);
-    case MathUnaryOp::Atan: return simd_rows<MathUnaryOp::Atan>(out, in, p);
-    case MathUnaryOp::Atanh: return simd_rows<MathUnaryOp::Atanh>(out, in, p);
-    case MathUnaryOp::Sinh: return simd_rows<MathUnaryOp::Sinh>(out, in, p);
-    default: return simd_rows<MathUnaryOp::Log10>(out, in, p);
-  }
+  float* po = out.data<float>();
+  const float* pi = in.data<float>();
+  for_rows<2>(out, {&in}, kCostlyGrain, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> s) {
+    if (s[0] == 1 && s[1] == 1) return HWY_DYNAMIC_DISPATCH(simd_row)(op, pi + off[1], po + off[0], n, p);
+    for (int64_t k = 0; k < n; ++k) po[off[0] + k * s[0]] = float(ref(op, double(pi[off[1] + k * s[1]]), p));
+  });
 }
-#else
-void simd_unary(MathUnaryOp, const Tensor&, const Tensor&, const MathParams&) {}
-#endif
 
 template <typename T> void unary_typed(MathUnaryOp op, const Tensor& out, const Tensor& in, const MathParams& p) {
   constexpr bool kFloat = std::is_floating_point_v<T>;
@@ -356,3 +383,4 @@ void lerp_kernel(const Tensor& out, const Tensor& self, const Tensor& end, const
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

@@ -3,6 +3,10 @@
 #include <cstring>
 #include <limits>
 
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/elementwise_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 
@@ -143,40 +147,51 @@ struct ReciprocalOp {
 };
 
 }  // namespace
-}  // namespace HWY_NAMESPACE
-}  // namespace tir
-HWY_AFTER_NAMESPACE();
 
-namespace tir {
-
-BinaryRowF32 binary_row_f32(BinaryOp op, float alpha) {
-  namespace ns = HWY_NAMESPACE;
+// This target's row kernels (the public functions below pick the target).
+BinaryRowF32 binary_row_for(BinaryOp op, float alpha) {
   switch (op) {
-    case BinaryOp::Add: return alpha == 1.0f ? &ns::binary_row<ns::AddOp> : &ns::binary_row<ns::AddAlphaOp>;
-    case BinaryOp::Mul: return &ns::binary_row<ns::MulOp>;
-    case BinaryOp::Div: return &ns::binary_row<ns::DivOp>;
-    case BinaryOp::Maximum: return &ns::binary_row<ns::MaximumOp>;
-    case BinaryOp::Minimum: return &ns::binary_row<ns::MinimumOp>;
+    case BinaryOp::Add: return alpha == 1.0f ? &binary_row<AddOp> : &binary_row<AddAlphaOp>;
+    case BinaryOp::Mul: return &binary_row<MulOp>;
+    case BinaryOp::Div: return &binary_row<DivOp>;
+    case BinaryOp::Maximum: return &binary_row<MaximumOp>;
+    case BinaryOp::Minimum: return &binary_row<MinimumOp>;
     default: return nullptr;
   }
 }
 
-UnaryRowF32 unary_row_f32(UnaryOp op) {
-  namespace ns = HWY_NAMESPACE;
+UnaryRowF32 unary_row_for(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Relu: return &ns::unary_f32<ns::ReluOp>;
-    case UnaryOp::Neg: return &ns::unary_f32<ns::NegOp>;
-    case UnaryOp::Abs: return &ns::unary_f32<ns::AbsOp>;
-    case UnaryOp::Clamp: return &ns::unary_f32<ns::ClampOp>;
-    case UnaryOp::LeakyRelu: return &ns::unary_f32<ns::LeakyReluOp>;
-    case UnaryOp::Hardswish: return &ns::unary_f32<ns::HardswishOp>;
-    case UnaryOp::Hardsigmoid: return &ns::unary_f32<ns::HardsigmoidOp>;
-    case UnaryOp::Sqrt: return &ns::unary_f32<ns::SqrtOp>;
-    case UnaryOp::Rsqrt: return &ns::unary_f32<ns::RsqrtOp>;
-    case UnaryOp::Reciprocal: return &ns::unary_f32<ns::ReciprocalOp>;
-    default: break;
+    case UnaryOp::Relu: return &unary_f32<ReluOp>;
+    case UnaryOp::Neg: return &unary_f32<NegOp>;
+    case UnaryOp::Abs: return &unary_f32<AbsOp>;
+    case UnaryOp::Clamp: return &unary_f32<ClampOp>;
+    case UnaryOp::LeakyRelu: return &unary_f32<LeakyReluOp>;
+    case UnaryOp::Hardswish: return &unary_f32<HardswishOp>;
+    case UnaryOp::Hardsigmoid: return &unary_f32<HardsigmoidOp>;
+    case UnaryOp::Sqrt: return &unary_f32<SqrtOp>;
+    case UnaryOp::Rsqrt: return &unary_f32<RsqrtOp>;
+    case UnaryOp::Reciprocal: return &unary_f32<ReciprocalOp>;
+    default: return nullptr;
   }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tir
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tir {
+
+HWY_EXPORT(binary_row_for);
+HWY_EXPORT(unary_row_for);
+
+BinaryRowF32 binary_row_f32(BinaryOp op, float alpha) { return HWY_DYNAMIC_DISPATCH(binary_row_for)(op, alpha); }
+
+UnaryRowF32 unary_row_f32(UnaryOp op) {
+  if (UnaryRowF32 f = HWY_DYNAMIC_DISPATCH(unary_row_for)(op)) return f;
   return unary_row_f32_widened(op);
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

@@ -38,7 +38,7 @@ using BinaryRowF32 = void (*)(float* out, const float* a, const float* b, int64_
 // out[0, n) = op(in[0, n)). out may equal in.
 using UnaryRowF32 = void (*)(float* out, const float* in, int64_t n, const RowParams& p);
 
-// The SIMD row kernel of op for float32 in this build, nullptr when it has none.
+// The SIMD row kernel of op for float32 on the SIMD target in use, nullptr when it has none.
 // Add takes p.a as alpha (1 -> plain x + y, as the scalar path).
 BinaryRowF32 binary_row_f32(BinaryOp op, float alpha);
 UnaryRowF32 unary_row_f32(UnaryOp op);

@@ -13,6 +13,12 @@
 #include <limits>
 
 #include "kernels/elementwise_simd.h"
+
+// Compiled once per SIMD target (kernels/simd_dispatch.h): WASM uses it; native
+// builds run it only in tests (their rows use float64 lanes).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/elementwise_simd_f32math.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 
@@ -87,20 +93,24 @@ template <class Op> void row(float* out, const float* in, int64_t n, const RowPa
 }
 
 }  // namespace
+
+UnaryRowF32 narrow_row_for(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: return &row<ExpOp>;
+    case UnaryOp::Sigmoid: return &row<SigmoidOp>;
+    case UnaryOp::Silu: return &row<SiluOp>;
+    case UnaryOp::Gelu: return &row<GeluOp>;
+    case UnaryOp::GeluTanh: return &row<GeluTanhOp>;
+    default: return nullptr;
+  }
+}
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
-UnaryRowF32 unary_row_f32_narrow(UnaryOp op) {
-  namespace ns = HWY_NAMESPACE;
-  switch (op) {
-    case UnaryOp::Exp: return &ns::row<ns::ExpOp>;
-    case UnaryOp::Sigmoid: return &ns::row<ns::SigmoidOp>;
-    case UnaryOp::Silu: return &ns::row<ns::SiluOp>;
-    case UnaryOp::Gelu: return &ns::row<ns::GeluOp>;
-    case UnaryOp::GeluTanh: return &ns::row<ns::GeluTanhOp>;
-    default: return nullptr;
-  }
-}
+HWY_EXPORT(narrow_row_for);
+UnaryRowF32 unary_row_f32_narrow(UnaryOp op) { return HWY_DYNAMIC_DISPATCH(narrow_row_for)(op); }
 }  // namespace tir
+#endif  // HWY_ONCE

@@ -7,15 +7,38 @@
 #include <limits>
 
 #include "kernels/elementwise_simd.h"
+
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/elementwise_simd_f64.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
-
-#if !(HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || !HWY_HAVE_FLOAT64)
+// No float64 math on WASM (there: the float32-lane rows of unary_row_f32_narrow);
+// HWY_SCALAR's DemoteTo saturates where the float overflows (exp(100) would give
+// FLT_MAX, not inf): it keeps the scalar reference.
+#undef TIR_WIDENED_SIMD
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
+#define TIR_WIDENED_SIMD 0
+#else
+#define TIR_WIDENED_SIMD 1
+#endif
+#if TIR_WIDENED_SIMD
 #include "kernels/erfc_f64-inl.h"
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
 namespace HWY_NAMESPACE {
+#if !TIR_WIDENED_SIMD
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256
+// WASM: the float32-lane rows (elementwise_simd_f32math.cpp) where they exist.
+UnaryRowF32 widened_row_for(UnaryOp op) { return unary_row_f32_narrow(op); }
+#else
+UnaryRowF32 widened_row_for(UnaryOp) { return nullptr; }
+#endif
+#else
+
 namespace {
 
 namespace hn = hwy::HWY_NAMESPACE;
@@ -126,31 +149,30 @@ template <class Op> void row(float* out, const float* in, int64_t n, const RowPa
 }
 
 }  // namespace
+
+UnaryRowF32 widened_row_for(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: return &row<ExpOp>;
+    case UnaryOp::Log: return &row<LogOp>;
+    case UnaryOp::Tanh: return &row<TanhOp>;
+    case UnaryOp::Sigmoid: return &row<SigmoidOp>;
+    case UnaryOp::Silu: return &row<SiluOp>;
+    case UnaryOp::Gelu: return &row<GeluOp>;
+    case UnaryOp::GeluTanh: return &row<GeluTanhOp>;
+    case UnaryOp::Elu: return &row<EluOp>;
+    case UnaryOp::Softplus: return &row<SoftplusOp>;
+    case UnaryOp::Mish: return &row<MishOp>;
+    default: return nullptr;
+  }
+}
+#endif  // float64 math
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
-UnaryRowF32 unary_row_f32_widened(UnaryOp op) {
-  namespace ns = HWY_NAMESPACE;
-  switch (op) {
-    case UnaryOp::Exp: return &ns::row<ns::ExpOp>;
-    case UnaryOp::Log: return &ns::row<ns::LogOp>;
-    case UnaryOp::Tanh: return &ns::row<ns::TanhOp>;
-    case UnaryOp::Sigmoid: return &ns::row<ns::SigmoidOp>;
-    case UnaryOp::Silu: return &ns::row<ns::SiluOp>;
-    case UnaryOp::Gelu: return &ns::row<ns::GeluOp>;
-    case UnaryOp::GeluTanh: return &ns::row<ns::GeluTanhOp>;
-    case UnaryOp::Elu: return &ns::row<ns::EluOp>;
-    case UnaryOp::Softplus: return &ns::row<ns::SoftplusOp>;
-    case UnaryOp::Mish: return &ns::row<ns::MishOp>;
-    default: return nullptr;
-  }
-}
+HWY_EXPORT(widened_row_for);
+UnaryRowF32 unary_row_f32_widened(UnaryOp op) { return HWY_DYNAMIC_DISPATCH(widened_row_for)(op); }
 }  // namespace tir
-
-#else
-namespace tir {
-UnaryRowF32 unary_row_f32_widened(UnaryOp op) { return unary_row_f32_narrow(op); }
-}  // namespace tir
-#endif
+#endif  // HWY_ONCE

@@ -4,7 +4,13 @@
 // t = 1 / (1 + a/2) (Numerical Recipes' erfcc form), g a polynomial fitted on
 // t in [1/8, 1] (a <= 14; past it erfc < 1e-86, so g at a = 14 is used);
 // erfc(-a) = 2 - erfc(a).
-#pragma once
+// Per-target include guard (kernels/simd_dispatch.h): included once per target pass.
+#if defined(TIR_KERNELS_ERFC_F64_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TIR_KERNELS_ERFC_F64_INL_H_
+#undef TIR_KERNELS_ERFC_F64_INL_H_
+#else
+#define TIR_KERNELS_ERFC_F64_INL_H_
+#endif
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 
@@ -45,3 +51,5 @@ template <class D, class V = hwy::HWY_NAMESPACE::Vec<D>> HWY_INLINE V erfc_f64(D
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

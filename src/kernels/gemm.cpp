@@ -1,5 +1,6 @@
-// SIMD f32 gemm (Highway, static dispatch: WASM128 in the browser; natively
-// whichever of AVX-512/AVX2/SSE4 the build flags select). BLIS-style: op(A)
+// SIMD f32 gemm (Highway: WASM128 in the browser; natively compiled for each
+// of AVX-512/AVX2/SSE4/fallback and dispatched at run time, simd_dispatch.h;
+// the packed layouts follow the chosen target's tile). BLIS-style: op(A)
 // in MR-row panels, op(B) in NR-column
 // panels, both zero-padded; loops jc (NC) / pc (KC) / ic (MC) / jr (NR) / ir
 // (MR) around an MR x NR register-blocked micro-kernel that keeps the tile in
@@ -16,11 +17,17 @@
 #include <cstring>
 #include <vector>
 
-#include "hwy/highway.h"
 #include "core/half.h"
 #include "kernels/gemm.h"
-#include "kernels/gemm_half-inl.h"
 #include "kernels/parallel.h"
+
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/simd_act-inl.h"
+#include "kernels/gemm_half-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -107,14 +114,14 @@ HWY_INLINE void store_tile(const Job& job, V (&c0)[MR], V (&c1)[MR], int64_t row
           v0 = hn::Add(v0, hn::LoadU(d, r));
           v1 = hn::Add(v1, hn::LoadU(d, r + kL));
         }
-        // Max(0, NaN) and Min(hi, NaN) are NaN on every target: NaN propagates as in torch.
+        // NaN propagates as in torch (simd_act-inl.h).
         if (e.act == GemmAct::Relu) {
-          v0 = hn::Max(hn::Zero(d), v0);
-          v1 = hn::Max(hn::Zero(d), v1);
+          v0 = max_keep_nan(hn::Zero(d), v0);
+          v1 = max_keep_nan(hn::Zero(d), v1);
         } else if (e.act == GemmAct::Clamp) {
           const V lo = hn::Set(d, e.lo), hi = hn::Set(d, e.hi);
-          v0 = hn::Min(hi, hn::Max(lo, v0));
-          v1 = hn::Min(hi, hn::Max(lo, v1));
+          v0 = min_keep_nan(hi, max_keep_nan(lo, v0));
+          v1 = min_keep_nan(hi, max_keep_nan(lo, v1));
         }
       }
       hn::StoreU(v0, d, c);
@@ -176,6 +183,19 @@ void run_tile(const Job& job, int64_t kc, const float* a, const float* b, int64_
     case 5:
       if constexpr (kMR > 5) return micro_kernel<5>(job, kc, a, b, row, col, mr, nr, first, last);
       break;
+  }
+}
+
+// Packs op(A) as [ceil(M/MR)][K][MR], zero-padded (pack_a_f32).
+void pack_a(int64_t M, int64_t K, const float* A, int64_t lda, bool transA, float* dst) {
+  constexpr int64_t MR = kMR;
+  for (int64_t q = 0; q * MR < M; ++q) {
+    const int64_t i0 = q * MR, h = std::min(MR, M - i0);
+    float* p = dst + q * K * MR;
+    for (int64_t k = 0; k < K; ++k, p += MR) {
+      for (int64_t i = 0; i < h; ++i) p[i] = transA ? A[k * lda + i0 + i] : A[(i0 + i) * lda + k];
+      for (int64_t i = h; i < MR; ++i) p[i] = 0.0f;
+    }
   }
 }
 
@@ -352,7 +372,7 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
     job.apack = A.packed;
   } else {
     float* t = scratch(t_apack, packed_a_size(M, K));
-    pack_a_f32(M, K, A.data, A.ld, A.trans, t);
+    pack_a(M, K, A.data, A.ld, A.trans, t);
     job.apack = t;
   }
   if (!parallel) {
@@ -366,42 +386,49 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
   }
 }
 
+// The tile of this target (the packed layouts' MR and NR).
+int64_t tile_mr() { return kMR; }
+int64_t tile_nr() { return kNR; }
+
 }  // namespace
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
 
-namespace simd = HWY_NAMESPACE;
+HWY_EXPORT(tile_mr);
+HWY_EXPORT(tile_nr);
+HWY_EXPORT(pack_a);
+HWY_EXPORT(pack_b_block);
+HWY_EXPORT(gemm_simd);
 
-int64_t gemm_mr() { return simd::kMR; }
-int64_t gemm_nr() { return simd::kNR; }
+int64_t gemm_mr() { return HWY_DYNAMIC_DISPATCH(tile_mr)(); }
+int64_t gemm_nr() { return HWY_DYNAMIC_DISPATCH(tile_nr)(); }
 
-int64_t packed_a_size(int64_t M, int64_t K) { return ((M + simd::kMR - 1) / simd::kMR) * simd::kMR * K; }
-int64_t packed_b_size(int64_t K, int64_t N) { return ((N + simd::kNR - 1) / simd::kNR) * simd::kNR * K; }
+int64_t packed_a_size(int64_t M, int64_t K) {
+  const int64_t MR = gemm_mr();
+  return ((M + MR - 1) / MR) * MR * K;
+}
+int64_t packed_b_size(int64_t K, int64_t N) {
+  const int64_t NR = gemm_nr();
+  return ((N + NR - 1) / NR) * NR * K;
+}
 
 void pack_a_f32(int64_t M, int64_t K, const float* A, int64_t lda, bool transA, float* dst) {
-  constexpr int64_t MR = simd::kMR;
-  for (int64_t q = 0; q * MR < M; ++q) {
-    const int64_t i0 = q * MR, h = std::min(MR, M - i0);
-    float* p = dst + q * K * MR;
-    for (int64_t k = 0; k < K; ++k, p += MR) {
-      for (int64_t i = 0; i < h; ++i) p[i] = transA ? A[k * lda + i0 + i] : A[(i0 + i) * lda + k];
-      for (int64_t i = h; i < MR; ++i) p[i] = 0.0f;
-    }
-  }
+  HWY_DYNAMIC_DISPATCH(pack_a)(M, K, A, lda, transA, dst);
 }
 
 void pack_b_f32(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, float* dst) {
-  simd::pack_b_block(B, ldb, transB, 0, K, 0, N, dst);
+  HWY_DYNAMIC_DISPATCH(pack_b_block)(B, ldb, transB, 0, K, 0, N, dst);
 }
 
 void pack_b_half(int64_t K, int64_t N, const float* B, int64_t ldb, bool transB, PackedHalf kind, uint16_t* dst) {
-  constexpr int64_t NR = simd::kNR;
+  const int64_t NR = gemm_nr();
   std::vector<float> panel(size_t(K * NR));  // one f32 panel at a time, then rounded
   for (int64_t j0 = 0; j0 < N; j0 += NR) {
-    simd::pack_b_block(B, ldb, transB, 0, K, j0, std::min(NR, N - j0), panel.data());
+    HWY_DYNAMIC_DISPATCH(pack_b_block)(B, ldb, transB, 0, K, j0, std::min(NR, N - j0), panel.data());
     uint16_t* p = dst + (j0 / NR) * K * NR;
     for (int64_t i = 0; i < K * NR; ++i)
       p[i] = kind == PackedHalf::BF16 ? float_to_bf16(panel[size_t(i)]) : float_to_half(panel[size_t(i)]);
@@ -417,7 +444,7 @@ void gemm_f32_ex(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const G
     apply_gemm_epilogue_ref(M, N, C, ldc, epi);
     return;
   }
-  simd::gemm_simd(M, N, K, A, B, C, ldc, alpha, beta, epi);
+  HWY_DYNAMIC_DISPATCH(gemm_simd)(M, N, K, A, B, C, ldc, alpha, beta, epi);
 }
 
 void gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool transA, const float* B,
@@ -434,3 +461,4 @@ void gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

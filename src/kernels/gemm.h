@@ -50,8 +50,9 @@ inline float apply_gemm_act(float v, const GemmEpilogue& e) {
   return v;
 }
 
-// Micro-kernel tile of the compiled SIMD target (WASM128: 4 x 8, AVX2: 6 x 16,
-// AVX-512: 6 x 32).
+// Micro-kernel tile of the SIMD target in use (WASM128: 4 x 8, SSE4: 6 x 8,
+// AVX2: 6 x 16, AVX-512: 6 x 32; natively chosen at run time, simd_dispatch.h).
+// The packed layouts below follow it: pack and multiply under the same target.
 int64_t gemm_mr();
 int64_t gemm_nr();
 

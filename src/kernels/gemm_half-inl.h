@@ -16,11 +16,18 @@
 //   half's bits moved into an f32 whose value is w * 2^-112 (exact, including
 //   half subnormals, which become f32 subnormals), the row of A multiplied by
 //   2^112 instead. Exact products for finite halves and |x| < 2^16.
-#pragma once
+// Per-target include guard (kernels/simd_dispatch.h).
+#if defined(TIR_KERNELS_GEMM_HALF_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TIR_KERNELS_GEMM_HALF_INL_H_
+#undef TIR_KERNELS_GEMM_HALF_INL_H_
+#else
+#define TIR_KERNELS_GEMM_HALF_INL_H_
+#endif
 #include <cstdint>
 
 #include "hwy/highway.h"
 
+#undef TIR_GEMM_F16C  // per target
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
 #define TIR_GEMM_F16C 1
 #else
@@ -159,3 +166,5 @@ HWY_INLINE void widen_f16(const uint16_t* src, int64_t n, float* dst) {
 }  // namespace HWY_NAMESPACE
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

@@ -3,9 +3,14 @@
 // four corners fetched with GatherIndex (masked to 0 outside the image). Every
 // lane does the scalar kernel's operations in the same order (no FMA), so the
 // result is bit-identical to grid_sample_ref.
-#include "hwy/highway.h"
 #include "kernels/grid_sample.h"
 #include "kernels/parallel.h"
+
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/grid_sample_f32.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -102,14 +107,18 @@ void bilinear(const GridSampleArgs& a, const float* in, const float* grid, float
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
+
+HWY_EXPORT(bilinear);
 
 bool grid_sample_f32_fast(const GridSampleArgs& a, const float* in, const float* grid, float* out) {
   if (a.three_d || a.interp != GridInterp::Bilinear || a.pad == GridPad::Reflection) return false;
   // flat indices as float32 / int32 stay exact below 2^24
   if (a.H * a.W >= (int64_t(1) << 24)) return false;
-  HWY_NAMESPACE::bilinear(a, in, grid, out);
+  HWY_DYNAMIC_DISPATCH(bilinear)(a, in, grid, out);
   return true;
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

@@ -4,10 +4,15 @@
 #include <cmath>
 #include <limits>
 
-#include "hwy/highway.h"
 #include "kernels/parallel.h"
 #include "kernels/pool.h"
 #include "kernels/sliding.h"
+
+// Compiled once per SIMD target (kernels/simd_dispatch.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/pool_f32.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -76,12 +81,16 @@ void max_pool_planes(const PoolGeom& g, const float* x, float* y) {
 }  // namespace tir
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tir {
+
+HWY_EXPORT(max_pool_planes);
 
 bool max_pool_f32_fast(const PoolGeom& g, const float* x, float* y) {
   if (g.D != 1 || g.OD != 1 || g.KD != 1 || g.SW > 2) return false;
-  HWY_NAMESPACE::max_pool_planes(g, x, y);
+  HWY_DYNAMIC_DISPATCH(max_pool_planes)(g, x, y);
   return true;
 }
 
 }  // namespace tir
+#endif  // HWY_ONCE

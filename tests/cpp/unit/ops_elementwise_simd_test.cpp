@@ -235,9 +235,11 @@ TEST(EwSimd, TranscendentalSpecialValuesMatchTheScalarReference) {
     std::vector<float> x = specials();
     const Tensor in = view_of(x, 0);
     const std::vector<float> simd = run_unary(t.c, in, EwPath::Auto), ref = run_unary(t.c, in, EwPath::Scalar);
+    // No SIMD path on this target (WASM, Highway's HWY_SCALAR fallback): Auto is the scalar code.
+    const bool has_simd = unary_row_f32(t.c.op) != nullptr;
     for (size_t i = 0; i < x.size(); ++i) {
       const float xi = x[i];
-      if (!std::isfinite(xi) || xi == 0)
+      if (!std::isfinite(xi) || xi == 0 || !has_simd)
         EXPECT_TRUE(same_bits({simd[i]}, {ref[i]})) << t.c.name << "(" << xi << "): " << simd[i] << " vs " << ref[i];
       else
         EXPECT_LE(ulp_error(simd[i], double(t.truth(xi, t.c.p))), 0.5 + 1e-3) << t.c.name << "(" << xi << ")";
@@ -346,7 +348,7 @@ TEST(EwSimd, NarrowFloat32RowsAreNoLessAccurateThanTheScalarReference) {
 TEST(EwSimd, TranscendentalSelfcheckAsInWasm) {
   // The sweep npm/test/kernels.test.mjs runs inside the WASM builds, here on this target's rows.
   const SelfcheckResult r = selfcheck_transcendental();
-  EXPECT_GT(r.cases, 20000);
+  if (unary_row_f32(UnaryOp::Gelu)) EXPECT_GT(r.cases, 20000);  // else this target runs the scalar reference
   EXPECT_EQ(r.failures, 0) << r.report;
 }
 
