@@ -1,7 +1,8 @@
 // Reduction over one dim of a strided view: sum, mean, amax, amin, var/std (two passes, with
-// correction), argmax/argmin (first index of the extreme, as torch). One workgroup per output
-// element; Y (and I for arg modes, int32) contiguous over the kept dims. Workgroups: grid(rows).
-const MODE: u32 = {{MODE}}u;  // 0 sum, 1 mean, 2 amax, 3 amin, 4 var, 5 std, 6 argmax, 7 argmin
+// correction), argmax/argmin (first index of the extreme, as torch), the 2-norm. One workgroup
+// per output element; Y (and I for arg modes, int32) contiguous over the kept dims. Argmax alone
+// binds a 4-byte dummy as Y: values are written only where Y has room. Workgroups: grid(rows).
+const MODE: u32 = {{MODE}}u;  // 0 sum, 1 mean, 2 amax, 3 amin, 4 var, 5 std, 6 argmax, 7 argmin, 8 norm2
 {{DECLS}}
 var<workgroup> redi: array<u32, 64>;
 
@@ -34,7 +35,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       }
       workgroupBarrier();
     }
-    if (lid == 0u) { Y[row] = red[0]; I[row] = i32(redi[0]); }
+    if (lid == 0u) {
+      if (row < arrayLength(&Y)) { Y[row] = red[0]; }
+      I[row] = i32(redi[0]);
+    }
     return;
   }
   var init = 0.0;
@@ -42,11 +46,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (MODE == 2u || MODE == 3u) { init = X[base]; op = MODE - 1u; }
   var acc = init;
   for (var k = lid; k < R; k += 64u) {
-    let v = X[base + k * rs];
+    var v = X[base + k * rs];
+    if (MODE == 8u) { v = v * v; }
     acc = select(select(acc + v, max(acc, v), op == 1u), min(acc, v), op == 2u);
   }
   var total = wg_reduce(acc, lid, op);
   if (MODE == 1u) { total = total / f32(R); }
+  if (MODE == 8u) { total = sqrt(total); }
   if (MODE == 4u || MODE == 5u) {
     let mean = total / f32(R);
     var sq = 0.0;
