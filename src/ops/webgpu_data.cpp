@@ -299,7 +299,8 @@ bool lower_logical_not(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
-// group_norm(x [N, C, *] contiguous, num_groups, weight?, bias?): rows (n, group).
+// group_norm(x [N, C, *] contiguous, num_groups, weight?, bias?) and native_group_norm
+// (x, weight?, bias?, N, C, HxW, group, eps): rows (n, group).
 bool lower_group_norm(const OpCall& c, GpuLowering& g) {
   const Tensor& x = c.in[0];
   const Tensor& y = c.out[0];
@@ -307,8 +308,12 @@ bool lower_group_norm(const OpCall& c, GpuLowering& g) {
   const Tensor b = c.in.size() > 2 ? c.in[2] : Tensor{};
   for (const Tensor* t : {&x, &y, &w, &b})
     if (t->defined() && (t->dtype != DType::F32 || t->offset != 0 || !t->is_contiguous())) return false;
-  if (x.dim() < 2 || c.out.size() != 1) return false;
-  const int64_t n = x.shape[0], ch = x.shape[1], groups = c.i("num_groups");
+  // native_group_norm's mean/rstd outputs are not made: the plan keeps the node on WASM when
+  // they are read.
+  const bool native = c.node->op_type == "aten.native_group_norm.default";
+  if (x.dim() < 2 || c.out.size() != (native ? 3u : 1u) || (native && c.in.size() == 2)) return false;
+  const int64_t n = x.shape[0], ch = x.shape[1], groups = c.i(native ? "group" : "num_groups");
+  if (native && (c.i("N") != n || c.i("C") != ch)) return false;
   if (groups <= 0 || ch % groups != 0) return false;
   if (x.numel() == 0) return true;
   const int64_t hw = x.numel() / (n * ch), cpg = ch / groups, rows = n * groups, r = cpg * hw;
@@ -365,7 +370,7 @@ TIR_REGISTER_WEBGPU(
     {"aten.le.Tensor", lower_le}, {"aten.le.Scalar", lower_le}, {"aten.gt.Tensor", lower_gt},
     {"aten.gt.Scalar", lower_gt}, {"aten.ge.Tensor", lower_ge}, {"aten.ge.Scalar", lower_ge},
     {"aten.logical_not.default", lower_logical_not}, {"aten.bitwise_not.default", lower_logical_not},
-    {"aten.group_norm.default", lower_group_norm},
+    {"aten.group_norm.default", lower_group_norm}, {"aten.native_group_norm.default", lower_group_norm},
     {"aten.full.default", lower_full}, {"aten.full_like.default", lower_full}, {"aten.new_full.default", lower_full},
     {"aten.zeros.default", lower_zeros}, {"aten.zeros_like.default", lower_zeros},
     {"aten.new_zeros.default", lower_zeros}, {"aten.ones.default", lower_ones},

@@ -106,6 +106,7 @@ bool lower_linear(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// addmm / baddbmm: beta * self + alpha * (a @ b), self broadcast to the output.
 bool lower_addmm(const OpCall& c, GpuLowering& g) {
   if (!all_f32(c) || c.in.size() != 3) return false;
   const double beta = c.scalar("beta", Scalar::of_int(1)).f, alpha = c.scalar("alpha", Scalar::of_int(1)).f;
@@ -179,11 +180,13 @@ bool lower_convolution(const OpCall& c, GpuLowering& g) {
   return lower_conv2d(c, g);
 }
 
-// max_pool2d (mode 0), avg_pool2d (1), adaptive_avg_pool2d (2) on [N, C, H, W].
+// max_pool2d (mode 0), avg_pool2d (1), adaptive_avg_pool2d (2) on [N, C, H, W]. The kernel
+// does not make max_pool2d_with_indices' indices: the plan keeps that node on WASM when they
+// are read (torch 1.13's decompositions read only the values).
 bool pool(const OpCall& c, GpuLowering& g, int mode) {
-  if (!all_f32(c) || c.in[0].dim() != 4 || c.out.size() != 1) return false;
   const Tensor& x = c.in[0];
   const Tensor& y = c.out[0];
+  if (x.dtype != DType::F32 || y.dtype != DType::F32 || x.dim() != 4 || c.out.size() > (mode == 0 ? 2u : 1u)) return false;
   if (!dense_at_zero(y)) return false;
   if (y.numel() == 0) return true;
   std::vector<int64_t> k{1, 1}, s{1, 1}, p{0, 0}, dil{1, 1};
@@ -395,8 +398,10 @@ bool lower_sdpa(const OpCall& c, GpuLowering& g) {
 TIR_REGISTER_WEBGPU(
     {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_mm}, {"aten.matmul.default", lower_mm},
     {"aten.linear.default", lower_linear}, {"aten.addmm.default", lower_addmm},
+    {"aten.baddbmm.default", lower_addmm},
     {"aten.conv2d.default", lower_conv2d}, {"aten.conv1d.default", lower_conv1d}, {"aten.convolution.default", lower_convolution},
-    {"aten.max_pool2d.default", lower_max_pool2d}, {"aten.avg_pool2d.default", lower_avg_pool2d},
+    {"aten.max_pool2d.default", lower_max_pool2d}, {"aten.max_pool2d_with_indices.default", lower_max_pool2d},
+    {"aten.avg_pool2d.default", lower_avg_pool2d},
     {"aten.adaptive_avg_pool2d.default", lower_adaptive_avg_pool2d},
     {"aten._adaptive_avg_pool2d.default", lower_adaptive_avg_pool2d},
     {"aten.upsample_nearest2d.default", lower_upsample_nearest}, {"aten.upsample_nearest2d.vec", lower_upsample_nearest_vec},

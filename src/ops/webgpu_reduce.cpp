@@ -21,7 +21,12 @@ bool dense_at_zero(const Tensor& t) { return !t.defined() || (t.offset == 0 && t
 // Returns false for a reduction over no elements (torch's empty-group results stay on the CPU).
 bool gpu_reduce(GpuLowering& g, ReduceMode mode, const Tensor& x, const std::vector<bool>& rd, const Tensor& y,
                 const Tensor& idx = Tensor{}, double correction = 0) {
-  gpu_need(x.dtype == DType::F32 && (!y.defined() || y.dtype == DType::F32), "a reduction of non-float32 values");
+  // argmax/argmin (and max.dim's values) of integers compare them as i32 (int64 is held as
+  // int32); every other mode computes in f32.
+  const bool arg = mode == kArgmax || mode == kArgmin;
+  const bool integral = x.dtype == DType::I32 || x.dtype == DType::I64;
+  gpu_need((x.dtype == DType::F32 || (arg && integral)) && (!y.defined() || y.dtype == x.dtype),
+           "a reduction of these dtypes");
   gpu_need(dense_at_zero(y) && dense_at_zero(idx), "a strided reduction output");
   Shape keep;
   Strides ks;
@@ -50,7 +55,9 @@ bool gpu_reduce(GpuLowering& g, ReduceMode mode, const Tensor& x, const std::vec
   GpuDispatch d;
   d.kernel = "reduce";
   d.subst = {{"MODE", std::to_string(int(mode))}};
-  d.types = {{"I", "i32"}};
+  const char* tx = integral ? "i32" : "f32";
+  d.subst.emplace_back("TX", tx);
+  d.types = {{"I", "i32"}, {"X", tx}, {"Y", tx}};
   d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", red);
   d.meta.u("r_stride", last >= 0 ? x.strides[size_t(last)] : 1).u("x_off", x.offset).f("correction", correction);
   d.meta.us("shape", keep, 6).us("x_strides", ks, 6);

@@ -128,3 +128,14 @@ test('upsample nearest/bilinear 2d (WebGPU provider vs CPU): sizes, scale factor
   await checkLowered(eng, gpu, 'aten.upsample_nearest2d.default', [x], [{ shape: [1, 2, 15, 12], dtype: 'float32' }],
     { output_size: [15, 12] });
 }));
+
+test('max_pool2d_with_indices: on the GPU when only its values are read (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const x = hostTensor(rng(42), 'float32', [2, 3, 9, 8]);
+  const outs = [{ shape: [2, 3, 5, 4], dtype: 'float32' }, { shape: [2, 3, 5, 4], dtype: 'int32' }];
+  const attrs = { kernel_size: [3, 2], stride: [2, 2], padding: [1, 0] };
+  await checkLowered(eng, gpu, 'aten.max_pool2d_with_indices.default', [x], outs, attrs, { read: [0], transposed: [0] });
+  // The kernel does not make the indices: a graph that reads them keeps the node on WASM.
+  await checkLowered(eng, gpu, 'aten.max_pool2d_with_indices.default', [x], outs, attrs, { onGpu: false });
+}));

@@ -72,8 +72,10 @@ export async function engineOp(eng, opType, inputs, out, attrs = {}) {
 // plan, replayed by the package's executor): checks the lowerings themselves, where the kernel
 // tests above drive the kernels with parameters computed in JS. `outs`: [{shape, dtype}];
 // inputs listed in `transposed` reach the node through a transpose view of a contiguous graph
-// input (a strided read on the GPU). Returns both runs' outputs and the WebGPU placement.
-export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { transposed = [] } = {}) {
+// input (a strided read on the GPU); `read` lists the outputs the graph returns (default: all;
+// an output nothing reads need not be made on the GPU). Returns both runs' outputs (those read)
+// and the WebGPU placement.
+export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { transposed = [], read } = {}) {
   const t = (name, shape, dtype, extra = {}) => ({ name, shape, dtype: IR_DTYPE[dtype], ...extra });
   const swap = (s) => [...s.slice(0, -2), s[s.length - 1], s[s.length - 2]];
   const nodes = [];
@@ -90,7 +92,8 @@ export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { t
   });
   const outputs = outs.map((o, k) => t(`y${k}`, o.shape, o.dtype));
   nodes.push({ name: 'y', op_type: opType, inputs: nodeInputs, outputs, attrs });
-  const ir = { model_name: 'OneNode', graph_inputs: graphInputs.map((g) => g.ir), graph_outputs: outputs,
+  const graphOutputs = read ? read.map((k) => outputs[k]) : outputs;
+  const ir = { model_name: 'OneNode', graph_inputs: graphInputs.map((g) => g.ir), graph_outputs: graphOutputs,
     weights: [], weight_name_mapping: {}, nodes };
   const feeds = graphInputs.map((g) => engineInput(g.stored));
   const run = async (opts) => {
@@ -114,9 +117,9 @@ export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { t
 
 // lowered(), then: the node ran on the GPU (onGpu; false: it must stay on WASM) and both runs'
 // outputs agree (exactly by default).
-export async function checkLowered(eng, gpu, opType, inputs, outs, attrs, { transposed = [], rtol = 0, atol = 0, onGpu = true } = {}) {
+export async function checkLowered(eng, gpu, opType, inputs, outs, attrs, { transposed = [], read, rtol = 0, atol = 0, onGpu = true } = {}) {
   const what = `${opType} ${JSON.stringify(inputs.map((h) => h.shape))} ${JSON.stringify(attrs)} ${transposed.length ? 'transposed' : ''}`;
-  const r = await lowered(eng, gpu.device, opType, inputs, outs, attrs, { transposed });
+  const r = await lowered(eng, gpu.device, opType, inputs, outs, attrs, { transposed, read });
   assert.equal(r.placement.nodes.wasm, onGpu ? 0 : 1, `${what}: placement ${JSON.stringify(r.placement.nodes)}`);
   r.cpu.forEach((want, k) => assertClose(r.gpu[k], want, { rtol, atol, what: `${what} output ${k}` }));
 }

@@ -119,9 +119,28 @@ test('lowerings: amax/amin/max, var/std, argmax/argmin, max.dim, vector norm, su
   await checkLowered(eng, gpu, 'aten.max.dim', [ties([6, 5])], [{ shape: [6], dtype: 'float32' }, { shape: [6], dtype: 'int32' }], { dim: 1 });
   await checkLowered(eng, gpu, 'aten.min.dim', [ties([3, 1, 4])], [{ shape: [1, 1, 4], dtype: 'float32' }, { shape: [1, 1, 4], dtype: 'int32' }],
     { dim: 0, keepdim: true });
+  // Integers (int64 in the IR, int32 on the GPU) compare exactly, past f32's 2^24.
+  const ints = (shape) => hostTensor(rand, 'int32', shape, 'contiguous', { lo: 16777216, hi: 16777219 });
+  await checkLowered(eng, gpu, 'aten.argmax.default', [ints([2, 8])], [{ shape: [2], dtype: 'int32' }], { dim: -1 });
+  await checkLowered(eng, gpu, 'aten.argmin.default', [ints([70, 3])], [{ shape: [1, 3], dtype: 'int32' }], { dim: 0, keepdim: true });
+  await checkLowered(eng, gpu, 'aten.max.dim', [ints([4, 65])], [{ shape: [4], dtype: 'int32' }, { shape: [4], dtype: 'int32' }], { dim: 1 });
+  await checkLowered(eng, gpu, 'aten.amax.default', [ints([4, 5])], [{ shape: [4], dtype: 'int32' }], { dim: [1] }, { onGpu: false });
   await checkLowered(eng, gpu, 'aten.linalg_vector_norm.default', [f([2, 16])], [{ shape: [2, 1], dtype: 'float32' }], { ord: 2, dim: [-1], keepdim: true }, TOL);
   await checkLowered(eng, gpu, 'aten.linalg_vector_norm.default', [f([3, 70])], [{ shape: [], dtype: 'float32' }], {}, TOL);
   await checkLowered(eng, gpu, 'aten.linalg_vector_norm.default', [f([3, 5])], [{ shape: [3], dtype: 'float32' }], { ord: 1, dim: [1] }, { ...TOL, onGpu: false });
   await checkLowered(eng, gpu, 'aten.sum.dim_IntList', [f([3, 5, 7])], [{ shape: [], dtype: 'float32' }], { dim: [] }, TOL);
   await checkLowered(eng, gpu, 'aten.mean.dim', [f([4, 0, 3])], [{ shape: [4, 3], dtype: 'float32' }], { dim: [1] }, { ...TOL, onGpu: false });
+}));
+
+test('native_group_norm: on the GPU when its mean/rstd are not read (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  const rand = rng(91);
+  const x = hostTensor(rand, 'float32', [2, 6, 5, 3], 'contiguous', { lo: -3, hi: 5 });
+  const w = hostTensor(rand, 'float32', [6]);
+  const b = hostTensor(rand, 'float32', [6]);
+  const outs = [{ shape: [2, 6, 5, 3], dtype: 'float32' }, { shape: [2, 3], dtype: 'float32' }, { shape: [2, 3], dtype: 'float32' }];
+  const attrs = { N: 2, C: 6, HxW: 15, group: 3, eps: 1e-5 };
+  await checkLowered(eng, gpu, 'aten.native_group_norm.default', [x, w, b], outs, attrs, { read: [0], rtol: 1e-5, atol: 2e-5 });
+  await checkLowered(eng, gpu, 'aten.native_group_norm.default', [x, w, b], outs, attrs, { onGpu: false, rtol: 1e-5, atol: 2e-5 });
 }));
