@@ -16,6 +16,15 @@ bool float_io(const OpCall& c) {
   return c.out[0].dtype == DType::F32;
 }
 
+// A float32 result from any GPU dtype (int64 held as int32: f32 of it rounds as f32 of the
+// int64 does), for the table's "float" ops, which compute in f32 (true division of integers).
+bool float_out(const OpCall& c) {
+  for (const auto& t : c.in)
+    if (t.defined() && t.dtype != DType::F32 && t.dtype != DType::I32 && t.dtype != DType::I64 && t.dtype != DType::Bool)
+      return false;
+  return c.out[0].dtype == DType::F32;
+}
+
 bool unary(const OpCall& c, GpuLowering& g, const char* op, double p0 = 0, double p1 = 0) {
   if (!float_io(c) || c.in.empty()) return false;
   g.dispatches.push_back(gpu_elementwise(op, {c.in[0]}, c.out[0], p0, p1));
@@ -54,6 +63,7 @@ TIR_UNARY(lower_exp2, "exp2")
 TIR_UNARY(lower_log10, "log10")
 TIR_UNARY(lower_frac, "frac")
 TIR_UNARY(lower_sgn, "sign")
+TIR_UNARY(lower_erfc, "erfc")
 #undef TIR_UNARY
 
 bool lower_gelu(const OpCall& c, GpuLowering& g) {
@@ -105,8 +115,9 @@ bool lower_pow_scalar(const OpCall& c, GpuLowering& g) {
 }
 
 // Binary ops: both operands tensors, or `other` a Scalar attribute.
-bool binary(const OpCall& c, GpuLowering& g, const char* op, const char* scalar_op, double p0 = 0) {
-  if (!float_io(c)) return false;
+bool binary(const OpCall& c, GpuLowering& g, const char* op, const char* scalar_op, double p0 = 0,
+            bool int_inputs = false) {
+  if (!(int_inputs ? float_out(c) : float_io(c))) return false;
   if (c.in.size() == 2 && c.in[1].defined()) {
     g.dispatches.push_back(gpu_elementwise(op, {c.in[0], c.in[1]}, c.out[0], p0));
     return true;
@@ -132,7 +143,7 @@ bool lower_sub(const OpCall& c, GpuLowering& g) {
 bool lower_mul(const OpCall& c, GpuLowering& g) { return binary(c, g, "mul", "mul_scalar"); }
 bool lower_div(const OpCall& c, GpuLowering& g) {
   if (c.has("rounding_mode")) return false;
-  return binary(c, g, "div", "div_scalar");
+  return binary(c, g, "div", "div_scalar", 0, true);
 }
 bool lower_maximum(const OpCall& c, GpuLowering& g) { return binary(c, g, "maximum", nullptr); }
 bool lower_minimum(const OpCall& c, GpuLowering& g) { return binary(c, g, "minimum", nullptr); }
@@ -230,7 +241,7 @@ TIR_REGISTER_WEBGPU(
     {"aten.atan.default", lower_atan}, {"aten.sinh.default", lower_sinh}, {"aten.cosh.default", lower_cosh},
     {"aten.asinh.default", lower_asinh}, {"aten.acosh.default", lower_acosh}, {"aten.atanh.default", lower_atanh},
     {"aten.exp2.default", lower_exp2}, {"aten.log10.default", lower_log10}, {"aten.frac.default", lower_frac},
-    {"aten.sgn.default", lower_sgn}, {"aten.hardshrink.default", lower_hardshrink},
+    {"aten.sgn.default", lower_sgn}, {"aten.erfc.default", lower_erfc}, {"aten.hardshrink.default", lower_hardshrink},
     {"aten.softshrink.default", lower_softshrink}, {"aten.threshold.default", lower_threshold},
     {"aten.rrelu.default", lower_rrelu},
     {"aten.atan2.default", lower_atan2}, {"aten.hypot.default", lower_hypot}, {"aten.copysign.Tensor", lower_copysign},
@@ -242,7 +253,8 @@ TIR_REGISTER_WEBGPU(
     {"aten.add.Tensor", lower_add}, {"aten.add_.Tensor", lower_add}, {"aten.add.Scalar", lower_add},
     {"aten.sub.Tensor", lower_sub}, {"aten.sub_.Tensor", lower_sub}, {"aten.sub.Scalar", lower_sub},
     {"aten.mul.Tensor", lower_mul}, {"aten.mul_.Tensor", lower_mul}, {"aten.mul.Scalar", lower_mul},
-    {"aten.div.Tensor", lower_div}, {"aten.true_divide.Tensor", lower_div}, {"aten.div_.Tensor", lower_div}, {"aten.div.Scalar", lower_div},
+    {"aten.div.Tensor", lower_div}, {"aten.true_divide.Tensor", lower_div}, {"aten.div_.Tensor", lower_div},
+    {"aten.div.Scalar", lower_div},
     {"aten.maximum.default", lower_maximum}, {"aten.minimum.default", lower_minimum},
     {"aten.max.other", lower_maximum}, {"aten.min.other", lower_minimum},
     {"aten.rsub.Scalar", lower_rsub_scalar},

@@ -25,7 +25,7 @@ const ATEN = {
   tanh: ['aten.tanh.default', null, { lo: -10, hi: 10 }], hardswish: ['aten.hardswish.default', null, { lo: -5, hi: 5 }],
   hardsigmoid: ['aten.hardsigmoid.default', null, { lo: -5, hi: 5 }],
   softplus: ['aten.softplus.default', null, { lo: -25, hi: 25 }], mish: ['aten.mish.default', null, { lo: -5, hi: 5 }],
-  erf: ['aten.erf.default', null, { lo: -5, hi: 5 }], exp: ['aten.exp.default', null, { lo: -5, hi: 5 }],
+  erf: ['aten.erf.default', null, { lo: -5, hi: 5 }], erfc: ['aten.erfc.default', null, { lo: -3, hi: 3 }], exp: ['aten.exp.default', null, { lo: -5, hi: 5 }],
   log: ['aten.log.default', null, POS], sqrt: ['aten.sqrt.default', null, POS], rsqrt: ['aten.rsqrt.default', null, POS],
   reciprocal: ['aten.reciprocal.default', null, NONZERO], sin: ['aten.sin.default', null, { lo: -4, hi: 4 }],
   cos: ['aten.cos.default', null, { lo: -4, hi: 4 }],
@@ -153,4 +153,8 @@ test('lowerings: attributes and defaults of the table ops (WebGPU provider vs CP
   await checkLowered(eng, gpu, 'aten.addcdiv.default', [x, f([1, 65]), f([3, 1], { lo: 0.5, hi: 2 })], out, {}, TOL);
   await checkLowered(eng, gpu, 'aten.atan2.default', [x, f([65])], out, {}, TOL);
   await checkLowered(eng, gpu, 'aten.true_divide.Tensor', [x, f([65], { lo: 0.5, hi: 2 })], out, {}, TOL);
+  // True division of integers (int64 in the IR) gives float32, computed in f32 as the CPU does.
+  const n = hostTensor(rand, 'int32', [3, 65], 'contiguous', { lo: -100000, hi: 100000 });
+  await checkLowered(eng, gpu, 'aten.true_divide.Tensor', [n], out, { other: 7 }, TOL);
+  await checkLowered(eng, gpu, 'aten.div.Tensor', [n, hostTensor(rand, 'int32', [65], 'contiguous', { lo: 1, hi: 9 })], out, {}, TOL);
 }));
