@@ -97,7 +97,12 @@ GpuDispatch gpu_elementwise(const std::string& op, const std::vector<Tensor>& in
   d.kernel = "elementwise";
   d.ew_op = op;
   d.ew_out = gpu_dtype(out.dtype);
-  gpu_need(out.dtype != DType::I64, "an int64 result");
+  // int64 values are int32 on the GPU, range-checked on upload: ops that only move or select
+  // values keep them in that range; arithmetic could leave it, so its int64 results stay on WASM.
+  static const char* kMovesValues[] = {"copy", "where", "tril", "triu"};
+  bool moves = false;
+  for (const char* m : kMovesValues) moves = moves || op == m;
+  gpu_need(out.dtype != DType::I64 || moves, "int64 arithmetic (WGSL has no int64)");
   const Shape& shape = out.shape;
   gpu_need(shape.size() <= 6, "rank > 6");
   const int64_t n = out.numel();

@@ -28,8 +28,9 @@ inline void gpu_need(bool cond, const char* why) {
 }
 
 // The GPU storage of a tensor dtype: "float32", "int32" (int64 values are
-// narrowed on upload; a GPU kernel never writes int64), "bool" (u32 0/1).
-// Throws GpuUnsupported for the others.
+// narrowed on upload, with a range check, and widened on download: GPU kernels
+// write int64 only where the values fit by construction: moved or selected
+// int64 values, indices), "bool" (u32 0/1). Throws GpuUnsupported for the others.
 const char* gpu_dtype(DType dtype);
 
 // A kernel's parameter block as JSON ({field: u32 | [u32...] | {"f32": x}}),

@@ -16,6 +16,15 @@ bool float_io(const OpCall& c) {
   return c.out[0].dtype == DType::F32;
 }
 
+// A float32 result from any GPU dtype (int64 held as int32: f32 of it rounds as f32 of the
+// int64 does), for the table's "float" ops, which compute in f32 (true division of integers).
+bool float_out(const OpCall& c) {
+  for (const auto& t : c.in)
+    if (t.defined() && t.dtype != DType::F32 && t.dtype != DType::I32 && t.dtype != DType::I64 && t.dtype != DType::Bool)
+      return false;
+  return c.out[0].dtype == DType::F32;
+}
+
 bool unary(const OpCall& c, GpuLowering& g, const char* op, double p0 = 0, double p1 = 0) {
   if (!float_io(c) || c.in.empty()) return false;
   g.dispatches.push_back(gpu_elementwise(op, {c.in[0]}, c.out[0], p0, p1));
@@ -41,6 +50,20 @@ TIR_UNARY(lower_reciprocal, "reciprocal")
 TIR_UNARY(lower_sin, "sin")
 TIR_UNARY(lower_cos, "cos")
 TIR_UNARY(lower_mish, "mish")
+TIR_UNARY(lower_tan, "tan")
+TIR_UNARY(lower_asin, "asin")
+TIR_UNARY(lower_acos, "acos")
+TIR_UNARY(lower_atan, "atan")
+TIR_UNARY(lower_sinh, "sinh")
+TIR_UNARY(lower_cosh, "cosh")
+TIR_UNARY(lower_asinh, "asinh")
+TIR_UNARY(lower_acosh, "acosh")
+TIR_UNARY(lower_atanh, "atanh")
+TIR_UNARY(lower_exp2, "exp2")
+TIR_UNARY(lower_log10, "log10")
+TIR_UNARY(lower_frac, "frac")
+TIR_UNARY(lower_sgn, "sign")
+TIR_UNARY(lower_erfc, "erfc")
 #undef TIR_UNARY
 
 bool lower_gelu(const OpCall& c, GpuLowering& g) {
@@ -56,6 +79,18 @@ bool lower_relu6(const OpCall& c, GpuLowering& g) { return unary(c, g, "relu6");
 
 bool lower_leaky_relu(const OpCall& c, GpuLowering& g) {
   return unary(c, g, "leaky_relu", c.f("negative_slope", 0.01));
+}
+
+bool lower_hardshrink(const OpCall& c, GpuLowering& g) { return unary(c, g, "hardshrink", c.f("lambd", 0.5)); }
+bool lower_softshrink(const OpCall& c, GpuLowering& g) { return unary(c, g, "softshrink", c.f("lambd", 0.5)); }
+bool lower_threshold(const OpCall& c, GpuLowering& g) {
+  return unary(c, g, "threshold", c.scalar("threshold").f, c.scalar("value").f);
+}
+
+// rrelu at inference (training=False): leaky_relu with the mean slope, as the CPU op.
+bool lower_rrelu(const OpCall& c, GpuLowering& g) {
+  if (c.b("training", false) || c.in.size() != 1 || c.out.size() != 1) return false;
+  return unary(c, g, "leaky_relu", (c.f("lower", 0.125) + c.f("upper", 1.0 / 3.0)) / 2);
 }
 
 bool lower_softplus(const OpCall& c, GpuLowering& g) {
@@ -80,8 +115,9 @@ bool lower_pow_scalar(const OpCall& c, GpuLowering& g) {
 }
 
 // Binary ops: both operands tensors, or `other` a Scalar attribute.
-bool binary(const OpCall& c, GpuLowering& g, const char* op, const char* scalar_op, double p0 = 0) {
-  if (!float_io(c)) return false;
+bool binary(const OpCall& c, GpuLowering& g, const char* op, const char* scalar_op, double p0 = 0,
+            bool int_inputs = false) {
+  if (!(int_inputs ? float_out(c) : float_io(c))) return false;
   if (c.in.size() == 2 && c.in[1].defined()) {
     g.dispatches.push_back(gpu_elementwise(op, {c.in[0], c.in[1]}, c.out[0], p0));
     return true;
@@ -107,10 +143,29 @@ bool lower_sub(const OpCall& c, GpuLowering& g) {
 bool lower_mul(const OpCall& c, GpuLowering& g) { return binary(c, g, "mul", "mul_scalar"); }
 bool lower_div(const OpCall& c, GpuLowering& g) {
   if (c.has("rounding_mode")) return false;
-  return binary(c, g, "div", "div_scalar");
+  return binary(c, g, "div", "div_scalar", 0, true);
 }
 bool lower_maximum(const OpCall& c, GpuLowering& g) { return binary(c, g, "maximum", nullptr); }
 bool lower_minimum(const OpCall& c, GpuLowering& g) { return binary(c, g, "minimum", nullptr); }
+
+bool lower_atan2(const OpCall& c, GpuLowering& g) { return binary(c, g, "atan2", nullptr); }
+bool lower_hypot(const OpCall& c, GpuLowering& g) { return binary(c, g, "hypot", nullptr); }
+bool lower_copysign(const OpCall& c, GpuLowering& g) { return binary(c, g, "copysign", nullptr); }
+
+// addcmul / addcdiv(self, t1, t2, value) and lerp (Scalar or Tensor weight), f32.
+bool ternary(const OpCall& c, GpuLowering& g, const char* op, double p0) {
+  if (!float_io(c) || c.in.size() != 3) return false;
+  g.dispatches.push_back(gpu_elementwise(op, {c.in[0], c.in[1], c.in[2]}, c.out[0], p0));
+  return true;
+}
+bool lower_addcmul(const OpCall& c, GpuLowering& g) { return ternary(c, g, "addcmul", c.scalar("value", Scalar::of_int(1)).f); }
+bool lower_addcdiv(const OpCall& c, GpuLowering& g) { return ternary(c, g, "addcdiv", c.scalar("value", Scalar::of_int(1)).f); }
+bool lower_lerp(const OpCall& c, GpuLowering& g) {
+  if (c.in.size() == 3) return ternary(c, g, "lerp", 0);
+  if (!float_io(c) || c.in.size() != 2) return false;
+  g.dispatches.push_back(gpu_elementwise("lerp_scalar", {c.in[0], c.in[1]}, c.out[0], c.scalar("weight").f));
+  return true;
+}
 
 bool lower_rsub_scalar(const OpCall& c, GpuLowering& g) {
   // other - alpha * self
@@ -122,7 +177,9 @@ bool lower_rsub_scalar(const OpCall& c, GpuLowering& g) {
 
 bool lower_where(const OpCall& c, GpuLowering& g) {
   if (c.in.size() != 3 || c.in[0].dtype != DType::Bool) return false;
-  if (c.in[1].dtype != DType::F32 || c.in[2].dtype != DType::F32 || c.out[0].dtype != DType::F32) return false;
+  // Selects one of two values of the output's dtype (int64 ones stay in int32's range).
+  const DType t = c.out[0].dtype;
+  if (c.in[1].dtype != t || c.in[2].dtype != t || (t != DType::F32 && t != DType::I32 && t != DType::I64)) return false;
   g.dispatches.push_back(gpu_elementwise("where", {c.in[0], c.in[1], c.in[2]}, c.out[0]));
   return true;
 }
@@ -141,7 +198,9 @@ bool lower_copy(const OpCall& c, GpuLowering& g) {
   const DType from = c.in[0].dtype, to = c.out[0].dtype;
   // int64 inputs are narrowed to int32 on the GPU (checked on upload); nothing writes int64 there.
   const auto ok = [](DType d) { return d == DType::F32 || d == DType::I32 || d == DType::Bool; };
-  if (!(ok(from) || from == DType::I64) || !ok(to)) return false;
+  // int64 results only from integers that already fit int32 (no float -> int64 truncation).
+  const bool to_i64 = to == DType::I64 && (from == DType::I64 || from == DType::I32 || from == DType::Bool);
+  if (!(ok(from) || from == DType::I64) || !(ok(to) || to_i64)) return false;
   g.dispatches.push_back(gpu_elementwise("copy", {c.in[0]}, c.out[0]));
   return true;
 }
@@ -178,11 +237,24 @@ TIR_REGISTER_WEBGPU(
     {"aten.sqrt.default", lower_sqrt}, {"aten.rsqrt.default", lower_rsqrt},
     {"aten.erf.default", lower_erf}, {"aten.reciprocal.default", lower_reciprocal},
     {"aten.sin.default", lower_sin}, {"aten.cos.default", lower_cos},
+    {"aten.tan.default", lower_tan}, {"aten.asin.default", lower_asin}, {"aten.acos.default", lower_acos},
+    {"aten.atan.default", lower_atan}, {"aten.sinh.default", lower_sinh}, {"aten.cosh.default", lower_cosh},
+    {"aten.asinh.default", lower_asinh}, {"aten.acosh.default", lower_acosh}, {"aten.atanh.default", lower_atanh},
+    {"aten.exp2.default", lower_exp2}, {"aten.log10.default", lower_log10}, {"aten.frac.default", lower_frac},
+    {"aten.sgn.default", lower_sgn}, {"aten.erfc.default", lower_erfc}, {"aten.hardshrink.default", lower_hardshrink},
+    {"aten.softshrink.default", lower_softshrink}, {"aten.threshold.default", lower_threshold},
+    {"aten.rrelu.default", lower_rrelu},
+    {"aten.atan2.default", lower_atan2}, {"aten.hypot.default", lower_hypot}, {"aten.copysign.Tensor", lower_copysign},
+    {"aten.addcmul.default", lower_addcmul}, {"aten.addcmul_.default", lower_addcmul},
+    {"aten.addcdiv.default", lower_addcdiv}, {"aten.addcdiv_.default", lower_addcdiv},
+    {"aten.lerp.Scalar", lower_lerp}, {"aten.lerp.Tensor", lower_lerp}, {"aten.lerp_.Scalar", lower_lerp},
+    {"aten.lerp_.Tensor", lower_lerp},
     {"aten.pow.Tensor_Scalar", lower_pow_scalar},
     {"aten.add.Tensor", lower_add}, {"aten.add_.Tensor", lower_add}, {"aten.add.Scalar", lower_add},
     {"aten.sub.Tensor", lower_sub}, {"aten.sub_.Tensor", lower_sub}, {"aten.sub.Scalar", lower_sub},
     {"aten.mul.Tensor", lower_mul}, {"aten.mul_.Tensor", lower_mul}, {"aten.mul.Scalar", lower_mul},
-    {"aten.div.Tensor", lower_div}, {"aten.div_.Tensor", lower_div}, {"aten.div.Scalar", lower_div},
+    {"aten.div.Tensor", lower_div}, {"aten.true_divide.Tensor", lower_div}, {"aten.div_.Tensor", lower_div},
+    {"aten.div.Scalar", lower_div},
     {"aten.maximum.default", lower_maximum}, {"aten.minimum.default", lower_minimum},
     {"aten.max.other", lower_maximum}, {"aten.min.other", lower_minimum},
     {"aten.rsub.Scalar", lower_rsub_scalar},

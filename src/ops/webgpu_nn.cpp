@@ -1,5 +1,5 @@
-// WebGPU lowerings of the matmul family, convolution, pooling, normalization,
-// softmax, reductions, gathers, cat and attention (f32). Parameters are the
+// WebGPU lowerings of the matmul family, convolution, pooling, upsampling, normalization,
+// softmax, cat and attention (f32). Parameters are the
 // ones the CPU op files read, with their defaults; every layout a kernel does
 // not take (a strided weight, rank past the kernel's) declines the node.
 #include <algorithm>
@@ -106,6 +106,7 @@ bool lower_linear(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// addmm / baddbmm: beta * self + alpha * (a @ b), self broadcast to the output.
 bool lower_addmm(const OpCall& c, GpuLowering& g) {
   if (!all_f32(c) || c.in.size() != 3) return false;
   const double beta = c.scalar("beta", Scalar::of_int(1)).f, alpha = c.scalar("alpha", Scalar::of_int(1)).f;
@@ -113,17 +114,11 @@ bool lower_addmm(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
-bool lower_conv2d(const OpCall& c, GpuLowering& g) {
-  if (!all_f32(c) || c.in.size() < 2) return false;
-  const Tensor& x = c.in[0];
-  const Tensor& w = c.in[1];
-  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
-  const Tensor& y = c.out[0];
+// y = conv2d(x, w, bias) on [N, C, H, W] with 2-element stride, padding, dilation.
+bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
+            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+            const std::vector<int64_t>& dilation, int64_t groups) {
   if (x.dim() != 4 || w.dim() != 4 || !dense_at_zero(w) || !dense_at_zero(bias) || !dense_at_zero(y)) return false;
-  const auto stride = c.ints("stride", std::vector<int64_t>{1, 1}, 2);
-  const auto padding = c.ints("padding", std::vector<int64_t>{0, 0}, 2);
-  const auto dilation = c.ints("dilation", std::vector<int64_t>{1, 1}, 2);
-  const int64_t groups = c.i("groups", 1);
   const int64_t n = x.shape[0], cin = x.shape[1], h = x.shape[2], wd = x.shape[3];
   const int64_t cout = w.shape[0], kh = w.shape[2], kw = w.shape[3], oh = y.shape[2], ow = y.shape[3];
   if (y.numel() == 0) return true;
@@ -150,16 +145,48 @@ bool lower_conv2d(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+bool lower_conv2d(const OpCall& c, GpuLowering& g) {
+  if (!all_f32(c) || c.in.size() < 2) return false;
+  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
+  const auto stride = c.ints("stride", std::vector<int64_t>{1, 1}, 2);
+  const auto padding = c.ints("padding", std::vector<int64_t>{0, 0}, 2);
+  const auto dilation = c.ints("dilation", std::vector<int64_t>{1, 1}, 2);
+  return conv2d(g, c.in[0], c.in[1], bias, c.out[0], stride, padding, dilation, c.i("groups", 1));
+}
+
+// conv1d on [N, C, L]: conv2d over [N, C, 1, L] views (H = 1), the same kernel.
+bool lower_conv1d(const OpCall& c, GpuLowering& g) {
+  if (!all_f32(c) || c.in.size() < 2) return false;
+  const Tensor& x = c.in[0];
+  const Tensor& w = c.in[1];
+  const Tensor& y = c.out[0];
+  if (x.dim() != 3 || w.dim() != 3 || y.dim() != 3) return false;
+  const Attr* pad = c.attr("padding");
+  if (pad && pad->kind == Attr::Kind::String) return false;  // "same" / "valid": CPU
+  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
+  const int64_t stride = c.ints("stride", std::vector<int64_t>{1}, 1)[0];
+  const int64_t padding = c.ints("padding", std::vector<int64_t>{0}, 1)[0];
+  const int64_t dilation = c.ints("dilation", std::vector<int64_t>{1}, 1)[0];
+  const auto as2d = [](const Tensor& t) {
+    return t.view_as({t.shape[0], t.shape[1], 1, t.shape[2]}, {t.strides[0], t.strides[1], t.strides[2] * t.shape[2], t.strides[2]},
+                     t.offset);
+  };
+  return conv2d(g, as2d(x), as2d(w), bias, as2d(y), {1, stride}, {0, padding}, {1, dilation}, c.i("groups", 1));
+}
+
 bool lower_convolution(const OpCall& c, GpuLowering& g) {
   if (c.b("transposed", false)) return false;
+  if (c.in[0].dim() == 3) return lower_conv1d(c, g);
   return lower_conv2d(c, g);
 }
 
-// max_pool2d (mode 0), avg_pool2d (1), adaptive_avg_pool2d (2) on [N, C, H, W].
+// max_pool2d (mode 0), avg_pool2d (1), adaptive_avg_pool2d (2) on [N, C, H, W]. The kernel
+// does not make max_pool2d_with_indices' indices: the plan keeps that node on WASM when they
+// are read (torch 1.13's decompositions read only the values).
 bool pool(const OpCall& c, GpuLowering& g, int mode) {
-  if (!all_f32(c) || c.in[0].dim() != 4 || c.out.size() != 1) return false;
   const Tensor& x = c.in[0];
   const Tensor& y = c.out[0];
+  if (x.dtype != DType::F32 || y.dtype != DType::F32 || x.dim() != 4 || c.out.size() > (mode == 0 ? 2u : 1u)) return false;
   if (!dense_at_zero(y)) return false;
   if (y.numel() == 0) return true;
   std::vector<int64_t> k{1, 1}, s{1, 1}, p{0, 0}, dil{1, 1};
@@ -190,6 +217,49 @@ bool pool(const OpCall& c, GpuLowering& g, int mode) {
 bool lower_max_pool2d(const OpCall& c, GpuLowering& g) { return pool(c, g, 0); }
 bool lower_avg_pool2d(const OpCall& c, GpuLowering& g) { return pool(c, g, 1); }
 bool lower_adaptive_avg_pool2d(const OpCall& c, GpuLowering& g) { return pool(c, g, 2); }
+
+// upsample_nearest2d / upsample_bilinear2d (and their .vec forms) on [N, C, H, W] float32:
+// the scales as the CPU op files read them (scale_factors, or scales_h/scales_w, else in/out).
+bool upsample(const OpCall& c, GpuLowering& g, int mode, bool vec) {
+  if (!all_f32(c) || c.in.size() != 1 || c.in[0].dim() != 4 || !dense_at_zero(c.out[0])) return false;
+  const Tensor& x = c.in[0];
+  const Tensor& y = c.out[0];
+  double scale[2] = {0, 0};
+  if (vec) {
+    const Attr* sf = c.attr("scale_factors");
+    if (sf) {
+      if (sf->kind != Attr::Kind::List || sf->list.size() != 2) return false;
+      for (size_t d = 0; d < 2; ++d) scale[d] = sf->list[d].as_double();
+    }
+  } else {
+    scale[0] = c.has("scales_h") ? c.f("scales_h") : 0;
+    scale[1] = c.has("scales_w") ? c.f("scales_w") : 0;
+  }
+  const bool align = mode == 1 && c.b("align_corners");
+  float s[2];
+  for (size_t d = 0; d < 2; ++d) {
+    const int64_t in = x.shape[2 + d], out = y.shape[2 + d];
+    if (in <= 0 || out <= 0) return y.numel() == 0;
+    // torch's scales in f32 (kernels/upsample.cpp axis_scale, nearest_indices).
+    if (align) s[d] = out > 1 ? float(in - 1) / float(out - 1) : 0.f;
+    else s[d] = scale[d] > 0 ? float(1.0 / scale[d]) : float(in) / float(out);
+  }
+  if (y.numel() == 0) return true;
+  GpuDispatch d;
+  d.kernel = "upsample2d";
+  d.subst = {{"MODE", std::to_string(mode)}};
+  d.meta.u("numel", y.numel()).u("c", x.shape[1]).u("h", x.shape[2]).u("w", x.shape[3]);
+  d.meta.u("oh", y.shape[2]).u("ow", y.shape[3]).f("scale_h", s[0]).f("scale_w", s[1]);
+  d.meta.u("align_corners", align ? 1 : 0).u("x_off", x.offset).us("x_strides", x.strides);
+  d.bindings = {y, x};
+  gpu_grid(d, (y.numel() + 63) / 64);
+  g.dispatches.push_back(d);
+  return true;
+}
+bool lower_upsample_nearest(const OpCall& c, GpuLowering& g) { return upsample(c, g, 0, false); }
+bool lower_upsample_nearest_vec(const OpCall& c, GpuLowering& g) { return upsample(c, g, 0, true); }
+bool lower_upsample_bilinear(const OpCall& c, GpuLowering& g) { return upsample(c, g, 1, false); }
+bool lower_upsample_bilinear_vec(const OpCall& c, GpuLowering& g) { return upsample(c, g, 1, true); }
 
 // batch_norm / native_batch_norm / _native_batch_norm_legit_no_training in
 // inference; the native forms' save_mean/save_invstd are not written (the
@@ -279,86 +349,6 @@ bool lower_layer_norm(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
-// sum.dim_IntList / mean.dim over one dim (f32, no dtype argument).
-bool lower_reduce(const OpCall& c, GpuLowering& g, int mode) {
-  if (!all_f32(c) || c.has("dtype")) return false;
-  const Tensor& x = c.in[0];
-  const auto dims = c.opt_ints("dim");
-  if (!dims || dims->empty() || x.dim() == 0) return false;
-  // Several dims reduce as one when they are adjacent and merge into one stride (H, W).
-  std::vector<int64_t> ds;
-  for (int64_t d : *dims) ds.push_back(c.wrap_dim(d, x.dim()));
-  std::sort(ds.begin(), ds.end());
-  int64_t red = 1;
-  for (size_t k = 0; k < ds.size(); ++k) {
-    if (k && (ds[k] != ds[k - 1] + 1 || x.strides[size_t(ds[k - 1])] != x.strides[size_t(ds[k])] * x.shape[size_t(ds[k])]))
-      return false;
-    red *= x.shape[size_t(ds[k])];
-  }
-  const int64_t dim = ds.front(), last = ds.back();
-  const Tensor& y = c.out[0];
-  if (!dense_at_zero(y)) return false;
-  Shape keep;
-  Strides xs;
-  for (int64_t i = 0; i < x.dim(); ++i)
-    if (i < dim || i > last) keep.push_back(x.shape[size_t(i)]), xs.push_back(x.strides[size_t(i)]);
-  int64_t rows = 1;
-  for (int64_t d : keep) rows *= d;
-  if (rows == 0) return true;
-  if (red == 0) return false;  // torch's empty-dim results stay on the CPU
-  GpuDispatch d;
-  d.kernel = "reduce";
-  d.subst = {{"MODE", std::to_string(mode)}};
-  d.types = {{"I", "i32"}};
-  d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", red);
-  d.meta.u("r_stride", x.strides[size_t(last)]).u("x_off", x.offset).f("correction", 0);
-  d.meta.us("shape", keep, 6).us("x_strides", xs, 6);
-  d.bindings = {y, x, Tensor{}};
-  d.written = {0, 2};
-  gpu_grid(d, rows);
-  g.dispatches.push_back(d);
-  return true;
-}
-bool lower_sum(const OpCall& c, GpuLowering& g) { return lower_reduce(c, g, 0); }
-bool lower_mean(const OpCall& c, GpuLowering& g) { return lower_reduce(c, g, 1); }
-
-// y = x.index_select(dim, idx) for a 1-d (or flattened contiguous) idx.
-GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& y) {
-  gpu_need(dense_at_zero(y), "a strided gather output");
-  gpu_need(idx.dtype == DType::I64 || idx.dtype == DType::I32, "indices not int32/int64");
-  GpuDispatch d;
-  d.kernel = "index_select";
-  d.subst = {{"MODE", "0"}};
-  const char* t = x.dtype == DType::F32 ? "f32" : x.dtype == DType::Bool ? "u32" : "i32";
-  d.types = {{"Y", t}, {"X", t}, {"Idx", "i32"}};
-  Shape shape = x.shape;
-  shape[size_t(dim)] = idx.numel();
-  d.meta.u("numel", y.numel()).u("rank", x.dim()).u("dim", dim).u("x_dim_size", x.shape[size_t(dim)]);
-  d.meta.u("x_off", x.offset).us("shape", shape, 6).us("x_strides", x.strides, 6);
-  d.meta.us("idx_strides", {idx.dim() ? idx.strides.back() : 1}, 6).u("idx_off", idx.offset);
-  d.bindings = {y, x, idx};
-  gpu_grid(d, (y.numel() + 63) / 64);
-  return d;
-}
-
-bool lower_embedding(const OpCall& c, GpuLowering& g) {
-  const Tensor& w = c.in[0];
-  const Tensor& idx = c.in[1];
-  if (w.dtype != DType::F32 || w.dim() != 2 || !idx.is_contiguous() || c.out[0].numel() == 0) return c.out[0].numel() == 0;
-  const Tensor flat = idx.view_as({idx.numel()}, {1}, idx.offset);
-  const Tensor y = c.out[0].view_as({idx.numel(), w.shape[1]}, contiguous_strides({idx.numel(), w.shape[1]}), 0);
-  g.dispatches.push_back(index_select(w, 0, flat, y));
-  return true;
-}
-
-bool lower_index_select(const OpCall& c, GpuLowering& g) {
-  const Tensor& x = c.in[0];
-  if (x.dtype != DType::F32 || c.in[1].dim() > 1) return false;
-  if (c.out[0].numel() == 0) return true;
-  g.dispatches.push_back(index_select(x, c.wrap_dim(c.i("dim"), x.dim()), c.in[1], c.out[0]));
-  return true;
-}
-
 bool lower_cat(const OpCall& c, GpuLowering& g) {
   const Tensor& y = c.out[0];
   if (y.dtype != DType::F32 || y.dim() == 0) return false;
@@ -408,17 +398,20 @@ bool lower_sdpa(const OpCall& c, GpuLowering& g) {
 TIR_REGISTER_WEBGPU(
     {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_mm}, {"aten.matmul.default", lower_mm},
     {"aten.linear.default", lower_linear}, {"aten.addmm.default", lower_addmm},
-    {"aten.conv2d.default", lower_conv2d}, {"aten.convolution.default", lower_convolution},
-    {"aten.max_pool2d.default", lower_max_pool2d}, {"aten.avg_pool2d.default", lower_avg_pool2d},
+    {"aten.baddbmm.default", lower_addmm},
+    {"aten.conv2d.default", lower_conv2d}, {"aten.conv1d.default", lower_conv1d}, {"aten.convolution.default", lower_convolution},
+    {"aten.max_pool2d.default", lower_max_pool2d}, {"aten.max_pool2d_with_indices.default", lower_max_pool2d},
+    {"aten.avg_pool2d.default", lower_avg_pool2d},
     {"aten.adaptive_avg_pool2d.default", lower_adaptive_avg_pool2d},
     {"aten._adaptive_avg_pool2d.default", lower_adaptive_avg_pool2d},
+    {"aten.upsample_nearest2d.default", lower_upsample_nearest}, {"aten.upsample_nearest2d.vec", lower_upsample_nearest_vec},
+    {"aten.upsample_bilinear2d.default", lower_upsample_bilinear},
+    {"aten.upsample_bilinear2d.vec", lower_upsample_bilinear_vec},
     {"aten.batch_norm.default", lower_batch_norm}, {"aten.native_batch_norm.default", lower_batch_norm},
     {"aten._native_batch_norm_legit_no_training.default", lower_batch_norm},
     {"aten.softmax.int", lower_softmax0}, {"aten._softmax.default", lower_softmax0},
     {"aten.log_softmax.int", lower_log_softmax}, {"aten._log_softmax.default", lower_log_softmax},
     {"aten.layer_norm.default", lower_layer_norm}, {"aten.native_layer_norm.default", lower_layer_norm},
-    {"aten.sum.dim_IntList", lower_sum}, {"aten.mean.dim", lower_mean},
-    {"aten.embedding.default", lower_embedding}, {"aten.index_select.default", lower_index_select},
     {"aten.cat.default", lower_cat},
     {"aten.scaled_dot_product_attention.default", lower_sdpa});
 

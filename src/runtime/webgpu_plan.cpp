@@ -14,6 +14,7 @@
 //     with a write).
 // The result is a JSON program that the JS executor replays (npm/lib/webgpu).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -22,6 +23,15 @@
 #include "runtime/session_impl.h"
 
 namespace tir {
+
+namespace {
+bool int64_fits_int32(const Buffer& b) {
+  const auto* v = reinterpret_cast<const int64_t*>(b.data);
+  for (size_t i = 0; i < b.nbytes / sizeof(int64_t); ++i)
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return false;
+  return true;
+}
+}  // namespace
 namespace {
 
 struct Value {
@@ -140,6 +150,10 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
             if (t.buffer->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
               gpu_unsupported("value '" + t.buffer->label + "' is larger than the device's largest storage binding (" +
                               std::to_string(max_binding_bytes) + " bytes)");
+            // int64 is held as int32 on the GPU: a constant that does not fit keeps its readers
+            // on WASM here, where a run-time value would fail its upload (executor.js).
+            if (t.dtype == DType::I64 && values[size_t(id)].constant_weight && t.buffer->data)
+              gpu_need(int64_fits_int32(*t.buffer), "an int64 constant outside the int32 range the GPU holds");
             const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
             gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena ||
                          (t.buffer->kind == Buffer::Kind::Weight && mutated_weight.count(t.buffer.get())),

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, conv2d, pool2d, batchNorm, download } from './gpu.mjs';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
-import { getEngine, engineOp } from './engine.mjs';
+import { getEngine, engineOp, checkLowered } from './engine.mjs';
 
 const pair = (v) => (Array.isArray(v) ? v : [v, v]);
 const outDim = (h, k, s, p, d) => Math.floor((h + 2 * p - d * (k - 1) - 1) / s) + 1;
@@ -90,4 +90,52 @@ test('batch_norm (inference)', gpuTest(async (t, gpu) => {
       { training: false, momentum: 0.1, eps, cudnn_enabled: false });
     assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-6, what: `batch_norm ${JSON.stringify(xs)}` });
   }
+}));
+
+test('conv1d lowers to conv2d over [N, C, 1, L] views (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(40);
+  for (const [n, cin, l, cout, k, stride, padding, dilation, groups, bias, tr] of [[1, 16, 100, 32, 3, 1, 1, 1, 1, true],
+    [1, 32, 100, 32, 3, 2, 1, 1, 1, true], [2, 6, 9, 4, 2, 1, 0, 2, 2, false], [3, 5, 5, 5, 1, 1, 0, 1, 1, true, [0]]]) {
+    const x = hostTensor(rand, 'float32', [n, cin, l]);
+    const w = hostTensor(rand, 'float32', [cout, cin / groups, k]);
+    const inputs = bias ? [x, w, hostTensor(rand, 'float32', [cout])] : [x, w];
+    const lo = Math.floor((l + 2 * padding - dilation * (k - 1) - 1) / stride) + 1;
+    await checkLowered(eng, gpu, 'aten.conv1d.default', inputs, [{ shape: [n, cout, lo], dtype: 'float32' }],
+      { stride: [stride], padding: [padding], dilation: [dilation], groups }, { rtol: 1e-5, atol: 1e-5, transposed: tr });
+  }
+}));
+
+test('upsample nearest/bilinear 2d (WebGPU provider vs CPU): sizes, scale factors, align_corners', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(41);
+  const TOL = { rtol: 1e-5, atol: 1e-6 };
+  for (const [shape, size, sf, tr] of [[[1, 3, 4, 5], [8, 10]], [[2, 2, 5, 3], [7, 11]], [[1, 1, 6, 6], [3, 4]], [[1, 2, 3, 5], null, [3, 2.5]],
+    [[2, 3, 4, 4], [8, 8], null, [0]], [[1, 1, 1, 1], [5, 1]], [[1, 1, 7, 9], [7, 9]]]) {
+    const x = hostTensor(rand, 'float32', shape);
+    const out = [{ shape: [shape[0], shape[1], ...(size ?? sf.map((f, d) => Math.floor(shape[2 + d] * f)))], dtype: 'float32' }];
+    const sizeAttrs = size ? { output_size: size } : { scale_factors: sf };
+    await checkLowered(eng, gpu, 'aten.upsample_nearest2d.vec', [x], out, sizeAttrs, { transposed: tr });
+    for (const align of [false, true]) {
+      await checkLowered(eng, gpu, 'aten.upsample_bilinear2d.vec', [x], out, { ...sizeAttrs, align_corners: align }, { ...TOL, transposed: tr });
+    }
+  }
+  const x = hostTensor(rand, 'float32', [1, 2, 5, 6]);
+  await checkLowered(eng, gpu, 'aten.upsample_bilinear2d.default', [x], [{ shape: [1, 2, 9, 13], dtype: 'float32' }],
+    { output_size: [9, 13], align_corners: false, scales_h: 1.9, scales_w: 2.2 }, TOL);
+  await checkLowered(eng, gpu, 'aten.upsample_nearest2d.default', [x], [{ shape: [1, 2, 15, 12], dtype: 'float32' }],
+    { output_size: [15, 12] });
+}));
+
+test('max_pool2d_with_indices: on the GPU when only its values are read (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const x = hostTensor(rng(42), 'float32', [2, 3, 9, 8]);
+  const outs = [{ shape: [2, 3, 5, 4], dtype: 'float32' }, { shape: [2, 3, 5, 4], dtype: 'int32' }];
+  const attrs = { kernel_size: [3, 2], stride: [2, 2], padding: [1, 0] };
+  await checkLowered(eng, gpu, 'aten.max_pool2d_with_indices.default', [x], outs, attrs, { read: [0], transposed: [0] });
+  // The kernel does not make the indices: a graph that reads them keeps the node on WASM.
+  await checkLowered(eng, gpu, 'aten.max_pool2d_with_indices.default', [x], outs, attrs, { onGpu: false });
 }));

@@ -1,10 +1,13 @@
 // Data movement and indexing: permute/contiguous and slice copies, cat, cast, arange/full,
 // index_select/embedding, gather, cumsum and in-place index_copy_ (KV cache update), against
-// JS references over the same inputs (exact for moves; float64 for cumsum).
+// JS references over the same inputs (exact for moves; float64 for cumsum). The lowerings built
+// from these kernels (roll, repeat, tril/triu, fills, index.Tensor, gather, take_along_dim, int64
+// moves) run through the WebGPU provider against our engine's CPU kernels, exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, elementwise, cat, indexSelect, cumsum, indexCopy, download, upload, numel, contiguousStrides } from './gpu.mjs';
 import { rng, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
+import { getEngine, checkLowered } from './engine.mjs';
 
 const values = (h) => Array.from(indices(h.shape), (idx) => at(h, idx));
 
@@ -107,6 +110,88 @@ test('index_copy_ in place into a KV cache', gpuTest(async (t, gpu) => {
     want[((ix[0] * 3 + ix[1]) * 8 + j) * 4 + ix[3]] = at(src, ix);
   }
   assert.deepEqual([...await download(gpu, dst)], [...want]);
+}));
+
+test('lowerings: roll, repeat, tril/triu, diag, stack, eye, channel_shuffle, im2col, fills (WebGPU provider vs CPU, exact)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(6);
+  const f = (shape, layout) => hostTensor(rand, 'float32', shape, layout);
+  const i = (shape, layout) => hostTensor(rand, 'int32', shape, layout, { lo: -1000, hi: 1000 });
+  const same = (h) => [{ shape: h.shape, dtype: h.dtype }];
+  for (const [x, attrs, tr] of [[f([3, 5, 7]), { shifts: [2, -3], dims: [1, 2] }], [f([3, 5, 7]), { shifts: [2, -3], dims: [1, 2] }, [0]],
+    [f([1, 4, 4, 3]), { shifts: [-2, -2], dims: [1, 2] }], [f([2, 5]), { shifts: [4] }], [f([6]), { shifts: [6], dims: [0] }],
+    [f([4, 3]), { shifts: [1, 2], dims: [0, 0] }], [f([0, 3]), { shifts: [1], dims: [1] }], [i([5, 4]), { shifts: [-1], dims: [-1] }]]) {
+    await checkLowered(eng, gpu, 'aten.roll.default', [x], same(x), attrs, { transposed: tr });
+  }
+  for (const [x, reps, tr] of [[f([2, 3]), [2, 1, 3]], [i([1, 1, 6]), [1, 6, 1]], [f([3]), [0, 2]], [f([3, 4]), [2, 2], [0]], [f([]), [3]]]) {
+    const shape = reps.map((r, k) => r * (k < reps.length - x.shape.length ? 1 : x.shape[k - reps.length + x.shape.length]));
+    await checkLowered(eng, gpu, 'aten.repeat.default', [x], [{ shape, dtype: x.dtype }], { repeats: reps }, { transposed: tr });
+  }
+  const b = hostTensor(rand, 'bool', [8, 8]);
+  for (const [x, k, tr] of [[f([5, 7]), 0], [f([2, 4, 4]), 1], [f([3, 65]), -2], [f([6, 5]), 2, [0]], [b, 0], [f([0, 3]), 0], [i([4, 4]), -1]]) {
+    await checkLowered(eng, gpu, 'aten.tril.default', [x], same(x), { diagonal: k }, { transposed: tr });
+    await checkLowered(eng, gpu, 'aten.triu.default', [x], same(x), { diagonal: k }, { transposed: tr });
+  }
+  for (const [x, k, tr] of [[f([4]), 0], [f([3]), 1], [f([3]), -2], [f([5, 7]), 0], [f([5, 7]), 3], [f([5, 7]), -1, [0]], [f([0]), 0], [f([4, 2]), 5]]) {
+    const n = x.shape[0];
+    const shape = x.shape.length === 1 ? [n + Math.abs(k), n + Math.abs(k)]
+      : [Math.max(0, Math.min(k >= 0 ? x.shape[0] : x.shape[0] + k, k >= 0 ? x.shape[1] - k : x.shape[1]))];
+    await checkLowered(eng, gpu, 'aten.diag.default', [x], [{ shape, dtype: 'float32' }], { diagonal: k }, { transposed: tr });
+  }
+  const parts = [f([3, 4]), f([3, 4]), f([3, 4])];
+  for (const dim of [0, 1, 2, -1]) {
+    const shape = [3, 4];
+    shape.splice(dim < 0 ? 3 + dim : dim, 0, 3);
+    await checkLowered(eng, gpu, 'aten.stack.default', parts, [{ shape, dtype: 'float32' }], { dim, _tensor_list_sizes: [3] }, { transposed: [1] });
+  }
+  await checkLowered(eng, gpu, 'aten.eye.default', [], [{ shape: [4, 4], dtype: 'float32' }], { n: 4 });
+  await checkLowered(eng, gpu, 'aten.eye.m', [], [{ shape: [3, 5], dtype: 'float32' }], { n: 3, m: 5 });
+  for (const [shape, groups, tr] of [[[2, 4, 6, 6], 2], [[1, 6, 5], 3, [0]], [[3, 4, 1], 4]]) {
+    await checkLowered(eng, gpu, 'aten.channel_shuffle.default', [f(shape)], [{ shape, dtype: 'float32' }], { groups }, { transposed: tr });
+  }
+  for (const [shape, k, dil, pad, st, tr] of [[[1, 3, 7, 6], [2, 3], [1, 1], [1, 0], [2, 1]], [[1, 3, 5, 5], [2, 2], [1, 1], [0, 0], [2, 2]],
+    [[2, 2, 6, 5], [3, 3], [2, 1], [2, 1], [1, 2], [0]], [[1, 1, 2, 2], [3, 3], [1, 1], [1, 1], [1, 1]]]) {
+    const o = (n, d) => Math.floor((n + 2 * pad[d] - dil[d] * (k[d] - 1) - 1) / st[d]) + 1;
+    await checkLowered(eng, gpu, 'aten.im2col.default', [f(shape)], [{ shape: [shape[0], shape[1] * k[0] * k[1], o(shape[2], 0) * o(shape[3], 1)], dtype: 'float32' }],
+      { kernel_size: k, dilation: dil, padding: pad, stride: st }, { transposed: tr });
+  }
+  await checkLowered(eng, gpu, 'aten.full.default', [], [{ shape: [8, 8], dtype: 'float32' }], { size: [8, 8], fill_value: -3.4028234663852886e+38 });
+  await checkLowered(eng, gpu, 'aten.new_zeros.default', [f([3, 4])], [{ shape: [16, 5], dtype: 'float32' }], { size: [16, 5] });
+  await checkLowered(eng, gpu, 'aten.ones_like.default', [hostTensor(rand, 'bool', [7, 3])], [{ shape: [7, 3], dtype: 'bool' }], {});
+  await checkLowered(eng, gpu, 'aten.zeros_like.default', [f([0, 2])], [{ shape: [0, 2], dtype: 'float32' }], {});
+}));
+
+test('lowerings: index.Tensor, gather, take_along_dim, int64 moves (WebGPU provider vs CPU, exact)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(7);
+  const f = (shape, layout) => hostTensor(rand, 'float32', shape, layout);
+  const idx = (shape, n, layout) => hostTensor(rand, 'int32', shape, layout, { lo: -n, hi: n - 1 });  // negatives wrap
+  const pos = (shape, n) => hostTensor(rand, 'int32', shape, 'contiguous', { lo: 0, hi: n - 1 });  // gather takes no negatives
+  // One index tensor: at dim 0, at dim 1 (a None before it), multi-dim indices, a transposed self.
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([49, 2]), idx([256], 49)], [{ shape: [256, 2], dtype: 'float32' }], { _tensor_list_sizes: [1] });
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([1, 8]), idx([4], 8)], [{ shape: [1, 4], dtype: 'float32' }],
+    { _tensor_list_sizes: [1], _tensor_list_none_masks: [[true, false]] });
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([5, 6, 7]), idx([2, 3], 6)], [{ shape: [5, 2, 3, 7], dtype: 'float32' }],
+    { _tensor_list_sizes: [1], _tensor_list_none_masks: [[true, false]] }, { transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([4, 3]), idx([0], 4)], [{ shape: [0, 3], dtype: 'float32' }], { _tensor_list_sizes: [1] });
+  // Two index tensors broadcast together stay on WASM.
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([2, 8, 3]), idx([2], 2), idx([2], 8)], [{ shape: [2, 3], dtype: 'float32' }],
+    { _tensor_list_sizes: [2] }, { onGpu: false });
+  for (const [x, dim, ishape, tr] of [[f([4, 5]), 1, [4, 3]], [f([4, 5]), 0, [2, 5], [0]], [f([3, 1, 65]), 2, [3, 1, 64]], [f([7]), 0, [9]]]) {
+    await checkLowered(eng, gpu, 'aten.gather.default', [x, pos(ishape, x.shape[dim])], [{ shape: ishape, dtype: 'float32' }], { dim }, { transposed: tr });
+  }
+  await checkLowered(eng, gpu, 'aten.take_along_dim.default', [f([2, 4, 36]), pos([2, 4, 1], 36)], [{ shape: [2, 4, 1], dtype: 'float32' }], { dim: -1 });
+  await checkLowered(eng, gpu, 'aten.take_along_dim.default', [f([1, 5]), pos([3, 2], 5)], [{ shape: [3, 2], dtype: 'float32' }], { dim: 1 });
+  await checkLowered(eng, gpu, 'aten.take_along_dim.default', [f([4, 4]), pos([3], 16)],
+    [{ shape: [3], dtype: 'float32' }], {});
+  // int64 values move on the GPU (held as int32); int64 arithmetic stays on WASM.
+  const c = hostTensor(rand, 'bool', [6, 6]);
+  const a = idx([6, 6], 1e6), b2 = idx([6, 1], 1e6);
+  await checkLowered(eng, gpu, 'aten.where.self', [c, a, b2], [{ shape: [6, 6], dtype: 'int32' }], {});
+  await checkLowered(eng, gpu, 'aten.clone.default', [a], [{ shape: [6, 6], dtype: 'int32' }], {}, { transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.add.Tensor', [a, b2], [{ shape: [6, 6], dtype: 'int32' }], {}, { onGpu: false });
 }));
 
 function empty(gpu, dtype, shape) {

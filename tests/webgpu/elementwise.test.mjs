@@ -1,5 +1,5 @@
 // Elementwise kernels (every op of src/kernels/wgsl/elementwise_ops.json but the nullary/copy
-// ones, which copy.test.mjs covers) against our engine's CPU kernels (engine.mjs: the WASM build
+// ones, which data.test.mjs covers) against our engine's CPU kernels (engine.mjs: the WASM build
 // running the matching aten op): odd, 1, empty and 0-d shapes, broadcasts, transposed and
 // strided inputs, and torch's type promotion among float32, int32 (engine: int64) and bool.
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { gpuTest, elementwise, download, broadcastShapes } from './gpu.mjs';
 import { ELEMENTWISE_OPS, elementwiseTypes } from '../../npm/lib/webgpu/kernels.js';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
-import { getEngine, engineOp } from './engine.mjs';
+import { getEngine, engineOp, checkLowered } from './engine.mjs';
 
 // op -> [aten op, attrs from (p0, p1), input ranges]; p0/p1 are the kernel's scalars.
 const POS = { lo: 0.1, hi: 3 };
@@ -25,22 +25,34 @@ const ATEN = {
   tanh: ['aten.tanh.default', null, { lo: -10, hi: 10 }], hardswish: ['aten.hardswish.default', null, { lo: -5, hi: 5 }],
   hardsigmoid: ['aten.hardsigmoid.default', null, { lo: -5, hi: 5 }],
   softplus: ['aten.softplus.default', null, { lo: -25, hi: 25 }], mish: ['aten.mish.default', null, { lo: -5, hi: 5 }],
-  erf: ['aten.erf.default', null, { lo: -5, hi: 5 }], exp: ['aten.exp.default', null, { lo: -5, hi: 5 }],
+  erf: ['aten.erf.default', null, { lo: -5, hi: 5 }], erfc: ['aten.erfc.default', null, { lo: -3, hi: 3 }], exp: ['aten.exp.default', null, { lo: -5, hi: 5 }],
   log: ['aten.log.default', null, POS], sqrt: ['aten.sqrt.default', null, POS], rsqrt: ['aten.rsqrt.default', null, POS],
   reciprocal: ['aten.reciprocal.default', null, NONZERO], sin: ['aten.sin.default', null, { lo: -4, hi: 4 }],
   cos: ['aten.cos.default', null, { lo: -4, hi: 4 }],
   floor: ['aten.floor.default', null, { lo: -5, hi: 5 }], ceil: ['aten.ceil.default', null, { lo: -5, hi: 5 }],
   round: ['aten.round.default', null, { lo: -5, hi: 5 }], trunc: ['aten.trunc.default', null, { lo: -5, hi: 5 }],
+  tan: ['aten.tan.default', null, { lo: -1.2, hi: 1.2 }], asin: ['aten.asin.default', null, { lo: -0.95, hi: 0.95 }],
+  acos: ['aten.acos.default', null, { lo: -0.95, hi: 0.95 }], atan: ['aten.atan.default', null, { lo: -5, hi: 5 }],
+  sinh: ['aten.sinh.default', null, { lo: -3, hi: 3 }], cosh: ['aten.cosh.default', null, { lo: -3, hi: 3 }],
+  asinh: ['aten.asinh.default', null, { lo: -5, hi: 5 }], acosh: ['aten.acosh.default', null, { lo: 1.05, hi: 5 }],
+  atanh: ['aten.atanh.default', null, { lo: -0.9, hi: 0.9 }], exp2: ['aten.exp2.default', null, { lo: -5, hi: 5 }],
+  log10: ['aten.log10.default', null, POS], frac: ['aten.frac.default', null, { lo: -5, hi: 5 }],
+  hardshrink: ['aten.hardshrink.default', (p0) => ({ lambd: p0 })],
+  softshrink: ['aten.softshrink.default', (p0) => ({ lambd: p0 })],
+  threshold: ['aten.threshold.default', (p0, p1) => ({ threshold: p0, value: p1 })],
   logical_not: ['aten.logical_not.default'],
   add: ['aten.add.Tensor', (p0) => ({ alpha: p0 })], sub: ['aten.sub.Tensor', (p0) => ({ alpha: p0 })],
   mul: ['aten.mul.Tensor'], div: ['aten.div.Tensor', null, NONZERO],
   pow: ['aten.pow.Tensor_Tensor', null, POS], maximum: ['aten.maximum.default'], minimum: ['aten.minimum.default'],
   remainder: ['aten.remainder.Tensor', null, NONZERO], atan2: ['aten.atan2.default'],
+  hypot: ['aten.hypot.default'], copysign: ['aten.copysign.Tensor'],
+  lerp_scalar: ['aten.lerp.Scalar', (p0) => ({ weight: p0 })],
   eq: ['aten.eq.Tensor'], ne: ['aten.ne.Tensor'], lt: ['aten.lt.Tensor'], le: ['aten.le.Tensor'],
   gt: ['aten.gt.Tensor'], ge: ['aten.ge.Tensor'],
   logical_and: ['aten.logical_and.default'], logical_or: ['aten.logical_or.default'],
   masked_fill: ['aten.masked_fill.Scalar', (p0) => ({ value: p0 })],
   where: ['aten.where.self'], addcmul: ['aten.addcmul.default', (p0) => ({ value: p0 })],
+  addcdiv: ['aten.addcdiv.default', (p0) => ({ value: p0 }), NONZERO],
   lerp: ['aten.lerp.Tensor', null, { lo: 0, hi: 1 }],
   // The Scalar forms (the operand a p0 parameter): what the WebGPU lowerings of add.Scalar,
   // mul.Scalar, rsub.Scalar, pow.Tensor_Scalar, lt.Scalar, ... emit.
@@ -51,10 +63,12 @@ const ATEN = {
   lt_scalar: ['aten.lt.Scalar', (p0) => ({ other: p0 })], le_scalar: ['aten.le.Scalar', (p0) => ({ other: p0 })],
   gt_scalar: ['aten.gt.Scalar', (p0) => ({ other: p0 })], ge_scalar: ['aten.ge.Scalar', (p0) => ({ other: p0 })],
 };
-const SKIP = new Set(['copy', 'full', 'arange']);   // copy.test.mjs
+// data.test.mjs (copy, full, arange); lowering.test.mjs (tril, triu: 2-d and up only)
+const SKIP = new Set(['copy', 'full', 'arange', 'tril', 'triu']);
 const SCALARS = { clamp: [-0.5, 1.25], leaky_relu: [0.1, 0], elu: [0.7, 0], add: [1.5, 0], sub: [-2, 0],
   masked_fill: [3.5, 0], addcmul: [0.5, 0], add_scalar: [1.5, 0], mul_scalar: [-2.5, 0], div_scalar: [3, 0],
-  rsub_scalar: [0.75, 0], pow_scalar: [1.5, 0], eq_scalar: [0, 0], ne_scalar: [0, 0], lt_scalar: [0.25, 0],
+  rsub_scalar: [0.75, 0], pow_scalar: [1.5, 0], hardshrink: [0.5, 0], softshrink: [0.5, 0], threshold: [0.25, -1.5],
+  lerp_scalar: [0.3, 0], addcdiv: [-0.75, 0], eq_scalar: [0, 0], ne_scalar: [0, 0], lt_scalar: [0.25, 0],
   le_scalar: [0.25, 0], gt_scalar: [-0.25, 0], ge_scalar: [-0.25, 0] };
 
 // Shape cases per arity: [shapes, layouts].
@@ -119,4 +133,28 @@ test('type promotion: int32 with float32, int32 with int32, bool operands', gpuT
   const y = await elementwise(gpu, 'add', [toGpu(gpu, hostTensor(rng(1), 'int32', [3], 'contiguous', { lo: 1e6, hi: 2e6 })),
     toGpu(gpu, hostTensor(rng(2), 'int32', [3]))], { p0: 1 });
   assert.equal(y.dtype, 'int32');
+}));
+
+// The lowerings that map aten ops and their attributes (defaults included) onto table ops.
+test('lowerings: attributes and defaults of the table ops (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(950);
+  const f = (shape, range) => hostTensor(rand, 'float32', shape, 'contiguous', range);
+  const TOL = { rtol: 2e-6, atol: 2e-6 };
+  const x = f([3, 65]);
+  const out = [{ shape: [3, 65], dtype: 'float32' }];
+  for (const [op, attrs] of [['aten.hardshrink.default', {}], ['aten.softshrink.default', { lambd: 1 }], ['aten.sgn.default', {}],
+    ['aten.threshold.default', { threshold: 0.5, value: -2 }], ['aten.rrelu.default', {}], ['aten.frac.default', {}]]) {
+    await checkLowered(eng, gpu, op, [x], out, attrs, TOL);
+  }
+  const y = f([3, 65]);
+  await checkLowered(eng, gpu, 'aten.lerp.Scalar', [x, y], out, { weight: 0.75 }, { ...TOL, transposed: [1] });
+  await checkLowered(eng, gpu, 'aten.addcdiv.default', [x, f([1, 65]), f([3, 1], { lo: 0.5, hi: 2 })], out, {}, TOL);
+  await checkLowered(eng, gpu, 'aten.atan2.default', [x, f([65])], out, {}, TOL);
+  await checkLowered(eng, gpu, 'aten.true_divide.Tensor', [x, f([65], { lo: 0.5, hi: 2 })], out, {}, TOL);
+  // True division of integers (int64 in the IR) gives float32, computed in f32 as the CPU does.
+  const n = hostTensor(rand, 'int32', [3, 65], 'contiguous', { lo: -100000, hi: 100000 });
+  await checkLowered(eng, gpu, 'aten.true_divide.Tensor', [n], out, { other: 7 }, TOL);
+  await checkLowered(eng, gpu, 'aten.div.Tensor', [n, hostTensor(rand, 'int32', [65], 'contiguous', { lo: 1, hi: 9 })], out, {}, TOL);
 }));

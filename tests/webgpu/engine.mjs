@@ -1,9 +1,10 @@
 // The CPU side of the kernel tests: our engine's own kernels, through the npm package's WASM
 // build (npm/dist from scripts/build_wasm.sh) running a one-node IR. Host
 // tensors (ref.mjs) are passed as their contiguous values; GPU int32 is the engine's int64.
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { numel } from './gpu.mjs';
-import { indices, at } from './ref.mjs';
+import { indices, at, assertClose } from './ref.mjs';
 
 // Either build will do (results do not depend on the thread count): the single-threaded one
 // when present, else the threaded one on 2 threads.
@@ -65,4 +66,60 @@ export async function engineOp(eng, opType, inputs, out, attrs = {}) {
   } finally {
     model.dispose();
   }
+}
+
+// The same one-node IR on WASM and through the WebGPU provider (the engine's C++ lowering and
+// plan, replayed by the package's executor): checks the lowerings themselves, where the kernel
+// tests above drive the kernels with parameters computed in JS. `outs`: [{shape, dtype}];
+// inputs listed in `transposed` reach the node through a transpose view of a contiguous graph
+// input (a strided read on the GPU); `read` lists the outputs the graph returns (default: all;
+// an output nothing reads need not be made on the GPU). Returns both runs' outputs (those read)
+// and the WebGPU placement.
+export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { transposed = [], read } = {}) {
+  const t = (name, shape, dtype, extra = {}) => ({ name, shape, dtype: IR_DTYPE[dtype], ...extra });
+  const swap = (s) => [...s.slice(0, -2), s[s.length - 1], s[s.length - 2]];
+  const nodes = [];
+  const graphInputs = inputs.map((h, i) => {
+    const stored = transposed.includes(i) ? { ...h, shape: swap(h.shape), strides: swap(h.strides) } : h;
+    return { stored, ir: t(`x${i}`, stored.shape, h.dtype) };
+  });
+  const nodeInputs = inputs.map((h, i) => {
+    if (!transposed.includes(i)) return t(`x${i}`, h.shape, h.dtype, { producer_node: `x${i}`, producer_output_idx: 0 });
+    nodes.push({ name: `v${i}`, op_type: 'aten.transpose.int', attrs: { dim0: -2, dim1: -1 },
+      inputs: [t(`x${i}`, swap(h.shape), h.dtype, { producer_node: `x${i}`, producer_output_idx: 0 })],
+      outputs: [t(`v${i}`, h.shape, h.dtype)] });
+    return t(`v${i}`, h.shape, h.dtype, { producer_node: `v${i}`, producer_output_idx: 0 });
+  });
+  const outputs = outs.map((o, k) => t(`y${k}`, o.shape, o.dtype));
+  nodes.push({ name: 'y', op_type: opType, inputs: nodeInputs, outputs, attrs });
+  const graphOutputs = read ? read.map((k) => outputs[k]) : outputs;
+  const ir = { model_name: 'OneNode', graph_inputs: graphInputs.map((g) => g.ir), graph_outputs: graphOutputs,
+    weights: [], weight_name_mapping: {}, nodes };
+  const feeds = graphInputs.map((g) => engineInput(g.stored));
+  const run = async (opts) => {
+    const model = await eng.loadIR(ir, { threads, ...opts });
+    try {
+      const ys = await model.execute(feeds);
+      return { data: ys.map((y) => Array.from(y.data, Number)), placement: model.placement() };
+    } finally {
+      model.dispose();
+    }
+  };
+  const cpu = await run({});
+  eng.env.webgpu.device = device;
+  try {
+    const gpu = await run({ threads: 1, executionProviders: ['webgpu'] });
+    return { cpu: cpu.data, gpu: gpu.data, placement: gpu.placement };
+  } finally {
+    eng.env.webgpu.device = undefined;
+  }
+}
+
+// lowered(), then: the node ran on the GPU (onGpu; false: it must stay on WASM) and both runs'
+// outputs agree (exactly by default).
+export async function checkLowered(eng, gpu, opType, inputs, outs, attrs, { transposed = [], read, rtol = 0, atol = 0, onGpu = true } = {}) {
+  const what = `${opType} ${JSON.stringify(inputs.map((h) => h.shape))} ${JSON.stringify(attrs)} ${transposed.length ? 'transposed' : ''}`;
+  const r = await lowered(eng, gpu.device, opType, inputs, outs, attrs, { transposed, read });
+  assert.equal(r.placement.nodes.wasm, onGpu ? 0 : 1, `${what}: placement ${JSON.stringify(r.placement.nodes)}`);
+  r.cpu.forEach((want, k) => assertClose(r.gpu[k], want, { rtol, atol, what: `${what} output ${k}` }));
 }

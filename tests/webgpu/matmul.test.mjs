@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, matmul, download, broadcastShapes, numel } from './gpu.mjs';
 import { rng, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
+import { getEngine, checkLowered } from './engine.mjs';
 
 // float64 torch.matmul (+ alpha/beta/c epilogue) on host tensors.
 function refMatmul(a, b, { c = null, alpha = 1, beta = 1 } = {}) {
@@ -78,4 +79,17 @@ test('bmm and broadcasting matmul, 1-d operands', gpuTest(async (t, gpu) => {
   await check(gpu, t, 37, [6], [6], { outShape: [] });
   await check(gpu, t, 38, [2, 4, 6], [6], { outShape: [2, 4] });
   await check(gpu, t, 39, [0, 3, 4], [4, 2], { outShape: [0, 3, 2] });
+}));
+
+test('baddbmm lowers to the batched GEMM with a broadcast self (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(60);
+  const f = (shape) => hostTensor(rand, 'float32', shape);
+  const TOL = { rtol: 1e-5, atol: 1e-5 };
+  for (const [self, b, m, k, n, attrs, tr] of [[[3, 65, 17], 3, 65, 9, 17, { beta: 0.5, alpha: 2 }], [[17], 2, 1, 70, 17, {}],
+    [[4, 1, 1], 4, 5, 6, 7, { beta: 0, alpha: -1 }], [[2, 3, 4], 2, 3, 0, 4, { alpha: 1.5 }], [[2, 8, 8], 2, 8, 8, 8, {}, [1, 2]]]) {
+    await checkLowered(eng, gpu, 'aten.baddbmm.default', [f(self), f([b, m, k]), f([b, k, n])], [{ shape: [b, m, n], dtype: 'float32' }],
+      attrs, { ...TOL, transposed: tr });
+  }
 }));

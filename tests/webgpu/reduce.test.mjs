@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, reduce, softmax, logSoftmax, layerNorm, groupNorm, download } from './gpu.mjs';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
-import { getEngine, engineOp } from './engine.mjs';
+import { getEngine, engineOp, checkLowered } from './engine.mjs';
 
 const CASES = [[[7], 0], [[3, 65], 1], [[130, 3], 0, 'transposed'], [[2, 3, 5], 1, 'sliced'], [[1], 0],
   [[0, 4], 1], [[5, 1], 1], [[2, 200], -1], [[4, 3, 2], -2, 'transposed']];
@@ -93,4 +93,54 @@ test('layer_norm and group_norm, with and without affine', gpuTest(async (t, gpu
       { num_groups: groups, eps: 1e-5, cudnn_enabled: false });
     assertClose(got, want, { rtol: 1e-5, atol: 2e-5, what: `group_norm ${JSON.stringify(shape)} G=${groups}` });
   }
+}));
+
+// The reductions' lowerings (dims as the op files read them: lists, None, keepdim; several dims
+// merged into one stride) through the WebGPU provider against the CPU.
+test('lowerings: amax/amin/max, var/std, argmax/argmin, max.dim, vector norm, sum over all', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  const rand = rng(90);
+  const f = (shape, layout) => hostTensor(rand, 'float32', shape, layout, { lo: -3, hi: 3 });
+  const ties = (shape, layout) => { const h = f(shape, layout); h.storage.forEach((v, i) => { h.storage[i] = Math.round(v); }); return h; };
+  const TOL = { rtol: 1e-5, atol: 1e-5 };
+  const x = f([2, 3, 70]);
+  const xt = f([4, 65, 3]);
+  await checkLowered(eng, gpu, 'aten.amax.default', [x], [{ shape: [2, 1, 1], dtype: 'float32' }], { dim: [1, 2], keepdim: true });
+  await checkLowered(eng, gpu, 'aten.amin.default', [xt], [{ shape: [4, 3], dtype: 'float32' }], { dim: [1] }, { transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.max.default', [x], [{ shape: [], dtype: 'float32' }], {});
+  await checkLowered(eng, gpu, 'aten.min.default', [f([1])], [{ shape: [], dtype: 'float32' }], {});
+  await checkLowered(eng, gpu, 'aten.var.correction', [x], [{ shape: [2, 70], dtype: 'float32' }], { dim: [1], correction: 0 }, TOL);
+  await checkLowered(eng, gpu, 'aten.std.correction', [xt], [{ shape: [4, 1, 3], dtype: 'float32' }], { dim: [1], keepdim: true }, { ...TOL, transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.var.dim', [x], [{ shape: [3], dtype: 'float32' }], { dim: [0, 2], unbiased: false }, { ...TOL, onGpu: false });
+  await checkLowered(eng, gpu, 'aten.argmax.default', [ties([2, 4, 36])], [{ shape: [2, 4, 1], dtype: 'int32' }], { dim: -1, keepdim: true });
+  await checkLowered(eng, gpu, 'aten.argmin.default', [ties([5, 7])], [{ shape: [], dtype: 'int32' }], {});
+  await checkLowered(eng, gpu, 'aten.argmax.default', [ties([130, 3])], [{ shape: [3], dtype: 'int32' }], { dim: 0 }, { transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.max.dim', [ties([6, 5])], [{ shape: [6], dtype: 'float32' }, { shape: [6], dtype: 'int32' }], { dim: 1 });
+  await checkLowered(eng, gpu, 'aten.min.dim', [ties([3, 1, 4])], [{ shape: [1, 1, 4], dtype: 'float32' }, { shape: [1, 1, 4], dtype: 'int32' }],
+    { dim: 0, keepdim: true });
+  // Integers (int64 in the IR, int32 on the GPU) compare exactly, past f32's 2^24.
+  const ints = (shape) => hostTensor(rand, 'int32', shape, 'contiguous', { lo: 16777216, hi: 16777219 });
+  await checkLowered(eng, gpu, 'aten.argmax.default', [ints([2, 8])], [{ shape: [2], dtype: 'int32' }], { dim: -1 });
+  await checkLowered(eng, gpu, 'aten.argmin.default', [ints([70, 3])], [{ shape: [1, 3], dtype: 'int32' }], { dim: 0, keepdim: true });
+  await checkLowered(eng, gpu, 'aten.max.dim', [ints([4, 65])], [{ shape: [4], dtype: 'int32' }, { shape: [4], dtype: 'int32' }], { dim: 1 });
+  await checkLowered(eng, gpu, 'aten.amax.default', [ints([4, 5])], [{ shape: [4], dtype: 'int32' }], { dim: [1] }, { onGpu: false });
+  await checkLowered(eng, gpu, 'aten.linalg_vector_norm.default', [f([2, 16])], [{ shape: [2, 1], dtype: 'float32' }], { ord: 2, dim: [-1], keepdim: true }, TOL);
+  await checkLowered(eng, gpu, 'aten.linalg_vector_norm.default', [f([3, 70])], [{ shape: [], dtype: 'float32' }], {}, TOL);
+  await checkLowered(eng, gpu, 'aten.linalg_vector_norm.default', [f([3, 5])], [{ shape: [3], dtype: 'float32' }], { ord: 1, dim: [1] }, { ...TOL, onGpu: false });
+  await checkLowered(eng, gpu, 'aten.sum.dim_IntList', [f([3, 5, 7])], [{ shape: [], dtype: 'float32' }], { dim: [] }, TOL);
+  await checkLowered(eng, gpu, 'aten.mean.dim', [f([4, 0, 3])], [{ shape: [4, 3], dtype: 'float32' }], { dim: [1] }, { ...TOL, onGpu: false });
+}));
+
+test('native_group_norm: on the GPU when its mean/rstd are not read (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  const rand = rng(91);
+  const x = hostTensor(rand, 'float32', [2, 6, 5, 3], 'contiguous', { lo: -3, hi: 5 });
+  const w = hostTensor(rand, 'float32', [6]);
+  const b = hostTensor(rand, 'float32', [6]);
+  const outs = [{ shape: [2, 6, 5, 3], dtype: 'float32' }, { shape: [2, 3], dtype: 'float32' }, { shape: [2, 3], dtype: 'float32' }];
+  const attrs = { N: 2, C: 6, HxW: 15, group: 3, eps: 1e-5 };
+  await checkLowered(eng, gpu, 'aten.native_group_norm.default', [x, w, b], outs, attrs, { read: [0], rtol: 1e-5, atol: 2e-5 });
+  await checkLowered(eng, gpu, 'aten.native_group_norm.default', [x, w, b], outs, attrs, { onGpu: false, rtol: 1e-5, atol: 2e-5 });
 }));

@@ -6,6 +6,21 @@ alias T = {{T}};
 alias TY = {{TY}};
 {{DECLS}}
 
+// col - row of output element idx within its last two dims (tril/triu; rank >= 2).
+fn diagonal_of(idx: u32) -> i32 {
+  let w = mu(M_SHAPE + mu(M_RANK) - 1u);
+  let h = mu(M_SHAPE + mu(M_RANK) - 2u);
+  return i32(idx % w) - i32((idx / w) % h);
+}
+// hypot without overflow or underflow of the squares (as std::hypot).
+fn hypot_f(a: f32, b: f32) -> f32 {
+  let m = max(abs(a), abs(b));
+  if (m == 0.0 || m > 3.4e38) { return m; }
+  let x = a / m;
+  let y = b / m;
+  return m * sqrt(x * x + y * y);
+}
+
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

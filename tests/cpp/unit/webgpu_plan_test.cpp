@@ -120,6 +120,17 @@ TEST(WebGpuPlan, AValuePastTheBindingLimitKeepsItsReadersOnWasm) {
   check_invariants(doc.root());
 }
 
+TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
+  // T5's relative-position buckets select (where) between int64 tensors, one of them a folded
+  // constant holding values past int32 (log(0) cast to int64) that the GPU cannot hold.
+  const json::Document doc = json::Document::parse(plan_of("t5/torch2.14-training"));
+  bool named = false;
+  for (const json::Value f : doc.root()["fallbacks"])
+    named = named || f["why"].str().find("int64 constant outside") != std::string::npos;
+  EXPECT_TRUE(named) << doc.root()["fallbacks"].to_json();
+  check_invariants(doc.root());
+}
+
 TEST(WebGpuPlan, DataDependentGraphsStayOnWasmWithTheReason) {
   const json::Document doc = json::Document::parse(plan_of("datadep_probe/torch2.14-training"));
   EXPECT_EQ(doc.root()["placement"]["webgpu"].as_int64(), 0);

@@ -1,0 +1,140 @@
+// WebGPU lowerings of the gathers (index_select.wgsl): index_select, embedding,
+// gather, take_along_dim, and index.Tensor with one index tensor. Indices are
+// int64 (held as int32 on the GPU) or int32; an index out of range cannot raise
+// on the GPU and reads 0 (docs/webgpu.md, Limits).
+#include "ops/index_util.h"
+#include "ops/webgpu.h"
+
+namespace tir {
+namespace {
+
+bool dense_at_zero(const Tensor& t) { return !t.defined() || (t.offset == 0 && t.is_contiguous()); }
+
+// The WGSL element type of a gathered value (4-byte storage; int64 values are held as int32).
+const char* gather_type(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "f32";
+    case DType::Bool: return "u32";
+    case DType::I32:
+    case DType::I64: return "i32";
+    default: gpu_unsupported(std::string("gathering ") + dtype_name(dtype));
+  }
+}
+
+// y = x.index_select(dim, idx) for a 1-d (or flattened contiguous) idx.
+GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& y) {
+  gpu_need(dense_at_zero(y), "a strided gather output");
+  gpu_need(idx.dtype == DType::I64 || idx.dtype == DType::I32, "indices not int32/int64");
+  GpuDispatch d;
+  d.kernel = "index_select";
+  d.subst = {{"MODE", "0"}};
+  const char* t = gather_type(x.dtype);
+  d.types = {{"Y", t}, {"X", t}, {"Idx", "i32"}};
+  Shape shape = x.shape;
+  shape[size_t(dim)] = idx.numel();
+  d.meta.u("numel", y.numel()).u("rank", x.dim()).u("dim", dim).u("x_dim_size", x.shape[size_t(dim)]);
+  d.meta.u("x_off", x.offset).us("shape", shape, 6).us("x_strides", x.strides, 6);
+  d.meta.us("idx_strides", {idx.dim() ? idx.strides.back() : 1}, 6).u("idx_off", idx.offset);
+  d.bindings = {y, x, idx};
+  gpu_grid(d, (y.numel() + 63) / 64);
+  return d;
+}
+
+bool lower_embedding(const OpCall& c, GpuLowering& g) {
+  const Tensor& w = c.in[0];
+  const Tensor& idx = c.in[1];
+  if (w.dtype != DType::F32 || w.dim() != 2 || !idx.is_contiguous() || c.out[0].numel() == 0) return c.out[0].numel() == 0;
+  const Tensor flat = idx.view_as({idx.numel()}, {1}, idx.offset);
+  const Tensor y = c.out[0].view_as({idx.numel(), w.shape[1]}, contiguous_strides({idx.numel(), w.shape[1]}), 0);
+  g.dispatches.push_back(index_select(w, 0, flat, y));
+  return true;
+}
+
+bool lower_index_select(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  if (c.in[1].dim() > 1) return false;
+  if (c.out[0].numel() == 0) return true;
+  g.dispatches.push_back(index_select(x, c.wrap_dim(c.i("dim"), x.dim()), c.in[1], c.out[0]));
+  return true;
+}
+
+// gather(x, dim, idx) (MODE 1): out has idx's shape; out[i] = x[i with dim := idx[i]]. x and
+// idx are strided views over the output shape (stride 0 where take_along_dim broadcasts).
+GpuDispatch gather(const Tensor& x, const Strides& x_strides, int64_t dim, const Tensor& idx, const Strides& idx_strides,
+                   const Tensor& y) {
+  gpu_need(dense_at_zero(y), "a strided gather output");
+  gpu_need(idx.dtype == DType::I64 || idx.dtype == DType::I32, "indices not int32/int64");
+  GpuDispatch d;
+  d.kernel = "index_select";
+  d.subst = {{"MODE", "1"}};
+  const char* t = gather_type(x.dtype);
+  d.types = {{"Y", t}, {"X", t}, {"Idx", "i32"}};
+  d.meta.u("numel", y.numel()).u("rank", y.dim()).u("dim", dim).u("x_dim_size", x.shape[size_t(dim)]);
+  d.meta.u("x_off", x.offset).us("shape", y.shape, 6).us("x_strides", x_strides, 6);
+  d.meta.us("idx_strides", idx_strides, 6).u("idx_off", idx.offset);
+  d.bindings = {y, x, idx};
+  gpu_grid(d, (y.numel() + 63) / 64);
+  return d;
+}
+
+bool lower_gather(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  const Tensor& idx = c.in[1];
+  const Tensor& y = c.out[0];
+  if (x.dim() == 0 || idx.dim() != x.dim()) return false;
+  if (y.numel() == 0) return true;
+  g.dispatches.push_back(gather(x, x.strides, c.wrap_dim(c.i("dim"), x.dim()), idx, idx.strides, y));
+  return true;
+}
+
+// take_along_dim(x, idx, dim): gather with x and idx broadcast to the output except along dim.
+bool lower_take_along_dim(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  const Tensor& idx = c.in[1];
+  const Tensor& y = c.out[0];
+  if (y.numel() == 0) return true;
+  if (!c.has("dim")) {  // over the flattened x and indices
+    if (!x.is_contiguous() || !idx.is_contiguous()) return false;
+    const Tensor xf = x.view_as({x.numel()}, {1}, x.offset), yf = y.view_as({y.numel()}, {1}, y.offset);
+    g.dispatches.push_back(gather(xf, {1}, 0, idx, {1}, yf));
+    return true;
+  }
+  if (x.dim() == 0 || idx.dim() != x.dim() || y.dim() != x.dim()) return false;
+  const int64_t dim = c.wrap_dim(c.i("dim"), x.dim());
+  Strides xs = gpu_broadcast_strides(x, y.shape), is = gpu_broadcast_strides(idx, y.shape);
+  xs[size_t(dim)] = x.strides[size_t(dim)];
+  g.dispatches.push_back(gather(x, xs, dim, idx, is, y));
+  return true;
+}
+
+// index.Tensor with one index tensor (the other entries None): index_select along its dim
+// over the flattened indices; the output puts idx's dims in place of that dim.
+bool lower_index_tensor(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  const Tensor& y = c.out[0];
+  const auto entries = indexing::tensor_list(c, 1, c.in.size() - 1);  // per dim of x: the index, or null (None)
+  int64_t dim = -1;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i]) continue;
+    if (dim >= 0) return false;  // several index tensors broadcast together: CPU
+    dim = int64_t(i);
+  }
+  if (dim < 0 || dim >= x.dim()) return false;
+  const Tensor& idx = *entries[size_t(dim)];
+  if (idx.dtype == DType::Bool || idx.dtype == DType::U8 || !idx.is_contiguous()) return false;  // masks: CPU
+  if (y.numel() == 0) return true;
+  Shape shape = x.shape;
+  shape[size_t(dim)] = idx.numel();
+  const Tensor flat = idx.view_as({idx.numel()}, {1}, idx.offset);
+  g.dispatches.push_back(index_select(x, dim, flat, y.view_as(shape, contiguous_strides(shape), y.offset)));
+  return true;
+}
+
+}  // namespace
+
+TIR_REGISTER_WEBGPU(
+    {"aten.embedding.default", lower_embedding}, {"aten.index_select.default", lower_index_select},
+    {"aten.gather.default", lower_gather}, {"aten.take_along_dim.default", lower_take_along_dim},
+    {"aten.index.Tensor", lower_index_tensor}, {"aten._unsafe_index.Tensor", lower_index_tensor});
+
+}  // namespace tir
