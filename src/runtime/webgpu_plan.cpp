@@ -28,6 +28,7 @@ struct Value {
   Buffer* buffer = nullptr;
   DType dtype = DType::F32;  // CPU storage dtype (of the first tensor seen)
   bool constant_weight = false;
+  bool resident = false;  // a GPU-resident graph input: its own slot, never uploaded
   bool cpu_valid = false, gpu_valid = false, defined = false;
   int64_t gpu_first = -1, gpu_last = -1;  // program positions touching it on the GPU
   int slot = -1;
@@ -41,13 +42,17 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-std::string Session::webgpu_plan(uint64_t max_binding_bytes) const {
+std::string Session::webgpu_plan(uint64_t max_binding_bytes) const { return webgpu_plan(max_binding_bytes, {}, {}); }
+
+std::string Session::webgpu_plan(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                                 const std::vector<size_t>& gpu_outputs) const {
   if (!impl_->bound && !impl_->weights.empty()) throw ExecutionError("webgpu_plan() before bind(): weights are not loaded");
   if (!impl_->prepared) impl_->prepare();
-  return impl_->webgpu_plan_json(max_binding_bytes);
+  return impl_->webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs);
 }
 
-std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
+std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                                            const std::vector<size_t>& gpu_outputs) {
   Impl& s = *this;
   std::vector<Value> values;
   std::unordered_map<const Buffer*, int> id_of;
@@ -100,6 +105,20 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
     v.cpu_valid = true;
   };
 
+  // Resident inputs hold last run's state on the GPU (the caller's copies put
+  // it there); their CPU copies are stale, so a WASM reader gets a download.
+  for (size_t i : gpu_inputs) {
+    if (i >= s.inputs.size()) throw ExecutionError("webgpu_plan: no graph input " + std::to_string(i));
+    Value& v = values[size_t(value_of(s.inputs[i]))];
+    v.resident = v.gpu_valid = v.defined = true;
+    v.cpu_valid = false;
+    v.gpu_first = 0;
+  }
+  std::vector<bool> kept(s.outputs.size(), false);
+  for (size_t k : gpu_outputs) {
+    if (k >= s.outputs.size()) throw ExecutionError("webgpu_plan: no graph output " + std::to_string(k));
+    kept[k] = true;
+  }
   const bool dynamic = s.has_dynamic;
   int64_t wasm_first = -1, wasm_last = -1;
   std::string wasm_nodes_list;
@@ -257,8 +276,16 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
          ", \"op_type\": " + quoted(st.node->op_type) + ", \"dispatches\": [" + dispatches + "]}");
   }
   flush_wasm();
-  for (const Tensor& t : s.outputs)
-    if (t.defined()) make_cpu_valid(value_of(t));
+  for (size_t k = 0; k < s.outputs.size(); ++k)
+    if (s.outputs[k].defined() && !kept[k]) make_cpu_valid(value_of(s.outputs[k]));
+  // Kept outputs: made on the GPU (an upload when WASM made one), and their
+  // slots live to the end, where the caller copies them.
+  for (size_t k = 0; k < s.outputs.size(); ++k)
+    if (s.outputs[k].defined() && kept[k]) {
+      const int id = value_of(s.outputs[k]);
+      make_gpu_valid(id);
+      gpu_touch(values[size_t(id)]);
+    }
   // Buffers the graph writes in place (KV caches) end every run valid on the
   // CPU: the session's memory stays the one source of truth between runs
   // (bufferValue, resetBuffers, a second session sharing the buffers), at the
@@ -278,7 +305,7 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
     const uint64_t numel = v.buffer->nbytes / dtype_size(v.dtype);
     const uint64_t bytes = std::max<uint64_t>(4, numel * 4);
     int best = -1;
-    if (!v.constant_weight) {
+    if (!v.constant_weight && !v.resident) {
       for (size_t k = 0; k < slot_bytes.size(); ++k)
         if (slot_free_at[k] < v.gpu_first && slot_bytes[k] >= bytes &&
             (best < 0 || slot_bytes[k] < slot_bytes[size_t(best)]))
@@ -290,7 +317,7 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
       slot_free_at.push_back(0);
     }
     v.slot = best;
-    slot_free_at[size_t(best)] = v.constant_weight ? INT64_MAX : v.gpu_last;
+    slot_free_at[size_t(best)] = v.constant_weight || v.resident ? INT64_MAX : v.gpu_last;
   }
 
   std::string out = "{\n  \"values\": [";
@@ -306,10 +333,19 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
            "\", \"dtype\": \"" + dtype_name(v.dtype) + "\", \"gpu_dtype\": \"" + gdt +
            "\", \"numel\": " + std::to_string(v.buffer->nbytes / dtype_size(v.dtype)) +
            ", \"ptr\": " + std::to_string(reinterpret_cast<uintptr_t>(v.buffer->data)) +
-           ", \"slot\": " + std::to_string(v.slot) + "}";
+           ", \"slot\": " + std::to_string(v.slot) + (v.resident ? ", \"resident\": true" : "") + "}";
   }
   out += "],\n  \"slots\": [";
   for (size_t k = 0; k < slot_bytes.size(); ++k) out += (k ? ", " : "") + std::to_string(slot_bytes[k]);
+  // Graph I/O -> value ids (views of a value: offset and strides in the caller's tensors).
+  auto io_ids = [&](const std::vector<Tensor>& list) {
+    std::string o;
+    for (size_t k = 0; k < list.size(); ++k)
+      o += (k ? ", " : "") + (list[k].defined() && id_of.count(list[k].buffer.get())
+                                  ? std::to_string(id_of[list[k].buffer.get()]) : std::string("-1"));
+    return o;
+  };
+  out += "],\n  \"inputs\": [" + io_ids(s.inputs) + "],\n  \"outputs\": [" + io_ids(s.outputs);
   out += "],\n  \"prepare\": [";
   for (size_t k = 0; k < prepare_uploads.size(); ++k) out += (k ? ", " : "") + std::to_string(prepare_uploads[k]);
   out += "],\n  \"program\": [\n    " + program + "],\n  \"fallbacks\": [\n    " + fallbacks + "],\n";
