@@ -29,8 +29,9 @@ class WasmLM : public TensorSources {
       tir::SessionOptions options = session_options(weight_dtype, limits_);
       options.update_in_place = donate;
       // For WebGPU, both sessions run node by node on either device: the GPU
-      // kernels take no fused epilogues and no donated input slots yet.
-      if (webgpu_) options.fusion = options.update_in_place = false;
+      // kernels take no fused epilogues. Donation stays: the plan keeps the
+      // caches resident and index_copy writes them in place on the GPU.
+      if (webgpu_) options.fusion = false;
       lm_.reset();
       lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
                                                  constants_, options);
@@ -54,7 +55,7 @@ class WasmLM : public TensorSources {
     });
   }
   // The next compile() plans for WebGPU (webgpuPlan()).
-  void setWebGpu(bool on) { webgpu_ = on; }
+  void setWebGpu(bool on) { webgpu_ = on; }  // next compile: no fusion
   // Both sessions' plans and the cache copies (LanguageModel::webgpu_plan), or an error JSON.
   std::string webgpuPlan(double max_binding_bytes) {
     std::string plan;

@@ -526,7 +526,7 @@ export interface GenerationStats {
   webgpu: {
     prefill: GpuTransfers;
     step: GpuTransfers | null;
-    /** Cache bytes copied GPU-to-GPU per step (the updated caches back into the decode inputs). */
+    /** Cache bytes copied GPU-to-GPU per step: 0 with donate (index_copy writes the caches in place). */
     gpuCacheBytesCopiedPerStep: number;
   } | null;
 }

@@ -316,7 +316,8 @@ std::string LanguageModel::webgpu_plan(uint64_t max_binding_bytes) const {
     const int64_t H = to.shape[1], D = to.shape[3];
     for (int64_t h = 0; h < H; ++h)
       fill += (h ? ", " : "") + range(from.offset + h * from.strides[1], to.offset + h * s.C * D, s.P * D);
-    const bool same = out.buffer == to.buffer && out.offset == to.offset;
+    // Donated (update_in_place): index_copy wrote the resident cache itself, nothing to carry.
+    const bool same = out.raw() == to.raw();
     caches += std::string(caches.empty() ? "" : ",\n    ") + "{\"prefill_out\": " + std::to_string(c.prefill_out) +
               ", \"decode_in\": " + std::to_string(c.decode_in) + ", \"decode_out\": " + std::to_string(c.decode_out) +
               ", \"clear\": [" + std::to_string(4 * to.offset) + ", " + std::to_string(4 * to.numel()) + "], \"fill\": [" + fill + "], \"carry\": [" +

@@ -78,7 +78,8 @@ class LanguageModel {
   // resident on the GPU and the prefill's key/value outputs and decode's
   // updated caches kept there, plus the buffer copies that stand for the
   // engine's: prefill -> decode caches after prefill, decode out -> in after a
-  // step (JSON; docs/webgpu.md). Compile with fusion and update_in_place off.
+  // step (none when update_in_place donated the caches: index_copy then writes
+  // the resident buffers themselves). JSON; docs/webgpu.md. Compile without fusion.
   std::string webgpu_plan(uint64_t max_binding_bytes) const;
   const GenerationStats& stats() const;
 

@@ -59,16 +59,21 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
   std::unordered_map<const Buffer*, bool> mutated_weight;
   for (const auto& kv : s.weights)
     if (kv.second.mutated) mutated_weight[kv.second.tensor.buffer.get()] = true;
+  // A value is a memory: buffers merged by the in-place pass (an index_copy
+  // output planned in its cache input's slot) are one value, one GPU slot.
+  const AliasClasses& aliases = s.graph.aliases();
+  auto root = [&](const Tensor& t) { return aliases.root(t.buffer.get()); };
   auto value_of = [&](const Tensor& t) -> int {
-    auto it = id_of.find(t.buffer.get());
+    Buffer* b = root(t);
+    auto it = id_of.find(b);
     if (it != id_of.end()) return it->second;
     Value v;
-    v.buffer = t.buffer.get();
+    v.buffer = b;
     v.dtype = t.dtype;
-    v.constant_weight = t.buffer->kind == Buffer::Kind::Weight && !mutated_weight.count(t.buffer.get());
-    v.cpu_valid = v.defined = t.buffer->kind == Buffer::Kind::Weight || t.buffer->kind == Buffer::Kind::Input;
+    v.constant_weight = b->kind == Buffer::Kind::Weight && !mutated_weight.count(b);
+    v.cpu_valid = v.defined = b->kind == Buffer::Kind::Weight || b->kind == Buffer::Kind::Input;
     values.push_back(v);
-    return id_of[t.buffer.get()] = int(values.size() - 1);
+    return id_of[b] = int(values.size() - 1);
   };
 
   std::string program, fallbacks;
@@ -156,15 +161,17 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
             gpu_dtype(t.dtype);
             const int id = value_of(t);
             gpu_need(values[size_t(id)].dtype == t.dtype, "a value read as another dtype");
-            if (t.buffer->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
-              gpu_unsupported("value '" + t.buffer->label + "' is larger than the device's largest storage binding (" +
+            Buffer* tb = root(t);
+            if (tb->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
+              gpu_unsupported("value '" + tb->label + "' is larger than the device's largest storage binding (" +
                               std::to_string(max_binding_bytes) + " bytes)");
             const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
-            gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena ||
-                         (t.buffer->kind == Buffer::Kind::Weight && mutated_weight.count(t.buffer.get())),
+            // A resident input is the caller's GPU state: written in place (donated KV caches).
+            gpu_need(!writes || tb->kind == Buffer::Kind::Arena || values[size_t(id)].resident ||
+                         (tb->kind == Buffer::Kind::Weight && mutated_weight.count(tb)),
                      "a write into a constant weight or an input");
             for (size_t o = 0; o < d.bindings.size(); ++o)
-              if (o != b && d.bindings[o].defined() && d.bindings[o].buffer == t.buffer)
+              if (o != b && d.bindings[o].defined() && root(d.bindings[o]) == tb)
                 gpu_need(!writes && !std::count(d.written.begin(), d.written.end(), int(o)),
                          "an input in its output's memory");
           }
@@ -180,8 +187,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
             continue;
           bool made = false;
           for (const auto& d : lowered.dispatches)
-            for (int b : d.written) made = made || (size_t(b) < d.bindings.size() && d.bindings[size_t(b)].buffer == o.buffer);
-          for (const Tensor& x : st.call.in) made = made || (x.defined() && x.buffer == o.buffer);
+            for (int b : d.written) made = made || (size_t(b) < d.bindings.size() && root(d.bindings[size_t(b)]) == root(o));
+          for (const Tensor& x : st.call.in) made = made || (x.defined() && root(x) == root(o));
           gpu_need(made, "an output no GPU kernel writes");
         }
       } catch (const GpuUnsupported& e) {
@@ -341,8 +348,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
   auto io_ids = [&](const std::vector<Tensor>& list) {
     std::string o;
     for (size_t k = 0; k < list.size(); ++k)
-      o += (k ? ", " : "") + (list[k].defined() && id_of.count(list[k].buffer.get())
-                                  ? std::to_string(id_of[list[k].buffer.get()]) : std::string("-1"));
+      o += (k ? ", " : "") + (list[k].defined() && id_of.count(root(list[k]))
+                                  ? std::to_string(id_of[root(list[k])]) : std::string("-1"));
     return o;
   };
   out += "],\n  \"inputs\": [" + io_ids(s.inputs) + "],\n  \"outputs\": [" + io_ids(s.outputs);
