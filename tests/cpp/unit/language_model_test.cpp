@@ -257,7 +257,7 @@ TEST(LanguageModel, WebGpuPlanKeepsTheCachesOnTheGpu) {
       }
     }
     for (const json::Value item : dec["program"]) {
-      const std::string op = item["op"].str();
+      const std::string op(item["op"].str());
       if (op == "upload" || op == "download") EXPECT_FALSE(resident.count(item["value"].as_int64())) << op;
     }
     for (const json::Value item : pre["program"])
