@@ -180,7 +180,8 @@ async function readMapping(src, onProgress) {
  * options: {prefill, decode, kvMapping, weights, constants, threads,
  * wasmPaths, donate (default true: caches updated in place), weightDtype
  * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress,
- * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR), strictWeights (see loadIR)}.
+ * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR), strictWeights (see loadIR),
+ * executionProviders (['webgpu', 'wasm']: generate on the GPU, caches resident there)}.
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
