@@ -4,10 +4,13 @@
 // whose timings mean nothing). On a real GPU it also times ours on WebGPU against ours on WASM,
 // interleaved, with every output checked against the WASM run.
 //   node bench/webgpu.mjs [--models small_cnn,resnet18,...] [--flavor torch2.14-training]
-//                         [--runs N] [--json FILE]
+//                         [--runs N] [--json FILE] [--lm tiny_llama,...|none] [--new-tokens N]
+// For the LLM fixtures (tests/fixtures/llm) it reports the prefill's and each decode step's
+// transfers (the KV caches stay on the GPU: a step moves the small inputs up, the logits down)
+// and whether the greedy tokens equal the WASM run's.
 // Models are fixtures (tests/fixtures/models, build/fixtures). dawn.node comes from
 // tests/webgpu (scripts/setup_webgpu.sh installs it); in a browser, use navigator.gpu instead.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO, median, parseArgs } from './lib/common.mjs';
@@ -69,5 +72,42 @@ for (const r of rows) {
     `${r.downloads} (${r.download_bytes}) | ${r.max_abs_diff_vs_wasm.toExponential(1)} |` +
     (emulated ? '' : ` ${r.webgpu_ms.toFixed(2)} | ${r.wasm_ms.toFixed(2)} |`));
 }
-if (a.json) writeFileSync(a.json, JSON.stringify({ device, emulated, rows }, null, 1));
+
+const lmNames = (a.lm ?? 'tiny_llama').split(',').filter((n) => n && n !== 'none');
+const newTokens = Number(a['new-tokens'] ?? 32);
+const lmRows = [];
+for (const name of lmNames) {
+  const dir = join(REPO, 'tests', 'fixtures', 'llm', name);
+  const weights = join(REPO, 'build', 'fixtures', 'llm', name, 'weights.safetensors');
+  if (!existsSync(weights)) { console.log(`${name}: no ${weights}`); continue; }
+  const files = { prefill: join(dir, 'prefill.json'), decode: join(dir, 'decode.json'), kvMapping: join(dir, 'kv_mapping.json'), weights };
+  const prompt = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).prompts.at(-1).input_ids;
+  const cpu = await tir.loadLM({ ...files, threads: 1 });
+  const g = await tir.loadLM({ ...files, threads: 1, executionProviders: ['webgpu'] });
+  const want = await cpu.generate(prompt, { maxNewTokens: newTokens });
+  const got = await g.generate(prompt, { maxNewTokens: newTokens });
+  const s = g.stats;
+  const p = g.placement();
+  lmRows.push({
+    model: name, prefill_nodes: `${p.prefill.nodes.webgpu} / ${p.prefill.nodes.wasm}`, decode_nodes: `${p.decode.nodes.webgpu} / ${p.decode.nodes.wasm}`,
+    prefill: s.webgpu.prefill, step: s.webgpu.step, gpu_cache_bytes_copied_per_step: s.webgpu.gpuCacheBytesCopiedPerStep,
+    cache_bytes: s.cacheBytes, tokens_equal_wasm: JSON.stringify(got) === JSON.stringify(want),
+    webgpu_decode_tps: s.decodeTokensPerSecond, wasm_decode_tps: cpu.stats.decodeTokensPerSecond,
+  });
+  cpu.dispose();
+  g.dispose();
+}
+if (lmRows.length) {
+  console.log(`\nGeneration (${newTokens} new tokens from the fixture's longest prompt), per decode step:\n`);
+  console.log('| model | prefill nodes webgpu / wasm | decode nodes webgpu / wasm | prefill up (bytes) / down (bytes) | step dispatches | step up (bytes) | step down (bytes) | cache bytes copied on the GPU / caches | tokens = WASM |' +
+    (emulated ? '' : ' webgpu tok/s | wasm tok/s |'));
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|' + (emulated ? '' : '---:|---:|'));
+  for (const r of lmRows) {
+    console.log(`| ${r.model} | ${r.prefill_nodes} | ${r.decode_nodes} | ${r.prefill.uploads} (${r.prefill.uploadBytes}) / ${r.prefill.downloads} (${r.prefill.downloadBytes}) | ` +
+      `${r.step.dispatches} | ${r.step.uploads} (${r.step.uploadBytes}) | ${r.step.downloads} (${r.step.downloadBytes}) | ` +
+      `${r.gpu_cache_bytes_copied_per_step} / ${r.cache_bytes} | ${r.tokens_equal_wasm ? 'yes' : 'NO'} |` +
+      (emulated ? '' : ` ${r.webgpu_decode_tps.toFixed(1)} | ${r.wasm_decode_tps.toFixed(1)} |`));
+  }
+}
+if (a.json) writeFileSync(a.json, JSON.stringify({ device, emulated, rows, lm: lmRows }, null, 1));
 process.exit(0);

@@ -28,6 +28,10 @@ class WasmLM : public TensorSources {
       if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
       tir::SessionOptions options = session_options(weight_dtype, limits_);
       options.update_in_place = donate;
+      // For WebGPU, both sessions run node by node on either device: the GPU
+      // kernels take no fused epilogues. Donation stays: the plan keeps the
+      // caches resident and index_copy writes them in place on the GPU.
+      if (webgpu_) options.fusion = false;
       lm_.reset();
       lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
                                                  constants_, options);
@@ -50,29 +54,41 @@ class WasmLM : public TensorSources {
              ", \"numLayers\": " + std::to_string(lm.num_layers()) + "}";
     });
   }
-  // ids: a JS array of token ids. seed: an integer below 2^53.
-  std::string start(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed) {
+  // The next compile() plans for WebGPU (webgpuPlan()).
+  void setWebGpu(bool on) { webgpu_ = on; }  // next compile: no fusion
+  // Both sessions' plans and the cache copies (LanguageModel::webgpu_plan), or an error JSON.
+  std::string webgpuPlan(double max_binding_bytes) {
+    std::string plan;
+    std::string err = guarded([&] { plan = need().webgpu_plan(uint64_t(max_binding_bytes)); });
+    return err.empty() ? plan : err;
+  }
+  // After the executors exist: the caches live on the GPU from now on.
+  std::string useGpuCaches(bool on) {
+    return guarded([&] { need().set_gpu_caches(on); });
+  }
+  // The executor's WASM parts of session 0 (prefill) or 1 (decode).
+  std::string runSteps(int session, int first, int last) {
     return guarded([&] {
-      auto& lm = need();
-      std::vector<int64_t> prompt;
-      const unsigned n = ids["length"].as<unsigned>();
-      for (unsigned i = 0; i < n; ++i) {
-        const double v = ids[i].as<double>();
-        if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
-          throw tir::ExecutionError("generate: prompt token " + std::to_string(i) + " (" + std::to_string(v) +
-                                    ") is not a non-negative integer");
-        prompt.push_back(int64_t(v));
-      }
-      if (!(seed >= 0) || seed != std::floor(seed) || seed > 9.007199254740992e15)
-        throw tir::ExecutionError("generate: seed must be a non-negative integer below 2^53");
-      if (!(top_k >= 0) || top_k != std::floor(top_k)) throw tir::ExecutionError("generate: topK must be an integer >= 0");
-      tir::SamplingOptions s;
-      s.temperature = temperature;
-      s.top_k = int64_t(top_k);
-      s.top_p = top_p;
-      s.seed = uint64_t(seed);
-      last_ = lm.start(prompt, s, max_new_tokens);
+      if (first < 0 || last < first) throw tir::ExecutionError("runSteps: bad step range");
+      (session ? need().decode_session() : need().prefill_session()).run_steps(size_t(first), size_t(last));
     });
+  }
+  // start()/step() split around the executor's run of the session (language_model.h).
+  std::string beginStart(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p,
+                         double seed) {
+    return begin(ids, max_new_tokens, temperature, top_k, top_p, seed, false);
+  }
+  std::string finishStart() {
+    return guarded([&] { last_ = need().finish_start(); });
+  }
+  std::string beginStep() {
+    return guarded([&] { need().begin_step(); });
+  }
+  std::string finishStep() {
+    return guarded([&] { last_ = need().finish_step(); });
+  }
+  std::string start(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed) {
+    return begin(ids, max_new_tokens, temperature, top_k, top_p, seed, true);
   }
   std::string step() {
     return guarded([&] { last_ = need().step(); });
@@ -92,6 +108,32 @@ class WasmLM : public TensorSources {
   }
 
  private:
+  // ids: a JS array of token ids. seed: an integer below 2^53. run: the prefill too (start()).
+  std::string begin(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed,
+                    bool run) {
+    return guarded([&] {
+      auto& lm = need();
+      std::vector<int64_t> prompt;
+      const unsigned n = ids["length"].as<unsigned>();
+      for (unsigned i = 0; i < n; ++i) {
+        const double v = ids[i].as<double>();
+        if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
+          throw tir::ExecutionError("generate: prompt token " + std::to_string(i) + " (" + std::to_string(v) +
+                                    ") is not a non-negative integer");
+        prompt.push_back(int64_t(v));
+      }
+      if (!(seed >= 0) || seed != std::floor(seed) || seed > 9.007199254740992e15)
+        throw tir::ExecutionError("generate: seed must be a non-negative integer below 2^53");
+      if (!(top_k >= 0) || top_k != std::floor(top_k)) throw tir::ExecutionError("generate: topK must be an integer >= 0");
+      tir::SamplingOptions s;
+      s.temperature = temperature;
+      s.top_k = int64_t(top_k);
+      s.top_p = top_p;
+      s.seed = uint64_t(seed);
+      if (run) last_ = lm.start(prompt, s, max_new_tokens);
+      else lm.begin_start(prompt, s, max_new_tokens);
+    });
+  }
   tir::LanguageModel& need() const {
     if (!lm_) throw tir::ExecutionError("the language model is not compiled");
     return *lm_;
@@ -101,6 +143,7 @@ class WasmLM : public TensorSources {
   std::unique_ptr<tir::LanguageModel> lm_;
   tir::Limits limits_;  // setLimits, applied by compile
   int64_t last_ = 0;
+  bool webgpu_ = false;  // setWebGpu, applied by compile
 };
 
 }  // namespace
@@ -115,5 +158,13 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("start", &WasmLM::start)
       .function("step", &WasmLM::step)
       .function("lastToken", &WasmLM::lastToken)
-      .function("stats", &WasmLM::stats);
+      .function("stats", &WasmLM::stats)
+      .function("setWebGpu", &WasmLM::setWebGpu)
+      .function("webgpuPlan", &WasmLM::webgpuPlan)
+      .function("useGpuCaches", &WasmLM::useGpuCaches)
+      .function("runSteps", &WasmLM::runSteps)
+      .function("beginStart", &WasmLM::beginStart)
+      .function("finishStart", &WasmLM::finishStart)
+      .function("beginStep", &WasmLM::beginStep)
+      .function("finishStep", &WasmLM::finishStep);
 }

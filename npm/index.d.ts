@@ -490,7 +490,11 @@ export interface LoadLMOptions {
   weightDtype?: WeightDtype;
   /** As LoadOptions.limits, for both IRs. */
   limits?: Limits;
-  /** Accepted for symmetry with loadIR; generation runs on WASM in this version ('webgpu' warns). */
+  /**
+   * ['webgpu', 'wasm']: prefill and decode run on the GPU (nodes without a GPU kernel on WASM),
+   * the KV caches resident in GPU memory; no GPU, or a failed GPU load, warns and runs on WASM
+   * (env.webgpu.strict: an error). Default ['wasm'].
+   */
   executionProviders?: readonly ExecutionProvider[];
 }
 
@@ -523,8 +527,23 @@ export interface GenerationStats {
   decodeTokensPerSecond: number;
   /** All layers' key and value caches. */
   cacheBytes: number;
-  /** 0 when the caches are updated in place (donate: true). */
+  /** 0 when the caches are updated in place (donate: true) or live on the GPU. */
   cacheBytesCopiedPerStep: number;
+  /** On WebGPU: the transfers of the prefill run and of the last decode step; null on WASM. */
+  webgpu: {
+    prefill: GpuTransfers;
+    step: GpuTransfers | null;
+    /** Cache bytes copied GPU-to-GPU per step: 0 with donate (index_copy writes the caches in place). */
+    gpuCacheBytesCopiedPerStep: number;
+  } | null;
+}
+
+export interface GpuTransfers {
+  dispatches: number;
+  uploads: number;
+  downloads: number;
+  uploadBytes: number;
+  downloadBytes: number;
 }
 
 export declare class LanguageModel {
@@ -534,6 +553,10 @@ export declare class LanguageModel {
   /** Of the last generate(); null before. */
   readonly stats: GenerationStats | null;
   readonly disposed: boolean;
+  /** ['webgpu', 'wasm'] when generation runs on the GPU, else ['wasm']. */
+  readonly executionProviders: readonly ('webgpu' | 'wasm')[];
+  /** Per graph, compute nodes per device and transfers per run (as Model.placement()); null on WASM. */
+  placement(): { prefill: Placement; decode: Placement } | null;
   /** The new token ids (greedy by default). ExecutionError for bad token ids or options. */
   generate(promptIds: ArrayLike<number>, options?: GenerateOptions): Promise<number[]>;
   dispose(): void;

@@ -2,11 +2,14 @@
 // the KV mapping between them (engine side: runtime/language_model.h). The
 // engine owns the loop's state (caches, masks, positions, sampler); JS calls
 // one step per token so it can stream tokens and yield to the event loop.
+// With executionProviders ['webgpu', ...], each session's run goes through
+// the WebGPU executor (webgpu/lm.js) between the engine's begin/finish halves.
 import { getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
 import { addTensors, collectTensors, irMetaFrom, irOrigin, readIrText } from './model.js';
-import { declineWebGpu, executionProviders } from './webgpu/provider.js';
+import { GpuGeneration } from './webgpu/lm.js';
+import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
 
@@ -46,6 +49,22 @@ export class LanguageModel {
     /** {prefillLen, maxCacheLen, vocabSize, numLayers} */
     this.info = Object.freeze(info);
     this._stats = null;
+    this._gpu = null; // GpuGeneration (executionProviders with 'webgpu'), or null: WASM only
+  }
+
+  // start() / step() on WASM, or around the GPU executor's run of the session.
+  async _start(h, args) {
+    if (!this._gpu) return check(h.start(...args), 'ExecutionError');
+    check(h.beginStart(...args), 'ExecutionError');
+    await this._gpu.prefill();
+    check(this._h.finishStart(), 'ExecutionError');
+  }
+
+  async _step() {
+    if (!this._gpu) return check(this._h.step(), 'ExecutionError');
+    check(this._h.beginStep(), 'ExecutionError');
+    await this._gpu.step();
+    check(this._h.finishStep(), 'ExecutionError');
   }
 
   get _h() {
@@ -73,7 +92,7 @@ export class LanguageModel {
     const out = [];
     try {
       signal?.throwIfAborted?.();
-      check(h.start(prompt, maxNewTokens, Number(temperature), Number(topK), Number(topP), seed), 'ExecutionError');
+      await this._start(h, [prompt, maxNewTokens, Number(temperature), Number(topK), Number(topP), seed]);
       for (;;) {
         const id = Number(h.lastToken());
         out.push(id);
@@ -81,7 +100,7 @@ export class LanguageModel {
         if (!more || stops.has(id) || out.length >= maxNewTokens) break;
         await yieldToEventLoop();
         signal?.throwIfAborted?.();
-        check(this._h.step(), 'ExecutionError');
+        await this._step();
       }
     } finally {
       this._busy = false;
@@ -94,17 +113,34 @@ export class LanguageModel {
   /**
    * Timing of the last generate(): {promptTokens, prefillMs, decodeSteps,
    * decodeMs, prefillTokensPerSecond, decodeTokensPerSecond, cacheBytes,
-   * cacheBytesCopiedPerStep}. Prefill tokens/s counts the padded prompt
-   * (info.prefillLen tokens run).
+   * cacheBytesCopiedPerStep, webgpu}. Prefill tokens/s counts the padded prompt
+   * (info.prefillLen tokens run). webgpu (null on WASM): the transfers of the
+   * prefill and of the last decode step ({dispatches, uploads, downloads,
+   * uploadBytes, downloadBytes}), and the cache bytes copied on the GPU per step.
    */
   get stats() {
     const s = this._stats;
     if (!s) return null;
+    const g = this._gpu;
     return {
       ...s,
       prefillTokensPerSecond: s.prefillMs > 0 ? (1000 * this.info.prefillLen) / s.prefillMs : 0,
       decodeTokensPerSecond: s.decodeMs > 0 ? (1000 * s.decodeSteps) / s.decodeMs : 0,
+      webgpu: g ? { prefill: g.last.prefill, step: g.last.step, gpuCacheBytesCopiedPerStep: g.copyBytesPerStep } : null,
     };
+  }
+
+  /** The execution providers generation runs on: ['webgpu', 'wasm'] or ['wasm']. */
+  get executionProviders() {
+    return this._gpu ? ['webgpu', 'wasm'] : ['wasm'];
+  }
+
+  /**
+   * Where each graph's compute nodes run and its transfers per run:
+   * {prefill, decode}, each {nodes: {webgpu, wasm}, transfers: {uploads, downloads}}, or null on WASM.
+   */
+  placement() {
+    return this._gpu ? this._gpu.placement() : null;
   }
 
   /** Which build runs it: {variant, threads}. */
@@ -116,6 +152,8 @@ export class LanguageModel {
   /** Frees the model's WASM memory. */
   dispose() {
     if (!this._handle) return;
+    this._gpu?.destroy();
+    this._gpu = null;
     this._handle.delete();
     this._handle = null;
   }
@@ -142,7 +180,8 @@ async function readMapping(src, onProgress) {
  * options: {prefill, decode, kvMapping, weights, constants, threads,
  * wasmPaths, donate (default true: caches updated in place), weightDtype
  * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress,
- * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR), strictWeights (see loadIR)}.
+ * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR), strictWeights (see loadIR),
+ * executionProviders (['webgpu', 'wasm']: generate on the GPU, caches resident there)}.
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
@@ -162,15 +201,28 @@ function withOrigins(e, { prefill, decode, kvMapping }) {
   return e;
 }
 
+// The GPU side of a model compiled for WebGPU, or null after a warning (a failed GPU load
+// falls back to WASM: the same sessions run there, unfused; env.webgpu.strict makes it an error).
+async function startGpu(device, backend, handle) {
+  let gen = null;
+  try {
+    gen = await GpuGeneration.create(device, backend, handle);
+    check(handle.useGpuCaches(true), 'ExecutionError');
+    return gen;
+  } catch (e) {
+    gen?.destroy();
+    if (backend.dead) throw e;
+    declineWebGpu(`loadLM: ${e.message.replace(/^WebGPU: /, '')}`);
+    return null;
+  }
+}
+
 export async function loadLM(options = {}) {
   for (const k of Object.keys(options)) {
     if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
   }
   const limits = validateLimits(options.limits, 'loadLM');
-  // The generation loop (prefill, decode steps, sampling) runs inside the engine, so it has no
-  // WebGPU executor to hand its sessions to yet: a 'webgpu' request runs on WASM, said once.
   const providers = executionProviders(options.executionProviders);
-  if (providers.includes('webgpu')) declineWebGpu('loadLM: generation does not run on WebGPU yet');
   const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
   const prefillText = await readIrText(prefill, onProgress);
@@ -180,6 +232,7 @@ export async function loadLM(options = {}) {
   const weightOps = await collectTensors(weights, 'weights', meta, onProgress);
   const constantOps = await collectTensors(constants, 'constants', meta, onProgress);
   const backend = await getBackend(options);
+  const gpu = providers.includes('webgpu') ? await gpuOrFallback() : null;
   const handle = backend.create('WasmLM');
   try {
     applyLimits(handle, limits, 'loadLM');
@@ -192,8 +245,11 @@ export async function loadLM(options = {}) {
     // Both graphs bind from the one weights source: a key either uses is known.
     checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
       options.strictWeights);
+    if (gpu) handle.setWebGpu(true);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
-    return new LanguageModel(backend, handle);
+    const lm = new LanguageModel(backend, handle);
+    if (gpu) lm._gpu = await startGpu(gpu, backend, handle);
+    return lm;
   } catch (e) {
     handle.delete();
     throw e;

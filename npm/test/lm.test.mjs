@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadLM, ExecutionError, IRFormatError } from '../index.js';
+import { loadLM, env, ExecutionError, IRFormatError } from '../index.js';
 import { FIXTURES, GENERATED, NPM_DIR, assertDist, nativeCli } from './helpers.mjs';
 
 before(assertDist);
@@ -155,4 +155,27 @@ test('weightDtype float16: same greedy tokens as Hugging Face; bfloat16 loads an
   assert.deepEqual(ids.slice(0, 14), expected[1].generated_ids.slice(0, 14));  // diverges later: 8-bit mantissa
   bf16.dispose();
   await assert.rejects(loadLM({ ...files, threads: 1, weightDtype: 'int8' }), /weight_dtype must be float32, float16 or bfloat16/);
+});
+
+test("executionProviders ['webgpu'] without a GPU: a warning, then the same tokens on WASM; strict: an error", { skip }, async () => {
+  env.webgpu.gpu = { requestAdapter: async () => null }; // a WebGPU implementation without adapters
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (m) => warned.push(String(m));
+  try {
+    const lm = await loadLM({ ...files, threads: 1, executionProviders: ['webgpu', 'wasm'] });
+    assert.deepEqual(warned, ['torch-ir-wasm: WebGPU: the WebGPU implementation has no adapter; the model runs on WASM']);
+    assert.deepEqual(lm.executionProviders, ['wasm']);
+    assert.equal(lm.placement(), null);
+    assert.deepEqual(await lm.generate(expected[1].input_ids), expected[1].generated_ids);
+    assert.equal(lm.stats.webgpu, null);
+    lm.dispose();
+    env.webgpu.strict = true;
+    await assert.rejects(loadLM({ ...files, threads: 1, executionProviders: ['webgpu'] }),
+      { name: 'ExecutionError', message: /WebGPU: the WebGPU implementation has no adapter \(env.webgpu.strict is set\)/ });
+  } finally {
+    console.warn = warn;
+    env.webgpu.gpu = undefined;
+    env.webgpu.strict = false;
+  }
 });

@@ -339,7 +339,9 @@ bool lower_index_copy(const OpCall& c, GpuLowering& g) {
   const Tensor& y = c.out[0];
   if (self.dtype != DType::F32 || src.dtype != DType::F32 || idx.dim() > 1 || !idx.is_contiguous()) return false;
   if (idx.offset != 0 || y.offset != 0 || src.dim() == 0 || src.dim() > 6) return false;
-  if (y.buffer != self.buffer) {
+  // In place: the same buffer, or one the in-place pass planned in self's memory (a donated cache).
+  const bool in_place = y.buffer == self.buffer || (y.buffer->data && y.buffer->data == self.buffer->data && y.offset == self.offset);
+  if (!in_place) {
     if (!y.is_contiguous()) return false;
     g.dispatches.push_back(gpu_elementwise("copy", {self}, y));
   }

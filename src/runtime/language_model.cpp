@@ -46,7 +46,9 @@ struct LanguageModel::Impl {
   int64_t layers = 0;
   // Generation state.
   std::unique_ptr<Sampler> sampler;
-  int64_t slot = 0, last_slot = 0, last_token = 0;
+  int64_t slot = 0, last_slot = 0, last_token = 0, prompt_len = 0;
+  bool gpu_caches = false;  // the executor holds the caches (set_gpu_caches)
+  Clock::time_point t0;     // of the prefill or step in flight
   GenerationStats stats;
 
   size_t input(const Model& m, const char* name, const Shape& shape, bool integer, const char* file) {
@@ -178,6 +180,21 @@ Session& LanguageModel::decode_session() { return *impl_->decode; }
 
 int64_t LanguageModel::start(const std::vector<int64_t>& prompt, const SamplingOptions& sampling,
                              int64_t max_new_tokens) {
+  begin_start(prompt, sampling, max_new_tokens);
+  impl_->prefill->run_slots();
+  return finish_start();
+}
+
+int64_t LanguageModel::step() {
+  begin_step();
+  impl_->decode->run_slots();
+  return finish_step();
+}
+
+void LanguageModel::set_gpu_caches(bool on) { impl_->gpu_caches = on; }
+
+void LanguageModel::begin_start(const std::vector<int64_t>& prompt, const SamplingOptions& sampling,
+                                int64_t max_new_tokens) {
   Impl& s = *impl_;
   const int64_t L = int64_t(prompt.size());
   if (L < 1) throw ExecutionError("generate: the prompt is empty (give at least one token id)");
@@ -199,7 +216,8 @@ int64_t LanguageModel::start(const std::vector<int64_t>& prompt, const SamplingO
   s.stats = GenerationStats{};
   s.stats.cache_bytes = cache_bytes;
   s.stats.prompt_tokens = L;
-  const auto t0 = Clock::now();
+  s.t0 = Clock::now();
+  s.prompt_len = L;
   Session& pre = *s.prefill;
   const Tensor &ids = pre.input_slot(s.p_ids), &mask = pre.input_slot(s.p_mask), &pos = pre.input_slot(s.p_pos);
   for (int64_t q = 0; q < s.P; ++q) {
@@ -208,7 +226,15 @@ int64_t LanguageModel::start(const std::vector<int64_t>& prompt, const SamplingO
     // Causal, and pad keys (>= L) masked; pad query rows still see the real keys.
     s.write_mask_row(mask, q * s.P, s.P, std::min(q + 1, L));
   }
-  pre.run_slots();
+  s.last_slot = L + max_new_tokens - 2;
+  s.slot = 0;  // no step until finish_start()
+}
+
+int64_t LanguageModel::finish_start() {
+  Impl& s = *impl_;
+  if (!s.sampler || s.slot != 0) throw ExecutionError("generate: finish_start() without begin_start()");
+  const int64_t L = s.prompt_len;
+  Session& pre = *s.prefill;
   const Tensor& logits = pre.output_views()[0];
   const Tensor last_row = logits.view_as({s.V}, {logits.strides[2]}, logits.offset + (L - 1) * logits.strides[1]);
   const Tensor row = contiguous_or_self(last_row);
@@ -216,6 +242,7 @@ int64_t LanguageModel::start(const std::vector<int64_t>& prompt, const SamplingO
   // Caches: the P prefill slots, then zeros.
   Session& dec = *s.decode;
   for (const auto& c : s.caches) {
+    if (s.gpu_caches) break;  // the executor's GPU copies do this
     const Tensor& slot = dec.input_slot(c.decode_in);
     std::memset(slot.raw(), 0, slot.nbytes());
     const Tensor& from = pre.output_views()[c.prefill_out];
@@ -223,25 +250,29 @@ int64_t LanguageModel::start(const std::vector<int64_t>& prompt, const SamplingO
   }
   s.write_mask_row(dec.input_slot(s.d_mask), 0, s.C, L);
   s.slot = L;
-  s.last_slot = L + max_new_tokens - 2;
-  s.stats.prefill_ms = ms_since(t0);
+  s.stats.prefill_ms = ms_since(s.t0);
   return s.last_token;
 }
 
-int64_t LanguageModel::step() {
+void LanguageModel::begin_step() {
   Impl& s = *impl_;
-  if (!s.sampler) throw ExecutionError("generate: step() before start()");
+  if (!s.sampler || s.slot == 0) throw ExecutionError("generate: step() before start()");
   if (s.slot > s.last_slot || s.slot >= s.C)
     throw ExecutionError("generate: no cache slot left (" + std::to_string(s.C) + " slots; maxNewTokens reached)");
-  const auto t0 = Clock::now();
+  s.t0 = Clock::now();
   Session& dec = *s.decode;
   write_int(dec.input_slot(s.d_ids), 0, s.last_token);
   write_int(dec.input_slot(s.d_pos), 0, s.slot);
   write_int(dec.input_slot(s.d_cache_pos), 0, s.slot);
   dec.input_slot(s.d_mask).data<float>()[s.slot] = 0.0f;  // the new key becomes visible
-  dec.run_slots();
+}
+
+int64_t LanguageModel::finish_step() {
+  Impl& s = *impl_;
+  Session& dec = *s.decode;
   size_t copied = 0;
   for (const auto& c : s.caches) {
+    if (s.gpu_caches) break;  // the executor copies out -> in on the GPU
     const size_t n = dec.carry(c.decode_out, c.decode_in);
     copied += n ? 2 * n : 0;  // index_copy copied self too when it could not run in place
   }
@@ -250,9 +281,49 @@ int64_t LanguageModel::step() {
   s.last_token = s.sampler->next(row.data<float>(), s.V);
   ++s.slot;
   ++s.stats.decode_steps;
-  s.stats.decode_ms += ms_since(t0);
+  s.stats.decode_ms += ms_since(s.t0);
   s.stats.cache_bytes_copied_per_step = copied;
   return s.last_token;
+}
+
+std::string LanguageModel::webgpu_plan(uint64_t max_binding_bytes) const {
+  const Impl& s = *impl_;
+  std::vector<size_t> prefill_kv, decode_in, decode_out;
+  for (const auto& c : s.caches) {
+    prefill_kv.push_back(c.prefill_out);
+    decode_in.push_back(c.decode_in);
+    decode_out.push_back(c.decode_out);
+  }
+  const std::string pre = s.prefill->webgpu_plan(max_binding_bytes, {}, prefill_kv);
+  const std::string dec = s.decode->webgpu_plan(max_binding_bytes, decode_in, decode_out);
+  // GPU buffers hold 4 bytes per element; copies are byte ranges of the
+  // values' buffers (offsets from the views the sessions planned).
+  auto range = [](int64_t src, int64_t dst, int64_t n) {
+    return "[" + std::to_string(4 * src) + ", " + std::to_string(4 * dst) + ", " + std::to_string(4 * n) + "]";
+  };
+  std::string caches;
+  for (const auto& c : s.caches) {
+    const Tensor& from = s.prefill->output_views()[c.prefill_out];
+    const Tensor& to = s.decode->input_slot(c.decode_in);
+    const Tensor& out = s.decode->output_views()[c.decode_out];
+    const std::string name = "'" + s.decode->model().graph_inputs[c.decode_in].name + "'";
+    if (from.dtype != DType::F32 || to.dtype != DType::F32)
+      throw ExecutionError("WebGPU generation: the cache " + name + " is " + dtype_name(to.dtype) + "; the GPU caches are float32");
+    // [1, H, P, D] rows -> slots 0..P-1 of [1, H, C, D]: one copy per head.
+    if (!to.is_contiguous() || from.strides[3] != 1 || from.strides[2] != from.shape[3] || !out.is_contiguous())
+      throw ExecutionError("WebGPU generation: the prefill output or decode cache for " + name + " is not row-contiguous");
+    std::string fill;
+    const int64_t H = to.shape[1], D = to.shape[3];
+    for (int64_t h = 0; h < H; ++h)
+      fill += (h ? ", " : "") + range(from.offset + h * from.strides[1], to.offset + h * s.C * D, s.P * D);
+    // Donated (update_in_place): index_copy wrote the resident cache itself, nothing to carry.
+    const bool same = out.raw() == to.raw();
+    caches += std::string(caches.empty() ? "" : ",\n    ") + "{\"prefill_out\": " + std::to_string(c.prefill_out) +
+              ", \"decode_in\": " + std::to_string(c.decode_in) + ", \"decode_out\": " + std::to_string(c.decode_out) +
+              ", \"clear\": [" + std::to_string(4 * to.offset) + ", " + std::to_string(4 * to.numel()) + "], \"fill\": [" + fill + "], \"carry\": [" +
+              (same ? "" : range(out.offset, to.offset, to.numel())) + "]}";
+  }
+  return "{\"prefill\": " + pre + ", \"decode\": " + dec + ", \"caches\": [\n    " + caches + "]}\n";
 }
 
 std::vector<int64_t> generate(LanguageModel& lm, const std::vector<int64_t>& prompt, int64_t max_new_tokens,

@@ -62,6 +62,25 @@ class LanguageModel {
   int64_t start(const std::vector<int64_t>& prompt, const SamplingOptions& sampling, int64_t max_new_tokens);
   // One decode step from the last token; returns the next token.
   int64_t step();
+
+  // The same loop for an external executor of the sessions (the npm package's
+  // WebGPU one): start() is begin_start(), the prefill session's run,
+  // finish_start(); step() is begin_step(), the decode run, finish_step().
+  // The engine keeps the loop state (inputs, masks, positions, sampler).
+  void begin_start(const std::vector<int64_t>& prompt, const SamplingOptions& sampling, int64_t max_new_tokens);
+  int64_t finish_start();
+  void begin_step();
+  int64_t finish_step();
+  // The caches live in the executor's GPU buffers: finish_start()/finish_step()
+  // skip the engine's cache copies, which the plan's GPU copies replace.
+  void set_gpu_caches(bool on);
+  // Both sessions' WebGPU plans (Session::webgpu_plan) with the decode caches
+  // resident on the GPU and the prefill's key/value outputs and decode's
+  // updated caches kept there, plus the buffer copies that stand for the
+  // engine's: prefill -> decode caches after prefill, decode out -> in after a
+  // step (none when update_in_place donated the caches: index_copy then writes
+  // the resident buffers themselves). JSON; docs/webgpu.md. Compile without fusion.
+  std::string webgpu_plan(uint64_t max_binding_bytes) const;
   const GenerationStats& stats() const;
 
   Session& prefill_session();

@@ -125,6 +125,13 @@ class Session {
   // epilogues yet). max_binding_bytes: the device's maxStorageBufferBindingSize
   // (a node binding a larger value stays on WASM).
   std::string webgpu_plan(uint64_t max_binding_bytes = uint64_t(128) << 20) const;
+  // The same with GPU-resident graph I/O, for callers that keep state on the
+  // GPU between runs (a LanguageModel's KV caches): `gpu_inputs` start each run
+  // valid on the GPU only (never uploaded; a WASM reader downloads them first),
+  // in buffers of their own; `gpu_outputs` end the run on the GPU (not
+  // downloaded). The plan's "inputs"/"outputs" give each graph I/O's value.
+  std::string webgpu_plan(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                          const std::vector<size_t>& gpu_outputs) const;
   // Runs steps [first, last] of the graph (the executor's WASM parts), with the
   // inputs already in their slots. Not for graphs with data-dependent shapes.
   void run_steps(size_t first, size_t last);

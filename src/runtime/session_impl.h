@@ -82,7 +82,8 @@ struct Session::Impl {
   void run_step(OpCall& call, const Step& step);
   void bind(const TensorMap& weights, const TensorMap& constants);
   void prepare();
-  std::string webgpu_plan_json(uint64_t max_binding_bytes);  // runtime/webgpu_plan.cpp
+  std::string webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                               const std::vector<size_t>& gpu_outputs);  // runtime/webgpu_plan.cpp
 };
 
 // def.plan(call) for `node`; an error that does not name a node yet (a checked

@@ -38,6 +38,7 @@ struct Value {
   Buffer* buffer = nullptr;
   DType dtype = DType::F32;  // CPU storage dtype (of the first tensor seen)
   bool constant_weight = false;
+  bool resident = false;  // a GPU-resident graph input: its own slot, never uploaded
   bool cpu_valid = false, gpu_valid = false, defined = false;
   int64_t gpu_first = -1, gpu_last = -1;  // program positions touching it on the GPU
   int slot = -1;
@@ -51,29 +52,38 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-std::string Session::webgpu_plan(uint64_t max_binding_bytes) const {
+std::string Session::webgpu_plan(uint64_t max_binding_bytes) const { return webgpu_plan(max_binding_bytes, {}, {}); }
+
+std::string Session::webgpu_plan(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                                 const std::vector<size_t>& gpu_outputs) const {
   if (!impl_->bound && !impl_->weights.empty()) throw ExecutionError("webgpu_plan() before bind(): weights are not loaded");
   if (!impl_->prepared) impl_->prepare();
-  return impl_->webgpu_plan_json(max_binding_bytes);
+  return impl_->webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs);
 }
 
-std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
+std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                                            const std::vector<size_t>& gpu_outputs) {
   Impl& s = *this;
   std::vector<Value> values;
   std::unordered_map<const Buffer*, int> id_of;
   std::unordered_map<const Buffer*, bool> mutated_weight;
   for (const auto& kv : s.weights)
     if (kv.second.mutated) mutated_weight[kv.second.tensor.buffer.get()] = true;
+  // A value is a memory: buffers merged by the in-place pass (an index_copy
+  // output planned in its cache input's slot) are one value, one GPU slot.
+  const AliasClasses& aliases = s.graph.aliases();
+  auto root = [&](const Tensor& t) { return aliases.root(t.buffer.get()); };
   auto value_of = [&](const Tensor& t) -> int {
-    auto it = id_of.find(t.buffer.get());
+    Buffer* b = root(t);
+    auto it = id_of.find(b);
     if (it != id_of.end()) return it->second;
     Value v;
-    v.buffer = t.buffer.get();
+    v.buffer = b;
     v.dtype = t.dtype;
-    v.constant_weight = t.buffer->kind == Buffer::Kind::Weight && !mutated_weight.count(t.buffer.get());
-    v.cpu_valid = v.defined = t.buffer->kind == Buffer::Kind::Weight || t.buffer->kind == Buffer::Kind::Input;
+    v.constant_weight = b->kind == Buffer::Kind::Weight && !mutated_weight.count(b);
+    v.cpu_valid = v.defined = b->kind == Buffer::Kind::Weight || b->kind == Buffer::Kind::Input;
     values.push_back(v);
-    return id_of[t.buffer.get()] = int(values.size() - 1);
+    return id_of[b] = int(values.size() - 1);
   };
 
   std::string program, fallbacks;
@@ -110,6 +120,20 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
     v.cpu_valid = true;
   };
 
+  // Resident inputs hold last run's state on the GPU (the caller's copies put
+  // it there); their CPU copies are stale, so a WASM reader gets a download.
+  for (size_t i : gpu_inputs) {
+    if (i >= s.inputs.size()) throw ExecutionError("webgpu_plan: no graph input " + std::to_string(i));
+    Value& v = values[size_t(value_of(s.inputs[i]))];
+    v.resident = v.gpu_valid = v.defined = true;
+    v.cpu_valid = false;
+    v.gpu_first = 0;
+  }
+  std::vector<bool> kept(s.outputs.size(), false);
+  for (size_t k : gpu_outputs) {
+    if (k >= s.outputs.size()) throw ExecutionError("webgpu_plan: no graph output " + std::to_string(k));
+    kept[k] = true;
+  }
   const bool dynamic = s.has_dynamic;
   int64_t wasm_first = -1, wasm_last = -1;
   std::string wasm_nodes_list;
@@ -147,19 +171,21 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
             gpu_dtype(t.dtype);
             const int id = value_of(t);
             gpu_need(values[size_t(id)].dtype == t.dtype, "a value read as another dtype");
-            if (t.buffer->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
-              gpu_unsupported("value '" + t.buffer->label + "' is larger than the device's largest storage binding (" +
+            Buffer* tb = root(t);
+            if (tb->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
+              gpu_unsupported("value '" + tb->label + "' is larger than the device's largest storage binding (" +
                               std::to_string(max_binding_bytes) + " bytes)");
             // int64 is held as int32 on the GPU: a constant that does not fit keeps its readers
             // on WASM here, where a run-time value would fail its upload (executor.js).
             if (t.dtype == DType::I64 && values[size_t(id)].constant_weight && t.buffer->data)
               gpu_need(int64_fits_int32(*t.buffer), "an int64 constant outside the int32 range the GPU holds");
             const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
-            gpu_need(!writes || t.buffer->kind == Buffer::Kind::Arena ||
-                         (t.buffer->kind == Buffer::Kind::Weight && mutated_weight.count(t.buffer.get())),
+            // A resident input is the caller's GPU state: written in place (donated KV caches).
+            gpu_need(!writes || tb->kind == Buffer::Kind::Arena || values[size_t(id)].resident ||
+                         (tb->kind == Buffer::Kind::Weight && mutated_weight.count(tb)),
                      "a write into a constant weight or an input");
             for (size_t o = 0; o < d.bindings.size(); ++o)
-              if (o != b && d.bindings[o].defined() && d.bindings[o].buffer == t.buffer)
+              if (o != b && d.bindings[o].defined() && root(d.bindings[o]) == tb)
                 gpu_need(!writes && !std::count(d.written.begin(), d.written.end(), int(o)),
                          "an input in its output's memory");
           }
@@ -175,8 +201,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
             continue;
           bool made = false;
           for (const auto& d : lowered.dispatches)
-            for (int b : d.written) made = made || (size_t(b) < d.bindings.size() && d.bindings[size_t(b)].buffer == o.buffer);
-          for (const Tensor& x : st.call.in) made = made || (x.defined() && x.buffer == o.buffer);
+            for (int b : d.written) made = made || (size_t(b) < d.bindings.size() && root(d.bindings[size_t(b)]) == root(o));
+          for (const Tensor& x : st.call.in) made = made || (x.defined() && root(x) == root(o));
           gpu_need(made, "an output no GPU kernel writes");
         }
       } catch (const GpuUnsupported& e) {
@@ -271,8 +297,16 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
          ", \"op_type\": " + quoted(st.node->op_type) + ", \"dispatches\": [" + dispatches + "]}");
   }
   flush_wasm();
-  for (const Tensor& t : s.outputs)
-    if (t.defined()) make_cpu_valid(value_of(t));
+  for (size_t k = 0; k < s.outputs.size(); ++k)
+    if (s.outputs[k].defined() && !kept[k]) make_cpu_valid(value_of(s.outputs[k]));
+  // Kept outputs: made on the GPU (an upload when WASM made one), and their
+  // slots live to the end, where the caller copies them.
+  for (size_t k = 0; k < s.outputs.size(); ++k)
+    if (s.outputs[k].defined() && kept[k]) {
+      const int id = value_of(s.outputs[k]);
+      make_gpu_valid(id);
+      gpu_touch(values[size_t(id)]);
+    }
   // Buffers the graph writes in place (KV caches) end every run valid on the
   // CPU: the session's memory stays the one source of truth between runs
   // (bufferValue, resetBuffers, a second session sharing the buffers), at the
@@ -292,7 +326,7 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
     const uint64_t numel = v.buffer->nbytes / dtype_size(v.dtype);
     const uint64_t bytes = std::max<uint64_t>(4, numel * 4);
     int best = -1;
-    if (!v.constant_weight) {
+    if (!v.constant_weight && !v.resident) {
       for (size_t k = 0; k < slot_bytes.size(); ++k)
         if (slot_free_at[k] < v.gpu_first && slot_bytes[k] >= bytes &&
             (best < 0 || slot_bytes[k] < slot_bytes[size_t(best)]))
@@ -304,7 +338,7 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
       slot_free_at.push_back(0);
     }
     v.slot = best;
-    slot_free_at[size_t(best)] = v.constant_weight ? INT64_MAX : v.gpu_last;
+    slot_free_at[size_t(best)] = v.constant_weight || v.resident ? INT64_MAX : v.gpu_last;
   }
 
   std::string out = "{\n  \"values\": [";
@@ -320,10 +354,19 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes) {
            "\", \"dtype\": \"" + dtype_name(v.dtype) + "\", \"gpu_dtype\": \"" + gdt +
            "\", \"numel\": " + std::to_string(v.buffer->nbytes / dtype_size(v.dtype)) +
            ", \"ptr\": " + std::to_string(reinterpret_cast<uintptr_t>(v.buffer->data)) +
-           ", \"slot\": " + std::to_string(v.slot) + "}";
+           ", \"slot\": " + std::to_string(v.slot) + (v.resident ? ", \"resident\": true" : "") + "}";
   }
   out += "],\n  \"slots\": [";
   for (size_t k = 0; k < slot_bytes.size(); ++k) out += (k ? ", " : "") + std::to_string(slot_bytes[k]);
+  // Graph I/O -> value ids (views of a value: offset and strides in the caller's tensors).
+  auto io_ids = [&](const std::vector<Tensor>& list) {
+    std::string o;
+    for (size_t k = 0; k < list.size(); ++k)
+      o += (k ? ", " : "") + (list[k].defined() && id_of.count(root(list[k]))
+                                  ? std::to_string(id_of[root(list[k])]) : std::string("-1"));
+    return o;
+  };
+  out += "],\n  \"inputs\": [" + io_ids(s.inputs) + "],\n  \"outputs\": [" + io_ids(s.outputs);
   out += "],\n  \"prepare\": [";
   for (size_t k = 0; k < prepare_uploads.size(); ++k) out += (k ? ", " : "") + std::to_string(prepare_uploads[k]);
   out += "],\n  \"program\": [\n    " + program + "],\n  \"fallbacks\": [\n    " + fallbacks + "],\n";

@@ -65,6 +65,11 @@ function fromGpuBytes(value, words, dst) {
 
 const ITEM = { float32: 4, int32: 4, int64: 8, bool: 1 };
 
+function nodeRange(nodes) {
+  if (!nodes?.length) return 'no node';
+  return nodes.length === 1 ? `node '${nodes[0]}'` : `nodes '${nodes[0]}' .. '${nodes[nodes.length - 1]}'`;
+}
+
 export class WebGpuExecutor {
   /**
    * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
@@ -97,6 +102,15 @@ export class WebGpuExecutor {
     this.lib = libraryFor(device);
     this.stats = { dispatches: 0, uploads: 0, downloads: 0, uploadBytes: 0, downloadBytes: 0 };
     this._owned = [];
+    this.lost = null; // the device's loss info, once lost: runs then fail naming it
+    device.lost?.then((info) => { this.lost = info; });
+  }
+
+  /** The GPU buffer holding value `id` of the plan (a graph I/O's: plan.inputs / plan.outputs). */
+  bufferOf(id) {
+    const v = this.plan.values[id];
+    if (!v || v.slot < 0) throw new ExecutionError(`WebGPU: value ${id} has no GPU buffer in this plan`);
+    return this.slots[v.slot];
   }
 
   _buffer(size, usage) {
@@ -159,23 +173,35 @@ export class WebGpuExecutor {
   /** One run: the graph inputs are in the engine's input slots; the outputs end there too. */
   async run() {
     const { device } = this;
+    if (this.lost) throw this._lostError(null);
     let encoder = null;
     let pass = null;
+    // Each submitted segment has its own error scope, popped without waiting, so an error
+    // names the nodes it came from and a run still syncs only on its downloads.
+    const segments = [];
+    let nodes = null;
     const flush = () => {
       if (!encoder) return;
       pass.end();
       device.queue.submit([encoder.finish()]);
+      segments.push({ nodes, errors: [device.popErrorScope(), device.popErrorScope()] });
       encoder = pass = null;
     };
     device.pushErrorScope('validation');
     let failure = null;
+    let current = null;
     try {
       for (const step of this.steps) {
+        current = step;
         if (step.op === 'gpu') {
           if (!encoder) {
+            device.pushErrorScope('internal');
+            device.pushErrorScope('validation');
+            nodes = [];
             encoder = device.createCommandEncoder();
             pass = encoder.beginComputePass();
           }
+          nodes.push(step.node);
           for (const d of step.dispatches) {
             pass.setPipeline(d.pipeline);
             pass.setBindGroup(0, d.bindGroup);
@@ -204,9 +230,29 @@ export class WebGpuExecutor {
     } catch (e) {
       failure = e;
     }
-    const err = await device.popErrorScope();
+    if (encoder) { // a throw mid-segment: close its scope
+      encoder = pass = null;
+      segments.push({ nodes, errors: [device.popErrorScope(), device.popErrorScope()] });
+    }
+    const errors = await Promise.all(segments.map(async (g) => {
+      const [validation, internal] = await Promise.all(g.errors.map((e) => e.catch(() => null)));
+      return validation ?? internal;
+    }));
+    const err = await device.popErrorScope().catch(() => null);
+    if (this.lost) throw this._lostError(current, failure);
     if (failure) throw failure;
+    const k = errors.findIndex(Boolean);
+    if (k >= 0) throw new ExecutionError(`WebGPU: ${errors[k].message} (in ${nodeRange(segments[k].nodes)})`);
     if (err) throw new ExecutionError(`WebGPU: ${err.message}`);
+  }
+
+  _lostError(step, cause) {
+    // GPU work is asynchronous: name where the run had got to, not a culprit.
+    const at = step?.op === 'gpu' ? ` (the run had reached node '${step.node}', ${step.op_type})`
+      : step?.op === 'wasm' ? ` (the run had reached WASM ${nodeRange(step.nodes)})`
+        : step ? ` (the run had reached a ${step.op} of value '${this.plan.values[step.value]?.label}')` : ' before the run';
+    const why = this.lost.message || this.lost.reason || 'unknown reason';
+    return new ExecutionError(`WebGPU: the device was lost${at}: ${why}`, cause ? { cause } : undefined);
   }
 
   /** Compute nodes per device and the transfers of one run (views are not nodes). */

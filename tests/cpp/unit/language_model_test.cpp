@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "core/json.h"
 #include "core/errors.h"
@@ -218,5 +219,49 @@ TEST(LanguageModel, HalfWeightsStayWithinTheirRoundingTolerance) {
         ASSERT_EQ(f32->step(), half->step()) << dtype_name(wd) << " step " << step;
       }
     }
+  }
+}
+
+// The WebGPU plan of both graphs (LanguageModel::webgpu_plan, replayed by npm/lib/webgpu/lm.js):
+// the decode caches are resident GPU inputs that never cross to the CPU in a step, the prefill's
+// keys/values stay on the GPU for the copies into the caches, and with donation index_copy
+// writes the resident caches in place (nothing to carry); without it, a whole-cache carry copy.
+TEST(LanguageModel, WebGpuPlanKeepsTheCachesOnTheGpu) {
+  NEED_FIXTURE();
+  for (const bool donate : {true, false}) {
+    SessionOptions o;
+    o.fusion = false;  // what loadLM compiles for WebGPU
+    o.update_in_place = donate;
+    LanguageModel lm(load_model_file(fx->dir + "prefill.json"), load_model_file(fx->dir + "decode.json"), fx->mapping,
+                     fx->weights, TensorMap{}, o);
+    const json::Document d = json::Document::parse(lm.webgpu_plan(uint64_t(128) << 20));
+    const json::Value pre = d.root()["prefill"], dec = d.root()["decode"], caches = d.root()["caches"];
+    ASSERT_EQ(caches.size(), size_t(2 * lm.num_layers()));
+    std::set<int64_t> resident, kept;
+    for (const json::Value c : caches) {
+      const int64_t in = dec["inputs"].at(size_t(c["decode_in"].as_int64())).as_int64();
+      const int64_t out = dec["outputs"].at(size_t(c["decode_out"].as_int64())).as_int64();
+      EXPECT_TRUE(dec["values"].at(size_t(in))["resident"].as_bool());
+      resident.insert(in);
+      kept.insert(pre["outputs"].at(size_t(c["prefill_out"].as_int64())).as_int64());
+      const int64_t bytes = 4 * 2 * lm.max_cache_len() * 32;  // [1, 2, C, 32] float32
+      EXPECT_EQ(c["clear"].at(1).as_int64(), bytes);
+      EXPECT_EQ(c["fill"].size(), 2u);  // one copy per head
+      if (donate) {
+        EXPECT_EQ(out, in) << "the donated output is the resident input";
+        EXPECT_EQ(c["carry"].size(), 0u);
+      } else {
+        EXPECT_NE(out, in);
+        ASSERT_EQ(c["carry"].size(), 1u);
+        EXPECT_EQ(c["carry"].at(0).at(2).as_int64(), bytes);
+      }
+    }
+    for (const json::Value item : dec["program"]) {
+      const std::string op(item["op"].str());
+      if (op == "upload" || op == "download") EXPECT_FALSE(resident.count(item["value"].as_int64())) << op;
+    }
+    for (const json::Value item : pre["program"])
+      if (item["op"].str() == "download") EXPECT_FALSE(kept.count(item["value"].as_int64()));
+    EXPECT_GT(dec["placement"]["webgpu"].as_int64(), 100);
   }
 }
