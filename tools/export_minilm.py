@@ -12,12 +12,12 @@ The exported module is BertModel plus sentence-transformers' Pooling (mean over 
 mask, sum_mask clamped at 1e-9) and Normalize (L2), so one graph maps token ids to the final
 embedding. Inputs input_ids, attention_mask int64 [1, S] (token_type_ids: the model's zero
 buffer); output [1, 384] float32. S is 256 (sentence-transformers' max_seq_length for this model)
-and, for short texts, 32, 64 and 128: the padded positions are masked out of attention and
+and, for shorter texts, the lengths of SEQ_LENS below: the padded positions are masked out of attention and
 pooling, so a text padded to any S >= its length gives the same embedding (the fidelity check
 below runs every text unpadded in the reference and padded in the engine).
 
 Writes into OUT:
-    model_s{32,64,128,256}.json   the IRs (pytorch-ir 0.2.3, torch_ir.extract_ir)
+    model_s{16,24,...,256}.json   the IRs (pytorch-ir 0.2.3, torch_ir.extract_ir), one per SEQ_LENS
     weights.safetensors           the state_dict the IRs name (the package's model.safetensors
                                   without the unused pooler and legacy position_ids)
     tokenizer.json                the model's own tokenizer (truncation at 128 in the file: the
@@ -43,7 +43,10 @@ sys.path.insert(0, HERE)
 import export_fixture  # noqa: E402  (safetensors writer)
 import pyir_export  # noqa: E402  (the real pytorch-ir)
 
-SEQ_LENS = (32, 64, 128, 256)
+# Steps of 8 up to 64, 16 up to 128, then 32: a text runs on the smallest length that holds it,
+# and the padding is compute (sentences are mostly short). Loaded models share one copy of the
+# weights (loadIR's weightsFrom), so each length costs its IR and its activation memory only.
+SEQ_LENS = (16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256)
 MAX_SEQ = 256
 SENTENCES = os.path.join(HERE, "..", "tests", "fixtures", "minilm", "sentences.json")
 

@@ -1,6 +1,6 @@
 // Sentence embeddings with all-MiniLM-L6-v2 on torch-ir-wasm, shared by the Node example
 // (examples/node/embed.mjs) and any page. The files come from scripts/prepare_models.sh
-// (models/all-MiniLM-L6-v2/): IRs exported by pytorch-ir at sequence lengths 32..256, with
+// (models/all-MiniLM-L6-v2/): IRs exported by pytorch-ir at sequence lengths 16..256, with
 // BERT, mean pooling over the attention mask and L2 normalisation inside the graph, the weights,
 // and the model's own tokenizer.json.
 //
@@ -8,8 +8,9 @@
 // truncates at 128 word pieces; sentence-transformers uses 256 for this model, and tokenizers.js
 // does not truncate at all, so `tokenize` cuts to 256 as the Rust tokenizer does for one sequence
 // (keep the first 254 pieces between [CLS] and [SEP]). A text runs on the smallest exported
-// length that holds it: the padding is masked out of attention and pooling, so the embedding
-// is the one of the 256 graph (tools/minilm_fidelity.py checks both against PyTorch).
+// length that holds it (steps of 8 up to 64, then 16, then 32: the padding costs compute): the
+// padding is masked out of attention and pooling, so the embedding is the one of the 256 graph
+// (tools/minilm_fidelity.py checks both against PyTorch).
 import { Tokenizer } from '@huggingface/tokenizers';
 
 export const MAX_SEQ = 256;
@@ -50,12 +51,19 @@ export class MiniLM {
     return [...ids.slice(0, this.maxSeq - 1), ids[ids.length - 1]];
   }
 
+  // The first length loaded binds the weights; every other length shares them and their packed
+  // copies (loadIR's weightsFrom), so the many exported lengths cost one copy of the model.
   async model(seq) {
     let m = this.models.get(seq);
     if (!m) {
-      const ir = new TextDecoder().decode(await this.read(`model_s${seq}.json`));
-      m = this.loadIR(ir, { weights: this.weights, threads: this.threads });
+      const first = this.models.values().next().value;
+      m = (async () => {
+        const ir = new TextDecoder().decode(await this.read(`model_s${seq}.json`));
+        const shared = first && await first.catch(() => null);
+        return this.loadIR(ir, shared ? { weightsFrom: shared } : { weights: this.weights, threads: this.threads });
+      })();
       this.models.set(seq, m);
+      m.catch(() => this.models.delete(seq)); // a failed load is retried on the next use
     }
     return m;
   }
@@ -73,7 +81,7 @@ export class MiniLM {
   }
 
   async dispose() {
-    for (const m of this.models.values()) (await m).dispose();
+    for (const m of this.models.values()) (await m.catch(() => null))?.dispose();
     this.models.clear();
   }
 }
