@@ -9,6 +9,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/simd_rows-inl.h"  // unary_row
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -22,17 +23,6 @@ using DF = hn::ScalableTag<float>;
 // Whole vectors straight from memory; the tail (and a scalar operand) through
 // padded copies, so a row of any length and alignment takes the same lane code.
 template <class D> constexpr size_t kMax = HWY_MAX_BYTES / sizeof(hn::TFromD<D>);
-
-template <class D, class Op> HWY_INLINE void unary_row(D d, const Op& op, float* out, const float* in, int64_t n) {
-  const int64_t L = int64_t(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + L <= n; i += L) hn::StoreU(op(d, hn::LoadU(d, in + i)), d, out + i);
-  if (i == n) return;
-  HWY_ALIGN float buf[kMax<D>] = {};
-  std::memcpy(buf, in + i, size_t(n - i) * sizeof(float));
-  hn::Store(op(d, hn::Load(d, buf)), d, buf);
-  std::memcpy(out + i, buf, size_t(n - i) * sizeof(float));
-}
 
 template <class Op>
 void binary_row(float* out, const float* a, const float* b, int64_t n, RowOperands kind, const RowParams& p) {

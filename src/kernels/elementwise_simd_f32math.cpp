@@ -9,7 +9,6 @@
 //   reference and PyTorch lose most bits there);
 // - gelu-tanh: x / (1 + exp(-2u)) instead of 0.5 x (1 + tanh(u)), likewise.
 // tanh, log and the rest keep the scalar path: Highway's float32 Tanh is 2 ulp.
-#include <cstring>
 #include <limits>
 
 #include "kernels/elementwise_simd.h"
@@ -21,6 +20,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/simd_rows-inl.h"  // unary_row
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -75,21 +75,13 @@ struct GeluOp {  // 0.5 x erfc(-x / sqrt 2); erfc(-a) = 2 - erfc(a)
   }
 };
 
-template <class Op> HWY_INLINE VF nan_kept(DF d, VF x) {
-  return hn::IfThenElse(hn::IsNaN(x), x, Op()(d, x));
-}
+// NaN stays NaN (the clamps above may drop it on some targets).
+template <class Op> struct NanKept {
+  VF operator()(DF d, VF x) const { return hn::IfThenElse(hn::IsNaN(x), x, Op()(d, x)); }
+};
 
-// Transform style, the tail through a padded block (as elementwise_simd.cpp).
 template <class Op> void row(float* out, const float* in, int64_t n, const RowParams&) {
-  const DF d;
-  const int64_t L = int64_t(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + L <= n; i += L) hn::StoreU(nan_kept<Op>(d, hn::LoadU(d, in + i)), d, out + i);
-  if (i == n) return;
-  HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
-  std::memcpy(buf, in + i, size_t(n - i) * sizeof(float));
-  hn::Store(nan_kept<Op>(d, hn::Load(d, buf)), d, buf);
-  std::memcpy(out + i, buf, size_t(n - i) * sizeof(float));
+  unary_row(DF(), NanKept<Op>(), out, in, n);
 }
 
 }  // namespace
