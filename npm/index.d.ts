@@ -496,6 +496,12 @@ export interface LoadLMOptions {
    * (env.webgpu.strict: an error). Default ['wasm'].
    */
   executionProviders?: readonly ExecutionProvider[];
+  /** As LoadOptions.signal: cancels the load (file reads and fetches included). */
+  signal?: AbortSignal;
+  /** As LoadOptions.fetchOptions, for every URL source. */
+  fetchOptions?: RequestInit;
+  /** As LoadOptions.strictWeights. */
+  strictWeights?: boolean;
 }
 
 export interface GenerateOptions {

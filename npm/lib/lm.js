@@ -4,10 +4,11 @@
 // one step per token so it can stream tokens and yield to the event loop.
 // With executionProviders ['webgpu', ...], each session's run goes through
 // the WebGPU executor (webgpu/lm.js) between the engine's begin/finish halves.
-import { getBackend } from './backend.js';
+import { env, getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { addTensors, collectTensors, irMetaFrom, irOrigin, readIrText } from './model.js';
+import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './model.js';
+import { warn } from './warn.js';
 import { GpuGeneration } from './webgpu/lm.js';
 import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
@@ -165,11 +166,11 @@ export class LanguageModel {
 
 if (typeof Symbol.dispose === 'symbol') LanguageModel.prototype[Symbol.dispose] = LanguageModel.prototype.dispose;
 
-async function readMapping(src, onProgress) {
+async function readMapping(src, onProgress, load) {
   if (src === undefined || src === null) throw new IRFormatError('loadLM: kvMapping is required');
   // readIrText accepts the same forms (JSON text, object, bytes, path/URL, Blob).
   try {
-    return await readIrText(src, onProgress);
+    return await readIrText(src, onProgress, load);
   } catch (e) {
     throw new IRFormatError(`kvMapping: ${e.message.replace(/IR file/, 'KV mapping file')}`, { cause: e });
   }
@@ -185,8 +186,10 @@ async function readMapping(src, onProgress) {
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
+let proxyWarned = false;
+
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
-  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights', 'executionProviders']);
+  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions']);
 
 // The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
 // its messages; where they came from a file or URL, name that instead.
@@ -222,17 +225,27 @@ export async function loadLM(options = {}) {
     if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
   }
   const limits = validateLimits(options.limits, 'loadLM');
+  const load = loadControls(options, 'loadLM');
+  load.signal?.throwIfAborted();
+  // Generation streams tokens through callbacks and yields between them, so it runs on this
+  // thread; say so once rather than ignore the setting.
+  if (env.proxy && !proxyWarned) {
+    proxyWarned = true;
+    warn('loadLM runs on the calling thread: env.proxy applies to loadIR models only');
+  }
   const providers = executionProviders(options.executionProviders);
   const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
-  const prefillText = await readIrText(prefill, onProgress);
-  const decodeText = await readIrText(decode, onProgress);
-  const mappingText = await readMapping(kvMapping, onProgress);
+  const prefillText = await readIrText(prefill, onProgress, load);
+  const decodeText = await readIrText(decode, onProgress, load);
+  const mappingText = await readMapping(kvMapping, onProgress, load);
   const meta = irMetaFrom(prefillText);
-  const weightOps = await collectTensors(weights, 'weights', meta, onProgress);
-  const constantOps = await collectTensors(constants, 'constants', meta, onProgress);
+  const weightOps = await collectTensors(weights, 'weights', meta, onProgress, load);
+  const constantOps = await collectTensors(constants, 'constants', meta, onProgress, load);
   const backend = await getBackend(options);
   const gpu = providers.includes('webgpu') ? await gpuOrFallback() : null;
+  // The last point an abort can stop the load: what follows is synchronous but the GPU start.
+  load.signal?.throwIfAborted();
   const handle = backend.create('WasmLM');
   try {
     applyLimits(handle, limits, 'loadLM');

@@ -499,7 +499,7 @@ export class Model {
 if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.prototype.dispose;
 
 // loadIR's {signal, fetchOptions}, checked: what readLocation takes.
-function loadControls({ signal, fetchOptions }, where) {
+export function loadControls({ signal, fetchOptions }, where) {
   if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.throwIfAborted !== 'function')) {
     throw new TypeError(`${where}: signal must be an AbortSignal`);
   }

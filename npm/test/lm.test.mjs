@@ -179,3 +179,29 @@ test("executionProviders ['webgpu'] without a GPU: a warning, then the same toke
     env.webgpu.strict = false;
   }
 });
+
+test('loadLM: signal and fetchOptions as in loadIR; env.proxy is reported, not ignored', { skip }, async () => {
+  const reason = new Error('user went away');
+  await assert.rejects(loadLM({ ...files, threads: 1, signal: AbortSignal.abort(reason) }), (e) => e === reason);
+  for (const when of ['initiate', 'done']) {
+    const ac = new AbortController();
+    const stop = new Error(`stop at ${when}`);
+    const onProgress = (e) => { if (e.file === files.weights && e.status === when) ac.abort(stop); };
+    await assert.rejects(loadLM({ ...files, threads: 1, signal: ac.signal, onProgress }), (e) => e === stop, when);
+  }
+  await assert.rejects(loadLM({ ...files, signal: {} }), { name: 'TypeError', message: 'loadLM: signal must be an AbortSignal' });
+  await assert.rejects(loadLM({ ...files, fetchOptions: 'x' }), { name: 'TypeError', message: /fetchOptions must be an object/ });
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (m) => warnings.push(String(m));
+  env.proxy = true;
+  try {
+    const lm = await loadLM({ ...files, threads: 1, fetchOptions: { headers: { 'x-unused': '1' } } });
+    assert.equal((await lm.generate(expected[0].input_ids, { maxNewTokens: 3 })).length, 3);
+    lm.dispose();
+  } finally {
+    env.proxy = false;
+    console.warn = warn;
+  }
+  assert.ok(warnings.some((w) => /loadLM runs on the calling thread: env.proxy applies to loadIR models only/.test(w)), warnings.join('\n'));
+});
