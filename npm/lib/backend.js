@@ -182,6 +182,14 @@ export class Backend {
     const t = Math.min(this.maxThreads, Math.max(1, Math.floor(n) || 1));
     if (this.threaded && t !== this.numThreads) this.call('setNumThreads()', () => this.module.setNumThreads(t));
   }
+  /** The count a model loaded now runs with (1 in the single-threaded build or a dead one). */
+  get currentThreads() {
+    return this.threaded && !this.dead ? this.numThreads : 1;
+  }
+  /** Before a model's run: its own count (the module has one, which another model's load may have changed). */
+  useThreads(n) {
+    if (this.threaded && !this.dead) this.setNumThreads(n);
+  }
   /**
    * Resolves once every pool thread runs. A new pthread may start only after
    * the main thread yields to the event loop; a caller that then runs models

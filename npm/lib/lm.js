@@ -44,6 +44,7 @@ export class LanguageModel {
   /** @internal use loadLM */
   constructor(backend, handle) {
     this._backend = backend;
+    this._threads = backend.currentThreads; // this model's own count (see Model)
     this._handle = handle;
     this._busy = false;
     const info = parseJsonLoose(String(handle.info()));
@@ -55,6 +56,7 @@ export class LanguageModel {
 
   // start() / step() on WASM, or around the GPU executor's run of the session.
   async _start(h, args) {
+    this._backend.useThreads(this._threads); // as Model._run: the module's count is shared
     if (!this._gpu) return check(h.start(...args), 'ExecutionError');
     check(h.beginStart(...args), 'ExecutionError');
     await this._gpu.prefill();
@@ -62,6 +64,7 @@ export class LanguageModel {
   }
 
   async _step() {
+    this._backend.useThreads(this._threads); // another model may have run between two tokens
     if (!this._gpu) return check(this._h.step(), 'ExecutionError');
     check(this._h.beginStep(), 'ExecutionError');
     await this._gpu.step();
@@ -147,7 +150,7 @@ export class LanguageModel {
   /** Which build runs it: {variant, threads}. */
   get backend() {
     const b = this._backend;
-    return { variant: b.variant, threads: b.threaded && !b.dead ? b.numThreads : 1 };
+    return { variant: b.variant, threads: b.threaded && !b.dead ? this._threads : 1 };
   }
 
   /** Frees the model's WASM memory. */

@@ -188,9 +188,12 @@ function camelReport(r) {
 /** A loaded model: one engine session inside the WASM module. */
 export class Model {
   /** @internal use loadIR */
-  constructor(backend, handle, irText, compiled, weightDtype = 'float32') {
+  constructor(backend, handle, irText, compiled, weightDtype = 'float32', threads = backend.currentThreads) {
     this._weightDtype = String(weightDtype);
     this._backend = backend;
+    // The count this model was loaded with: the module has one count, which a later load with
+    // another `threads` changes, so each run sets this model's own back (backend.useThreads).
+    this._threads = threads;
     this._handle = handle;
     this._irMeta = irMetaFrom(irText);
     this._compiled = compiled;
@@ -203,7 +206,7 @@ export class Model {
   /** Which build runs this model: {variant: 'simd-threaded' | 'simd', threads}. */
   get backend() {
     const b = this._backend;
-    return { variant: b.variant, threads: b.threaded && !b.dead ? b.numThreads : 1 };
+    return { variant: b.variant, threads: b.threaded && !b.dead ? this._threads : 1 };
   }
 
   get _h() {
@@ -264,6 +267,7 @@ export class Model {
     inputs = byName(inputs);
     this._ensureCompiled();
     const h = this._h;
+    this._backend.useThreads(this._threads);
     const carried = this._carryPlan(inputs, carry);
     const tensors = this._inputList(inputs, carried);
     const slots = this._slots();
@@ -577,7 +581,7 @@ export async function loadIR(ir, options = {}) {
     if (gpu) handle.setWebGpu(true);
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     if (profile) handle.setProfiling(true);
-    model = new Model(backend, handle, irText, compileNow, weightDtype);
+    model = new Model(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
     if (gpu) model._gpu = await startWebGpu(gpu, backend, handle);
   } catch (e) {
     if (model) model.dispose(); // also unregisters its finalizer (which would delete the handle again)

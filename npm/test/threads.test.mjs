@@ -72,3 +72,25 @@ test('threads above the CPU cores are clamped with a warning; env.warnings = fal
   }
   assert.deepEqual(warnings, []);
 });
+
+test('threads is per model: each run uses its model\'s count, and model.backend reports it', async () => {
+  fakeCores(16);
+  const { loadIR } = await import('../index.js');
+  const { linearIr } = await import('./helpers.mjs');
+  const n = 8;
+  const weights = { weight: new Float32Array(n * n).fill(0.5), bias: new Float32Array(n) };
+  const a = await loadIR(linearIr(n), { weights, threads: 3 });
+  const b = await loadIR(linearIr(n), { weights, threads: 2 });
+  const shared = await loadIR(linearIr(n), { weightsFrom: a });
+  const backend = await getBackend({ threads: 2 });
+  assert.equal(a.backend.threads, 3);
+  assert.equal(b.backend.threads, 2);
+  assert.equal(shared.backend.threads, 3, 'weightsFrom: the source model\'s engine and count');
+  const x = new Float32Array(n).fill(1);
+  for (const [m, want] of [[a, 3], [b, 2], [shared, 3], [b, 2]]) {
+    const [y] = await m.execute([x]);
+    assert.equal(y.data[0], 4);
+    assert.equal(backend.numThreads, want, 'the count of the model that ran last');
+  }
+  for (const m of [a, b, shared]) m.dispose();
+});
