@@ -64,10 +64,11 @@ double ref(MathUnaryOp op, double x, const MathParams& p) {
 #endif  // TIR_ELEMENTWISE_MATH_HELPERS_
 
 // Highway 1.0.3 (Debian's) has no float64 contrib/math and no float <-> double
-// PromoteTo/DemoteTo on its WASM target, and HWY_SCALAR's DemoteTo saturates
-// (sinh(100) would give FLT_MAX): there the scalar path runs.
+// PromoteTo/DemoteTo on its WASM target, HWY_SCALAR's DemoteTo saturates
+// (sinh(100) would give FLT_MAX) and EMU128's converts NaN to int32 with undefined
+// behaviour: there the scalar path runs.
 #undef TIR_MATH_SIMD
-#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128 || !HWY_HAVE_FLOAT64
 #define TIR_MATH_SIMD 0
 #else
 #define TIR_MATH_SIMD 1

@@ -15,10 +15,11 @@
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 // No float64 math on WASM (there: the float32-lane rows of unary_row_f32_narrow);
-// HWY_SCALAR's DemoteTo saturates where the float overflows (exp(100) would give
-// FLT_MAX, not inf): it keeps the scalar reference.
+// the emulated fallbacks keep the scalar reference: HWY_SCALAR's DemoteTo saturates
+// where the float overflows (exp(100) would give FLT_MAX, not inf), and EMU128's
+// converts NaN to int32 with undefined behaviour (Exp's range reduction; UBSan).
 #undef TIR_WIDENED_SIMD
-#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_WASM_EMU256 || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128 || !HWY_HAVE_FLOAT64
 #define TIR_WIDENED_SIMD 0
 #else
 #define TIR_WIDENED_SIMD 1

@@ -24,7 +24,7 @@ using DI = hn::RebindToSigned<D>;
 
 // grid_unnormalize (grid_sample.h) per lane: widened to double, g * scale +
 // offset, rounded back to float.
-#if HWY_HAVE_FLOAT64 && HWY_TARGET != HWY_WASM && HWY_TARGET != HWY_WASM_EMU256 && HWY_TARGET != HWY_SCALAR
+#if HWY_HAVE_FLOAT64 && HWY_TARGET != HWY_WASM && HWY_TARGET != HWY_WASM_EMU256 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
 V unnormalize(D d, V g, GridScale s) {
   const hn::Half<D> dh;
   const hn::Repartition<double, D> dd;
