@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/half.h"
+#include "core/wrap_int.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 
@@ -139,12 +140,12 @@ void gemm_int(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool tra
   parallel_for(M, grain_for(N * std::max<int64_t>(K, 1)), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i)
       for (int64_t j = 0; j < N; ++j) {
+        // Products and sums wrap like torch's integer matmul (no signed-overflow UB).
         T acc = 0;
         for (int64_t k = 0; k < K; ++k)
-          acc = T(acc +
-                  (transA ? A[k * lda + i] : A[i * lda + k]) * (transB ? B[j * ldb + k] : B[k * ldb + j]));
+          acc = wrap_add(acc, wrap_mul(transA ? A[k * lda + i] : A[i * lda + k], transB ? B[j * ldb + k] : B[k * ldb + j]));
         T& c = C[i * ldc + j];
-        c = beta == T(0) ? T(alpha * acc) : T(alpha * acc + beta * c);
+        c = beta == T(0) ? wrap_mul(alpha, acc) : wrap_add(wrap_mul(alpha, acc), wrap_mul(beta, c));
       }
   });
 }
