@@ -180,6 +180,8 @@ void affine_grid(int64_t N, const int64_t* sizes, int nsp, bool align_corners, c
   using A = std::conditional_t<std::is_same_v<T, float>, double, T>;
   const int64_t D = nsp == 3 ? sizes[0] : 1, H = sizes[nsp - 2], W = sizes[nsp - 1];
   const int k = nsp + 1;  // theta row length
+  // An empty grid writes nothing, but a huge D or H beside a zero would still be looped over.
+  if (N == 0 || D == 0 || H == 0 || W == 0) return;
   for (int64_t n = 0; n < N; ++n) {
     const T* th = theta + n * nsp * k;
     T* g = grid + n * D * H * W * nsp;
