@@ -7,7 +7,7 @@
 import { env, getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './model.js';
+import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
 import { warn } from './warn.js';
 import { GpuGeneration } from './webgpu/lm.js';
 import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';

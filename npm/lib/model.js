@@ -3,132 +3,16 @@
 // engine's; JS only reshapes arguments and maps errors and reports.
 import { env, getBackend } from './backend.js';
 import { canProxy, loadIRProxy } from './proxy.js';
+import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
 import {
-  TorchIrError, IRFormatError, WeightLoadError, ExecutionError, VerificationError, check,
+  TorchIrError, ExecutionError, VerificationError, check,
 } from './errors.js';
-import { parseJsonLoose, stringifyIr } from './json.js';
+import { parseJsonLoose } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
-import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
 import { compareWithTruth } from './truth.js';
 import { executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
-
-const decoder = new TextDecoder();
-
-// IR argument -> JSON text (also used by lm.js). load: {signal, fetchOptions}
-// for paths and URLs (an abort rejects with the signal's reason, unwrapped).
-export async function readIrText(ir, onProgress, load) {
-  if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return ir;
-  if (isLocation(ir) || isBlob(ir)) {
-    let got;
-    try {
-      got = await readLocation(ir, onProgress, load);
-    } catch (e) {
-      load?.signal?.throwIfAborted();
-      throw new IRFormatError(`${String(ir)}: cannot open IR file: ${errnoText(e)}`, { cause: e });
-    }
-    return decoder.decode(got.bytes);
-  }
-  if (isBytesLike(ir)) return decoder.decode(asUint8(ir));
-  if (ir && typeof ir === 'object') {
-    try {
-      return stringifyIr(ir);
-    } catch (e) { // e.g. nesting deeper than the JS stack (RangeError)
-      throw new IRFormatError(`ir: cannot serialize the IR object: ${e.message}`, { cause: e });
-    }
-  }
-  throw new IRFormatError('ir must be a JSON string, a parsed IR object, bytes, or a path/URL');
-}
-
-// What IR error messages start with: the path, URL or file name the IR came
-// from; "<string>" for JSON text, bytes or an object.
-export function irOrigin(ir) {
-  if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return '<string>';
-  if (isBlob(ir)) return ir.name || 'blob';
-  if (isLocation(ir)) return String(ir);
-  return '<string>';
-}
-
-// weights / constants argument -> list of glue calls to make.
-//   bytes | path | URL | Blob        -> {file: bytes, origin}
-//   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
-//   array of any of these            -> concatenated
-export async function collectTensors(src, kind, irMeta, onProgress, load) {
-  if (src === undefined || src === null) return [];
-  if (Array.isArray(src)) {
-    const lists = [];
-    for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress, load)));
-    return lists;
-  }
-  if (isBytesLike(src)) return [{ file: asUint8(src), origin: kind }];
-  if (isLocation(src) || isBlob(src)) {
-    try {
-      const { bytes, origin } = await readLocation(src, onProgress, load);
-      return [{ file: bytes, origin }];
-    } catch (e) {
-      load?.signal?.throwIfAborted();
-      throw new WeightLoadError(`cannot open '${String(src)}': ${errnoText(e)}`, { cause: e });
-    }
-  }
-  if (typeof src === 'object') {
-    const entries = src instanceof Map ? [...src] : Object.entries(src);
-    return entries.map(([name, value]) => {
-      const fail = (msg) => {
-        throw new WeightLoadError(`${kind} '${name}': ${msg}`);
-      };
-      const t = toTensor(value, irMeta().tensor(name), fail);
-      return { tensor: { name, dtype: t.dtype, shape: t.shape, bytes: t.bytes } };
-    });
-  }
-  throw new WeightLoadError(`${kind} must be bytes, a path/URL, or an object of tensors`);
-}
-
-// Hands collected weights/constants to a WasmModel or WasmLM (their shared
-// TensorSources base).
-export function addTensors(handle, weightOps, constantOps) {
-  for (const op of weightOps) {
-    if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
-    else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
-  }
-  for (const op of constantOps) {
-    if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
-    else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
-  }
-}
-
-// Lazily parsed facts from the IR text that the glue doesn't expose: the
-// shape/dtype of weights, buffers and constants by original name.
-export function irMetaFrom(text) {
-  let parsed;
-  const load = () => {
-    if (parsed === undefined) {
-      try {
-        parsed = parseJsonLoose(text);
-      } catch {
-        parsed = null;
-      }
-    }
-    return parsed;
-  };
-  return () => ({
-    /** The parsed IR object, or null when the text is not JSON. */
-    ir: load,
-    tensor(name) {
-      const ir = load();
-      if (!ir) return undefined;
-      const w = Array.isArray(ir.weights) ? ir.weights.find((x) => x && x.name === name) : undefined;
-      if (w) return { dtype: w.dtype, shape: w.shape };
-      const c = ir.constants && ir.constants[name];
-      if (c) {
-        const shape = [];
-        for (let v = c.data; Array.isArray(v); v = v[0]) shape.push(v.length);
-        return { dtype: c.dtype, shape };
-      }
-      return undefined;
-    },
-  });
-}
 
 // Handles are guarded (lib/trap.js): delete() skips a discarded instance.
 const finalizer = typeof FinalizationRegistry === 'function'
@@ -501,17 +385,6 @@ export class Model {
 }
 
 if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.prototype.dispose;
-
-// loadIR's {signal, fetchOptions}, checked: what readLocation takes.
-export function loadControls({ signal, fetchOptions }, where) {
-  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.throwIfAborted !== 'function')) {
-    throw new TypeError(`${where}: signal must be an AbortSignal`);
-  }
-  if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) {
-    throw new TypeError(`${where}: fetchOptions must be an object (a RequestInit: headers, credentials, ...)`);
-  }
-  return { signal, fetchOptions };
-}
 
 // Proxy mode: a signal cannot cross to the worker. An abort rejects at once;
 // a model the worker still finishes loading is disposed there.
