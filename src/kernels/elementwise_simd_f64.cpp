@@ -3,7 +3,6 @@
 // to float once. Formulas are rearranged where the float32 one cancels
 // (1 + tanh(u) = 2 / (1 + exp(-2u)), 1 + erf(z) = erfc(-z)); infinities follow
 // the scalar reference (torch's float formulas), NaN stays NaN.
-#include <cstring>
 #include <limits>
 
 #include "kernels/elementwise_simd.h"
@@ -14,6 +13,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/simd_rows-inl.h"  // unary_row
 // No float64 math on WASM (there: the float32-lane rows of unary_row_f32_narrow);
 // the emulated fallbacks keep the scalar reference: HWY_SCALAR's DemoteTo saturates
 // where the float overflows (exp(100) would give FLT_MAX, not inf), and EMU128's
@@ -129,24 +129,18 @@ struct MishOp {  // x tanh(log1p(e)) = x n / (n + 2), n = e (e + 2), e = exp(x);
   }
 };
 
-template <class Op> HWY_INLINE hn::Vec<DFh> widened(const Op& op, hn::Vec<DFh> v) {
-  const D d;
-  const V x = hn::PromoteTo(d, v);
-  return hn::DemoteTo(DFh(), hn::IfThenElse(hn::IsNaN(x), x, op(d, x)));
-}
+// Each float lane widened to double, op applied, rounded once (NaN kept).
+template <class Op> struct Widened {
+  Op op;
+  hn::Vec<DFh> operator()(DFh, hn::Vec<DFh> v) const {
+    const D d;
+    const V x = hn::PromoteTo(d, v);
+    return hn::DemoteTo(DFh(), hn::IfThenElse(hn::IsNaN(x), x, op(d, x)));
+  }
+};
 
-// Transform style over float lanes, the tail through a padded block.
 template <class Op> void row(float* out, const float* in, int64_t n, const RowParams& p) {
-  const DFh df;
-  const Op op{p};
-  const int64_t L = int64_t(hn::Lanes(df));
-  int64_t i = 0;
-  for (; i + L <= n; i += L) hn::StoreU(widened(op, hn::LoadU(df, in + i)), df, out + i);
-  if (i == n) return;
-  HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(double)] = {};
-  std::memcpy(buf, in + i, size_t(n - i) * sizeof(float));
-  hn::Store(widened(op, hn::Load(df, buf)), df, buf);
-  std::memcpy(out + i, buf, size_t(n - i) * sizeof(float));
+  unary_row(DFh(), Widened<Op>{Op{p}}, out, in, n);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The unary row driver of the float32 SIMD rows (elementwise_simd.cpp,
-// elementwise_simd_f32math.cpp), in Highway's Transform style: whole vectors
+// elementwise_simd_f64.cpp, elementwise_simd_f32math.cpp), in Highway's
+// Transform style: whole vectors
 // straight from memory, the tail through a padded copy, so a row of any length
 // and alignment takes the same lane code. Per-target include guard
 // (kernels/simd_dispatch.h).
