@@ -53,6 +53,13 @@ def _encoder():
     return nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False)
 
 
+def _bert_base():
+    # BERT-base-sized: 12 post-norm layers, d 768, 12 heads, FFN 3072, GELU (as BERT).
+    layer = nn.TransformerEncoderLayer(d_model=768, nhead=12, dim_feedforward=3072, dropout=0.0,
+                                       activation="gelu", batch_first=True)
+    return nn.TransformerEncoder(layer, num_layers=12, enable_nested_tensor=False)
+
+
 def _mlp():
     return nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(),
                          nn.Linear(4096, 1000))
@@ -70,6 +77,9 @@ MODELS = collections.OrderedDict([
     ("mobilenet_v2", (lambda: zoo._tv().models.mobilenet_v2(), (1, 3, 224, 224), 2 * 0.300e9,
                       "model")),
     ("transformer_encoder", (_encoder, (1, 128, 256), _encoder_flops(), "model")),
+    # The GPU comparison's models (bench/gpu/README.md): exported on the GPU machine.
+    ("resnet50", (lambda: zoo._tv().models.resnet50(), (1, 3, 224, 224), 2 * 4.09e9, "model")),
+    ("bert_base", (_bert_base, (1, 128, 768), _encoder_flops(128, 768, 3072, 12), "model")),
     ("mlp", (_mlp, (1, 1024), 2 * (1024 * 4096 + 4096 * 4096 + 4096 * 1000), "model")),
     ("gemm", (lambda: nn.Linear(1024, 1024, bias=False), (1024, 1024), 2 * 1024 ** 3, "gemm")),
     ("gemv", (lambda: nn.Linear(1024, 1024, bias=False), (1, 1024), 2 * 1024 ** 2, "gemm")),
@@ -113,10 +123,13 @@ def export_ir_only(names, out_root):
 def export_onnx(model, inputs, path):
     # torch 1.13's eval TransformerEncoderLayer would trace its fused fast path
     # (_transformer_encoder_layer_fwd, no ONNX symbolic): export the ordinary ops.
+    # torch >= 2.9 defaults to the torch.export-based exporter: keep the TorchScript one, which
+    # every torch here has, so each machine writes the same kind of graph.
+    kw = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     with torch.no_grad(), ef._NoMHAFastPath():
         torch.onnx.export(model, tuple(inputs.values()), path, opset_version=OPSET,
                           input_names=list(inputs), output_names=["output"],
-                          do_constant_folding=True)
+                          do_constant_folding=True, **kw)
 
 
 def _link(src, dst):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_check.sh [--device cuda|cpu] [--out DIR] [--build DIR] [--fixtures DIR] [--jobs N]
+# gpu_check.sh [--device cuda|cpu] [--out DIR] [--build DIR] [--fixtures DIR] [--jobs N] [--webgpu]
 #
 # The one command for a GPU machine (docs/gpu-parity.md): builds the torchir CLI with the
 # LibTorch backend from the files in this tree, generates the fixture weights that are not
@@ -16,6 +16,9 @@
 #              (configured here: Release, tests off, LibTorch required, Ninja when present).
 #   --fixtures generated fixtures folder (default build/fixtures).
 #   --jobs     fixtures checked at a time (default 4 on cuda, 1 on cpu).
+#   --webgpu   first run the WebGPU comparison (bench/gpu/run.sh: ours on WebGPU vs onnxruntime-web's
+#              WebGPU EP vs ours on WASM vs PyTorch CUDA, in Node over dawn.node), which needs the
+#              .gpu-carry folder of bench/gpu/pack.sh; it writes DIR/gpu-bench.{md,json,log}.
 # Environment: TIR_PYTHON (the Python with torch + torchvision for make_fixtures.sh; default
 # /usr/bin/python3 when it imports them, else python3), TIR_GPU_CHECK_TIMEOUT (seconds per
 # fixture, default 300).
@@ -28,7 +31,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 T0=$(date +%s)
 
-DEVICE=cuda OUT=build/gpu-check BUILD= FIX=build/fixtures PAR=
+DEVICE=cuda OUT=build/gpu-check BUILD= FIX=build/fixtures PAR= WEBGPU=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --device) DEVICE=${2:-}; shift 2 ;;
@@ -36,7 +39,8 @@ while [[ $# -gt 0 ]]; do
         --build) BUILD=${2:-}; shift 2 ;;
         --fixtures) FIX=${2:-}; shift 2 ;;
         --jobs) PAR=${2:-}; shift 2 ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --webgpu) WEBGPU=1; shift ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "gpu_check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -51,6 +55,15 @@ REPORT=$OUT/gpu-check.md LOG=$OUT/gpu-check.log
 JOBS=$(nproc 2>/dev/null || echo 2)
 log() { echo "gpu_check: $*" | tee -a "$LOG"; }
 elapsed() { echo $(($(date +%s) - $1)); }
+
+# --- the WebGPU comparison first: its GPU timings want the machine otherwise idle ---
+WEBGPU_NOTE="not run (no --webgpu)"
+if [[ $WEBGPU -eq 1 ]]; then
+    log "webgpu: bench/gpu/run.sh --out $OUT"
+    T_WG=$(date +%s)
+    if bash bench/gpu/run.sh --out "$OUT"; then WEBGPU_NOTE="gpu-bench.md"; else WEBGPU_NOTE="FAILED (gpu-bench.log)"; fi
+    WEBGPU_NOTE+=" ($(elapsed "$T_WG") s)"
+fi
 
 # --- Python with torch (fixture export; and LibTorch's CMake files when no system LibTorch) ---
 if [[ -n ${TIR_PYTHON:-} ]]; then PY=$TIR_PYTHON
@@ -146,6 +159,7 @@ write_report() {
         echo "| CPU | $CPU ($JOBS cores) |"
         echo "| fixture export | python torch $PY_TORCH; make_fixtures: $FIX_NOTE |"
         echo "| times | build ${BUILD_S} s, fixtures ${FIX_S} s, parity ${PARITY_S} s, total $(elapsed "$T0") s |"
+        echo "| WebGPU comparison | $WEBGPU_NOTE |"
         echo "| result | $status: $n_pass pass, $n_div diverge, $n_err error, $n_na n/a of ${#list[@]} |"
         echo
         echo "Criterion (torchir parity --criterion truth64, docs/gpu-parity.md): a floating node output"

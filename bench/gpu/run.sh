@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# run.sh [--out DIR] [--work DIR] [--runs N] [--threads N] [--models a,b] — the WebGPU comparison on a GPU
+# machine (bench/gpu/README.md); scripts/gpu_check.sh --webgpu runs it. Needs the folder that
+# bench/gpu/pack.sh wrote (.gpu-carry, uploaded with the working tree) and a python3 (TIR_PYTHON) with torch,
+# torchvision, transformers, safetensors and onnx. Steps:
+#   1. unpack Node, dawn.node, onnxruntime-web's WebGPU build and our npm/dist from .gpu-carry;
+#      the Vulkan loader too when the system has none
+#   2. regenerate the models' weights, PyTorch outputs and ONNX files there (they do not travel):
+#      bench/export_bench.py (resnet50, bert_base), bench/gpu/make_llm.py (llm_gpt2_small)
+#   3. PyTorch's CUDA time for the same models (bench/gpu/torch_cuda.py)
+#   4. bench/gpu/peers.mjs: ours on WebGPU vs onnxruntime-web's WebGPU EP vs ours on WASM
+# Writes DIR/gpu-bench.md (the tables), gpu-bench.json and gpu-bench.log. Exit 0 when the tables
+# were written (a failed engine is a row that says so), 1 when a step before them failed.
+set -uo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$REPO"
+OUT=build/gpu-bench WORK=${TMPDIR:-/tmp}/tir-gpu-bench RUNS=20 THREADS=8 MODELS=resnet50,bert_base
+PY=${TIR_PYTHON:-python3}
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --out) OUT=$2; shift 2 ;;
+        --work) WORK=$2; shift 2 ;;
+        --runs) RUNS=$2; shift 2 ;;
+        --threads) THREADS=$2; shift 2 ;;
+        --models) MODELS=$2; shift 2 ;;
+        *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$OUT" "$WORK"
+OUT=$(cd "$OUT" && pwd)
+LOG=$OUT/gpu-bench.log
+: >"$LOG"
+CARRY=$REPO/.gpu-carry
+step() { echo "gpu-bench: $* ($(date -u +%H:%M:%S))" | tee -a "$LOG"; }
+fail() { step "FAILED: $*"; exit 1; }
+[[ -f $CARRY/node.xz ]] || fail "no $CARRY/node.xz: run bench/gpu/pack.sh here and upload .gpu-carry"
+
+step "1. unpack"
+T=$WORK/tools
+mkdir -p "$T/webgpu/dist" "$T/ort"
+xz -dc "$CARRY/node.xz" >"$T/node" && chmod +x "$T/node" || fail "node"
+cp "$CARRY"/webgpu/*.js* "$T/webgpu/"
+xz -dc "$CARRY/webgpu/dist/linux-x64.dawn.node.xz" >"$T/webgpu/dist/linux-x64.dawn.node" || fail "dawn.node"
+cp "$CARRY"/ort/*.mjs "$T/ort/"
+xz -dc "$CARRY/ort/ort-wasm-simd-threaded.asyncify.wasm.xz" >"$T/ort/ort-wasm-simd-threaded.asyncify.wasm" || fail "ort"
+tar -C npm -xJf "$CARRY/dist.tar.xz" || fail "npm/dist"
+if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
+    for deb in "$CARRY"/debs/*.deb; do dpkg -x "$deb" /; done
+    ldconfig
+fi
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[[ -z ${VK_DRIVER_FILES:-} && -f $icd ]] && export VK_DRIVER_FILES=$icd
+{ "$T/node" --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"; ls /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; } >>"$LOG" 2>&1
+
+step "2. models"
+"$PY" bench/export_bench.py --models "$MODELS" --out "$WORK/bench" >>"$LOG" 2>&1 || fail "export_bench.py"
+"$PY" bench/gpu/make_llm.py --out "$WORK/llm" >>"$LOG" 2>&1 || step "make_llm.py failed: the decoder rows will say so"
+
+step "3. PyTorch CUDA"
+llm_w=(); [[ -f $WORK/llm/weights.safetensors ]] && llm_w=(--llm-weights "$WORK/llm/weights.safetensors")
+timeout 150 "$PY" bench/gpu/torch_cuda.py --json "$WORK/torch.json" --models "$MODELS" "${llm_w[@]}" >>"$LOG" 2>&1 \
+    || step "torch_cuda.py failed: no PyTorch column"
+
+step "4. ours vs onnxruntime-web on WebGPU"
+TIR_DAWN_NODE=$T/webgpu/index.js TIR_ORT_WEBGPU=$T/ort/ort.webgpu.min.mjs timeout 330 "$T/node" bench/gpu/peers.mjs --timeout-s 120 \
+    --bench "$WORK/bench" --models "$MODELS" --runs "$RUNS" --threads "$THREADS" --torch "$WORK/torch.json" \
+    --llm-model bench/models/llm_gpt2_small "${llm_w[@]}" --llm-onnx "$WORK/llm/decode.onnx" \
+    --md "$OUT/gpu-bench.md" --json "$OUT/gpu-bench.json" >>"$LOG" 2>&1
+rc=$?
+step "done (peers.mjs exit $rc)"
+[[ $rc -eq 0 && -f $OUT/gpu-bench.md ]]
