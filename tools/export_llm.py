@@ -170,6 +170,9 @@ def _index_copy_cache_classes():
         def get_max_cache_shape(self):
             return self.max_cache_len
 
+        def get_max_length(self):  # transformers >= 5.17's name for get_max_cache_shape
+            return self.max_cache_len
+
     class IndexCopyCache(Cache):
         def __init__(self, kv_flat, num_layers, cache_position, seen_tokens, max_cache_len):
             super().__init__(layers=[

@@ -7,7 +7,9 @@
 #   webgpu/                   dawn.node (webgpu@0.3.8 from tests/webgpu; linux-x64 binary, xz)
 #   ort/                      onnxruntime-web's WebGPU build (bench/node_modules; .wasm as xz)
 #   dist.tar.xz               our npm/dist, threaded build (bench/gpu/peers.mjs runs 4+ threads)
-#   debs/                     the Vulkan loader (libvulkan1), unpacked there when it lacks one
+#   debs/                     the Vulkan loader and the GL vendor-neutral libraries NVIDIA's Vulkan
+#                             driver loads (libvulkan1, libglvnd0, libegl1, libgl1, libglx0, ...),
+#                             unpacked there as the GPU machine's notes prescribe
 # Needs: npm/dist built (scripts/build_wasm.sh threaded), tests/webgpu and bench installed
 # (scripts/setup_webgpu.sh, bench/run.sh's npm ci).
 set -euo pipefail
@@ -38,5 +40,5 @@ xz -T0 -9 -c "$ORT/ort-wasm-simd-threaded.asyncify.wasm" >"$DEST/ort/ort-wasm-si
 tar -C "$REPO/npm" -cJf "$DEST/dist.tar.xz" dist/torch-ir-wasm-simd-threaded.js \
     dist/torch-ir-wasm-simd-threaded.wasm dist/torch-ir-wasm-simd-threaded.worker.js dist/package.json
 
-(cd "$DEST/debs" && apt-get download libvulkan1 >/dev/null)
+(cd "$DEST/debs" && apt-get download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null)
 du -sh "$DEST"

@@ -44,13 +44,17 @@ xz -dc "$CARRY/webgpu/dist/linux-x64.dawn.node.xz" >"$T/webgpu/dist/linux-x64.da
 cp "$CARRY"/ort/*.mjs "$T/ort/"
 xz -dc "$CARRY/ort/ort-wasm-simd-threaded.asyncify.wasm.xz" >"$T/ort/ort-wasm-simd-threaded.asyncify.wasm" || fail "ort"
 tar -C npm -xJf "$CARRY/dist.tar.xz" || fail "npm/dist"
-if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
+# NVIDIA's Vulkan driver (libGLX_nvidia) needs the Vulkan loader and glvnd's libraries; without
+# them there it answers "Found no drivers". Only on a machine with the NVIDIA driver mounted.
+nv=/usr/local/nvidia/share
+if [[ -d $nv ]]; then
     for deb in "$CARRY"/debs/*.deb; do dpkg -x "$deb" /; done
     ldconfig
+    [[ -z ${VK_DRIVER_FILES:-} && -f $nv/vulkan/icd.d/nvidia_icd.json ]] && export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
+    [[ -z ${__EGL_VENDOR_LIBRARY_FILENAMES:-} && -f $nv/glvnd/egl_vendor.d/10_nvidia.json ]] \
+        && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
 fi
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[[ -z ${VK_DRIVER_FILES:-} && -f $icd ]] && export VK_DRIVER_FILES=$icd
-{ "$T/node" --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"; ls /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; } >>"$LOG" 2>&1
+{ "$T/node" --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"; ls /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; ldd "$(ldconfig -p | awk '/libGLX_nvidia.so.0 /{print $NF; exit}')" | grep -i "not found"; } >>"$LOG" 2>&1
 
 step "2. models"
 "$PY" bench/export_bench.py --models "$MODELS" --out "$WORK/bench" >>"$LOG" 2>&1 || fail "export_bench.py"
