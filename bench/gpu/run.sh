@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [--out DIR] [--work DIR] [--runs N] [--threads N] [--models a,b] — the WebGPU comparison on a GPU
+# run.sh [--out DIR] [--work DIR] [--runs N] [--threads N] [--models a,b] [--no-llm] [--no-torch] — the WebGPU comparison on a GPU
 # machine (bench/gpu/README.md); scripts/gpu_check.sh --webgpu runs it. Needs the folder that
 # bench/gpu/pack.sh wrote (.gpu-carry, uploaded with the working tree) and a python3 (TIR_PYTHON) with torch,
 # torchvision, transformers, safetensors and onnx. Steps:
@@ -9,13 +9,14 @@
 #      bench/export_bench.py (resnet50, bert_base), bench/gpu/make_llm.py (llm_gpt2_small)
 #   3. PyTorch's CUDA time for the same models (bench/gpu/torch_cuda.py)
 #   4. bench/gpu/peers.mjs: ours on WebGPU vs onnxruntime-web's WebGPU EP vs ours on WASM
-# Writes DIR/gpu-bench.md (the tables), gpu-bench.json and gpu-bench.log. Exit 0 when the tables
+#   5. bench/gpu/tiles.mjs: the tiled kernels' time per output tile on the models' shapes
+# Writes DIR/gpu-bench.md (the tables), gpu-bench.json, gpu-tiles.md and gpu-bench.log. Exit 0 when the tables
 # were written (a failed engine is a row that says so), 1 when a step before them failed.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$REPO"
 OUT=build/gpu-bench WORK=${TMPDIR:-/tmp}/tir-gpu-bench RUNS=20 THREADS=8 MODELS=resnet50,bert_base
-PY=${TIR_PYTHON:-python3}
+PY=${TIR_PYTHON:-python3} LLM=1 TORCH=1
 while [[ $# -gt 0 ]]; do
     case $1 in
         --out) OUT=$2; shift 2 ;;
@@ -23,6 +24,8 @@ while [[ $# -gt 0 ]]; do
         --runs) RUNS=$2; shift 2 ;;
         --threads) THREADS=$2; shift 2 ;;
         --models) MODELS=$2; shift 2 ;;
+        --no-llm) LLM=0; shift ;;      # the decoder rows (weights, ONNX, timings) are skipped
+        --no-torch) TORCH=0; shift ;;  # no PyTorch CUDA column
         *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -58,11 +61,11 @@ fi
 
 step "2. models"
 "$PY" bench/export_bench.py --models "$MODELS" --out "$WORK/bench" >>"$LOG" 2>&1 || fail "export_bench.py"
-"$PY" bench/gpu/make_llm.py --out "$WORK/llm" >>"$LOG" 2>&1 || step "make_llm.py failed: the decoder rows will say so"
+[[ $LLM -eq 0 ]] || "$PY" bench/gpu/make_llm.py --out "$WORK/llm" >>"$LOG" 2>&1 || step "make_llm.py failed: the decoder rows will say so"
 
 step "3. PyTorch CUDA"
-llm_w=(); [[ -f $WORK/llm/weights.safetensors ]] && llm_w=(--llm-weights "$WORK/llm/weights.safetensors")
-timeout 150 "$PY" bench/gpu/torch_cuda.py --json "$WORK/torch.json" --models "$MODELS" "${llm_w[@]}" >>"$LOG" 2>&1 \
+llm_w=(); [[ $LLM -eq 1 && -f $WORK/llm/weights.safetensors ]] && llm_w=(--llm-weights "$WORK/llm/weights.safetensors")
+[[ $TORCH -eq 0 ]] || timeout 150 "$PY" bench/gpu/torch_cuda.py --json "$WORK/torch.json" --models "$MODELS" "${llm_w[@]}" >>"$LOG" 2>&1 \
     || step "torch_cuda.py failed: no PyTorch column"
 
 step "4. ours vs onnxruntime-web on WebGPU"
@@ -71,5 +74,9 @@ TIR_DAWN_NODE=$T/webgpu/index.js TIR_ORT_WEBGPU=$T/ort/ort.webgpu.min.mjs timeou
     --llm-model bench/models/llm_gpt2_small "${llm_w[@]}" --llm-onnx "$WORK/llm/decode.onnx" \
     --md "$OUT/gpu-bench.md" --json "$OUT/gpu-bench.json" >>"$LOG" 2>&1
 rc=$?
+
+step "5. tile sweep (bench/gpu/tiles.mjs)"
+TIR_DAWN_NODE=$T/webgpu/index.js timeout 120 "$T/node" bench/gpu/tiles.mjs --md "$OUT/gpu-tiles.md" >>"$LOG" 2>&1 \
+    || step "tiles.mjs failed"
 step "done (peers.mjs exit $rc)"
 [[ $rc -eq 0 && -f $OUT/gpu-bench.md ]]

@@ -231,10 +231,12 @@ TEST(GemmKernel, ResultDoesNotDependOnThreadCount) {
 // a row [1, d, d, ..., d] with d = 2^-25 (a quarter ulp of 1) loses every d in one float chain
 // (1 + d rounds back to 1), but only the first block's 63 here: the later blocks sum their 64
 // d exactly (2^-19) before adding it. This is what keeps Winograd / im2col convolutions within
-// PyTorch's error against float64 (tests/cpp/unit/models_test.cpp).
+// PyTorch's error against float64 (tests/cpp/unit/models_test.cpp). M = 1 takes the GEMV path,
+// which blocks the same way (one chain over K left decode-step linears less accurate than
+// PyTorch's: docs/gpu-parity.md).
 TEST(GemmKernel, LongSumsAccumulateInBlocks) {
   const float d = std::ldexp(1.0f, -25);
-  for (const int64_t M : {int64_t(4), int64_t(8), int64_t(13)}) {
+  for (const int64_t M : {int64_t(1), int64_t(4), int64_t(8), int64_t(13)}) {
     const int64_t N = 2 * gemm_nr() + 1, K = 256;
     std::vector<float> A(size_t(M * K), d), B(size_t(K * N), 1.0f), C(size_t(M * N));
     for (int64_t i = 0; i < M; ++i) A[size_t(i * K)] = 1.0f;
@@ -243,6 +245,21 @@ TEST(GemmKernel, LongSumsAccumulateInBlocks) {
     for (int64_t i = 0; i < M * N; ++i) {
       ASSERT_LE(std::fabs(double(C[size_t(i)]) - truth), 63.0 * d) << "M=" << M << " element " << i << ": " << C[size_t(i)];
       ASSERT_GT(C[size_t(i)], 1.0f) << "M=" << M << " element " << i << ": every small term lost (one float chain)";
+    }
+  }
+}
+
+// The GEMV (M = 1) sums in the blocked path's order: a row alone gives the bits it gets as one
+// row of a larger M, at K across several blocks and KC blocks, with B packed or not.
+TEST(GemmKernel, GemvGivesTheBlockedPathsBits) {
+  const int64_t nr = gemm_nr();
+  for (const Case& c : {Case{5, 4 * nr + 3, 700}, Case{3, nr - 1, 65}, Case{2, 9 * nr, 1}}) {
+    Problem p(c, 7);
+    std::vector<float> full(size_t(c.M * c.N)), row(size_t(c.N));
+    gemm_f32(c.M, c.N, c.K, p.A.data(), p.lda, false, p.B.data(), p.ldb, false, full.data(), c.N, 1.0f, 0.0f);
+    for (int64_t i = 0; i < c.M; ++i) {
+      gemm_f32(1, c.N, c.K, p.A.data() + i * p.lda, p.lda, false, p.B.data(), p.ldb, false, row.data(), c.N, 1.0f, 0.0f);
+      for (int64_t j = 0; j < c.N; ++j) ASSERT_EQ(row[size_t(j)], full[size_t(i * c.N + j)]) << name(c) << " row " << i << " col " << j;
     }
   }
 }

@@ -1,0 +1,96 @@
+// GPU time of the tiled kernels (matmul.wgsl, conv2d_gemm.wgsl) at each output tile the lowering
+// can pick (64 on 16x16 invocations, 32 and 16 on 8x8), on the GEMM and convolution shapes of
+// the comparison's models (BERT-base's linears and attention products, ResNet-50's convolutions):
+// the data behind src/ops/webgpu_nn.cpp's gemm_tile. Each configuration is dispatched `reps`
+// times in one compute pass, submitted once and awaited: ms per dispatch, without the per-run
+// upload/readback that peers.mjs's model timings include. Meaningless on lavapipe.
+//   node bench/gpu/tiles.mjs [--reps N] [--md FILE]
+// dawn.node: TIR_DAWN_NODE (default tests/webgpu's).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO, median, parseArgs } from '../lib/common.mjs';
+import { KernelLibrary, kernelSource } from '../../npm/lib/webgpu/kernels.js';
+
+const a = parseArgs(process.argv.slice(2));
+const reps = Number(a.reps ?? 20);
+const dawnPath = process.env.TIR_DAWN_NODE ?? join(REPO, 'tests', 'webgpu', 'node_modules', 'webgpu', 'index.js');
+const { create } = await import(pathToFileURL(dawnPath).href);
+const instance = create([]);
+const adapter = await instance.requestAdapter();
+if (!adapter) throw new Error('no WebGPU adapter');
+const lim = adapter.limits;
+const device = await adapter.requestDevice({ requiredLimits: { maxStorageBufferBindingSize: lim.maxStorageBufferBindingSize, maxBufferSize: lim.maxBufferSize } });
+const lib = new KernelLibrary(device);
+const info = adapter.info ?? {};
+const STORAGE = 0x80 | 0x8;  // STORAGE | COPY_DST
+const buf = (floats) => device.createBuffer({ size: Math.max(4, floats * 4), usage: STORAGE });
+const THREADS = { 64: 16, 32: 8, 16: 8 };
+
+// [label, kernel, meta, buffers' floats, workgroups(tile)]
+function gemm(label, M, K, N, batch = 1) {
+  const pad4 = (v) => [...v, 0, 0, 0].slice(0, 4);
+  const meta = { m: M, n: N, k: K, batch_rank: batch > 1 ? 1 : 0, batch_shape: pad4(batch > 1 ? [batch] : []),
+    a_off: 0, a_rs: K, a_cs: 1, a_bs: pad4(batch > 1 ? [M * K] : []),
+    b_off: 0, b_rs: 1, b_cs: K, b_bs: pad4(batch > 1 ? [K * N] : []),  // B = W^T by strides, as linear
+    alpha: { f32: 1 }, beta: { f32: 0 }, has_c: 0 };
+  return { label, kernel: 'matmul', meta, sizes: [batch * M * N, batch * M * K, batch * K * N, 1],
+    wg: (t) => [Math.ceil(N / t), Math.ceil(M / t), batch], flops: 2 * batch * M * N * K };
+}
+function conv(label, cin, h, cout, k, stride, pad) {
+  const oh = Math.floor((h + 2 * pad - k) / stride) + 1;
+  const meta = { numel: cout * oh * oh, n: 1, cin, h, w: h, cout, oh, ow: oh, kh: k, kw: k, sh: stride, sw: stride,
+    ph: pad, pw: pad, dh: 1, dw: 1, groups: 1, has_b: 1, x_off: 0, x_strides: [cin * h * h, h * h, h, 1] };
+  return { label, kernel: 'conv2d_gemm', meta, sizes: [cout * oh * oh, cin * h * h, cout * cin * k * k, cout],
+    wg: (t) => [Math.ceil((oh * oh) / t), Math.ceil(cout / t), 1], flops: 2 * cout * oh * oh * cin * k * k };
+}
+const cases = [
+  gemm('BERT QKV [128,768]x[768,2304]', 128, 768, 2304),
+  gemm('BERT out proj [128,768]x[768,768]', 128, 768, 768),
+  gemm('BERT FFN1 [128,768]x[768,3072]', 128, 768, 3072),
+  gemm('BERT FFN2 [128,3072]x[3072,768]', 128, 3072, 768),
+  gemm('attention QK^T 12x[128,64]x[64,128]', 128, 64, 128, 12),
+  conv('ResNet-50 stem 7x7/2 3->64 @224', 3, 224, 64, 7, 2, 3),
+  conv('ResNet-50 3x3 64 @56', 64, 56, 64, 3, 1, 1),
+  conv('ResNet-50 3x3 128 @28', 128, 28, 128, 3, 1, 1),
+  conv('ResNet-50 3x3 256 @14', 256, 14, 256, 3, 1, 1),
+  conv('ResNet-50 3x3 512 @7', 512, 7, 512, 3, 1, 1),
+  gemm('ResNet-50 1x1 256->64 @56 (GEMM)', 64, 256, 3136),
+  gemm('ResNet-50 1x1 512->2048 @7 (GEMM)', 2048, 512, 49),
+];
+
+const rows = [];
+for (const c of cases) {
+  const buffers = c.sizes.map(buf);
+  const row = { label: c.label, ms: {} };
+  for (const tile of [64, 32, 16]) {
+    const src = kernelSource(c.kernel, { subst: { TILE: String(tile), THREADS: String(THREADS[tile]) } });
+    const wg = c.wg(tile);
+    const times = [];
+    for (let r = 0; r < 4; r++) {
+      const enc = device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      const ubs = [];
+      for (let i = 0; i < reps; i++) ubs.push(lib.dispatch(pass, c.kernel, src, c.meta, buffers, wg));
+      pass.end();
+      const t = performance.now();
+      device.queue.submit([enc.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      if (r > 0) times.push((performance.now() - t) / reps);  // the first pass compiles and warms
+      ubs.forEach((u) => u.destroy());
+    }
+    row.ms[tile] = median(times);
+    row[`wg${tile}`] = wg[0] * wg[1] * wg[2];
+  }
+  row.gflops = c.flops / 1e6 / Math.min(...Object.values(row.ms));
+  rows.push(row);
+  buffers.forEach((b) => b.destroy());
+  console.log(`${c.label}: ${[64, 32, 16].map((t) => `${t}: ${row.ms[t].toFixed(3)} ms (${row[`wg${t}`]} wg)`).join(', ')}`);
+}
+const md = [`Adapter: ${[info.vendor, info.architecture, info.description].filter(Boolean).join(' ')}; ms per dispatch (median of 3 passes of ${reps}), float32.`, '',
+  '| shape | tile 64 (wg) | tile 32 (wg) | tile 16 (wg) | best GFLOP/s |', '| --- | ---: | ---: | ---: | ---: |',
+  ...rows.map((r) => `| ${r.label} | ${[64, 32, 16].map((t) => `${r.ms[t].toFixed(3)} (${r[`wg${t}`]})`).join(' | ')} | ${r.gflops.toFixed(0)} |`)].join('\n') + '\n';
+console.log('\n' + md);
+if (a.md) writeFileSync(a.md, md);
+device.destroy();
+process.exit(0);
