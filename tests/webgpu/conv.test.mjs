@@ -23,6 +23,9 @@ test('conv2d: groups, depthwise, stride, dilation, padding, 1x1 GEMM', gpuTest(a
     [[1, 70, 3, 5], 65, 1, {}, 'sliced', false],                                    // 1x1, strided x
     [[1, 2, 1, 1], 3, 1, { padding: 1 }, 'contiguous', true],
     [[0, 3, 5, 5], 2, 3, {}, 'contiguous', true],
+    // implicit GEMM past one tile: cout 70 and 65 output pixels (K = 3 * 49 = 147)
+    [[2, 3, 19, 17], 70, 7, { stride: 2, padding: 3 }, 'contiguous', true],
+    [[1, 33, 9, 8], 17, 3, { padding: 1, dilation: [1, 2] }, 'sliced', false],
   ];
   let seed = 1;
   for (const [xs, cout, k, opts, layout, hasBias] of cases) {
@@ -32,14 +35,16 @@ test('conv2d: groups, depthwise, stride, dilation, padding, 1x1 GEMM', gpuTest(a
     const x = hostTensor(rand, 'float32', xs, layout);
     const w = hostTensor(rand, 'float32', [cout, xs[1] / g, kh, kw]);
     const b = hostTensor(rand, 'float32', [cout]);
-    const y = await conv2d(gpu, toGpu(gpu, x), toGpu(gpu, w), hasBias ? toGpu(gpu, b) : null, opts);
     const [sh, sw] = pair(opts.stride ?? 1); const [ph, pw] = pair(opts.padding ?? 0); const [dh, dw] = pair(opts.dilation ?? 1);
     const shape = [xs[0], cout, outDim(xs[2], kh, sh, ph, dh), outDim(xs[3], kw, sw, pw, dw)];
-    assert.deepEqual(y.shape, shape);
-    const got = await download(gpu, y);
     const want = await engineOp(eng, 'aten.conv2d.default', hasBias ? [x, w, b] : [x, w], { shape, dtype: 'float32' },
       { stride: [sh, sw], padding: [ph, pw], dilation: [dh, dw], groups: g });
-    assertClose(got, want, { rtol: 1e-5, atol: 1e-5, what: `conv2d ${JSON.stringify(xs)} ${JSON.stringify(opts)} ${layout}` });
+    for (const tile of g === 1 ? [64, 32, 16] : [64]) {
+      const y = await conv2d(gpu, toGpu(gpu, x), toGpu(gpu, w), hasBias ? toGpu(gpu, b) : null, { ...opts, tile });
+      assert.deepEqual(y.shape, shape);
+      const got = await download(gpu, y);
+      assertClose(got, want, { rtol: 1e-5, atol: 1e-5, what: `conv2d ${JSON.stringify(xs)} ${JSON.stringify(opts)} ${layout} tile ${tile}` });
+    }
   }
 }));
 

@@ -162,7 +162,10 @@ const pad4 = (a) => [...a, ...new Array(4 - a.length).fill(0)];
 
 // torch.matmul semantics over strided views (1-d operands promoted and squeezed as torch does),
 // with addmm's epilogue: alpha * (a @ b) + beta * c, c broadcast to the result.
-export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true } = {}) {
+// tile: the tiled kernel's output tile (64, 32 or 16; the C++ lowering picks it by size), on
+// 16 x 16 invocations for 64 and 8 x 8 otherwise (as the lowering).
+const tileSubst = (tile) => ({ TILE: String(tile), THREADS: tile === 64 ? '16' : '8' });
+export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64 } = {}) {
   const av = a.shape.length === 1 ? { ...a, shape: [1, a.shape[0]], strides: [0, a.strides[0]] } : a;
   const bv = b.shape.length === 1 ? { ...b, shape: [b.shape[0], 1], strides: [b.strides[0], 0] } : b;
   const [M, K] = av.shape.slice(-2);
@@ -192,9 +195,10 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   const useGemv = gemv && M === 1;
   const name = useGemv ? 'gemv' : 'matmul';
   if (useGemv) meta.batch = batch;
-  const wg = useGemv ? grid(batch * N) : [Math.ceil(N / 64), Math.ceil(M / 64), batch];
+  const wg = useGemv ? grid(batch * N) : [Math.ceil(N / tile), Math.ceil(M / tile), batch];
   if (!useGemv && batch > 65535) throw new Error('matmul: batch > 65535');
-  await submit(gpu, (d) => d(name, kernelSource(name), meta, [out.buffer, av.buffer, bv.buffer, cbuf], wg));
+  const src = useGemv ? kernelSource(name) : kernelSource(name, { subst: tileSubst(tile) });
+  await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, cbuf], wg));
   return result;
 }
 
@@ -284,8 +288,9 @@ const poolOut = (h, k, s, p, d, ceil) => {
 const pair = (v) => (Array.isArray(v) ? v : [v, v]);
 
 // conv2d(x [N, C, H, W] strided, w [Co, C/groups, kh, kw] contiguous, bias [Co]); 1x1 stride-1
-// unpadded ungrouped convolutions run as a GEMM (matmul kernel) when x's H, W merge.
-export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilation = 1, groups = 1, gemm = true } = {}) {
+// unpadded ungrouped convolutions run as a GEMM (matmul kernel) when x's H, W merge, the other
+// ungrouped ones as an implicit GEMM (conv2d_gemm, output tile `tile`), grouped ones directly.
+export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilation = 1, groups = 1, gemm = true, tile = 64 } = {}) {
   const [sh, sw] = pair(stride); const [ph, pw] = pair(padding); const [dh, dw] = pair(dilation);
   const [n, cin, h, wd] = x.shape;
   const [cout, , kh, kw] = w.shape;
@@ -296,7 +301,7 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
     const a = { ...w, shape: [cout, cin], strides: [cin, 1] };
     const b = { ...x, shape: [n, cin, h * wd], strides: [x.strides[0], x.strides[1], x.strides[3]] };
     const c = bias ? { ...bias, shape: [cout, 1], strides: [1, 0] } : null;
-    const y = await matmul(gpu, a, b, { c, gemv: false });
+    const y = await matmul(gpu, a, b, { c, gemv: false, tile });
     return { ...y, shape: [n, cout, oh, ow], strides: contiguousStrides([n, cout, oh, ow]) };
   }
   const y = empty(gpu, 'float32', [n, cout, oh, ow]);
@@ -304,8 +309,13 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
   if (total === 0) return y;
   const meta = { numel: total, n, cin, h, w: wd, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups,
     has_b: bias ? 1 : 0, x_off: x.offset, x_strides: x.strides };
-  await submit(gpu, (d) => d('conv2d', kernelSource('conv2d'), meta, [y.buffer, x.buffer, w.buffer, bias?.buffer ?? dummy(gpu)],
-    grid(Math.ceil(total / 64))));
+  const bufs = [y.buffer, x.buffer, w.buffer, bias?.buffer ?? dummy(gpu)];
+  if (groups === 1) {
+    const src = kernelSource('conv2d_gemm', { subst: tileSubst(tile) });
+    await submit(gpu, (d) => d('conv2d_gemm', src, meta, bufs, [Math.ceil((oh * ow) / tile), Math.ceil(cout / tile), n]));
+  } else {
+    await submit(gpu, (d) => d('conv2d', kernelSource('conv2d'), meta, bufs, grid(Math.ceil(total / 64))));
+  }
   return y;
 }
 

@@ -33,20 +33,21 @@ async function check(gpu, t, seed, aShape, bShape, opts = {}) {
   const b = hostTensor(rand, 'float32', bShape, opts.bLayout);
   const c = opts.cShape ? hostTensor(rand, 'float32', opts.cShape, opts.cLayout) : null;
   const want = refMatmul(a, b, { c, alpha: opts.alpha, beta: opts.beta });
-  for (const gemv of [true, false]) {
+  // The GEMV path, then the tiled kernel at each output tile the lowering can pick.
+  for (const [gemv, tile] of [[true, 64], [false, 64], [false, 32], [false, 16]]) {
     const y = await matmul(gpu, toGpu(gpu, a), toGpu(gpu, b),
-      { c: c && toGpu(gpu, c), alpha: opts.alpha, beta: opts.beta, gemv });
+      { c: c && toGpu(gpu, c), alpha: opts.alpha, beta: opts.beta, gemv, tile });
     const got = await download(gpu, y);
     const K = aShape.at(-1);
     assertClose(got, want, { rtol: 1e-5, atol: 1e-6 * Math.max(1, K),
-      what: `${JSON.stringify(aShape)}@${JSON.stringify(bShape)} gemv=${gemv}` });
+      what: `${JSON.stringify(aShape)}@${JSON.stringify(bShape)} gemv=${gemv} tile=${tile}` });
     if (opts.outShape) assert.deepEqual(y.shape, opts.outShape);
   }
 }
 
 test('mm: tile edges, odd, 1 and empty sizes', gpuTest(async (t, gpu) => {
   const cases = [[1, 1, 1], [7, 13, 5], [64, 64, 64], [65, 17, 129], [63, 31, 65], [1, 300, 65],
-    [3, 0, 4], [0, 5, 3], [4, 5, 0], [2, 129, 3]];
+    [3, 0, 4], [0, 5, 3], [4, 5, 0], [2, 129, 3], [33, 16, 31], [17, 15, 16]];
   let seed = 1;
   for (const [m, k, n] of cases) await check(gpu, t, seed++, [m, k], [k, n], { outShape: [m, n] });
 }));

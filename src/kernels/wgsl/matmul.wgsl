@@ -1,18 +1,15 @@
 // Batched matmul with epilogue: Y[b,m,n] = alpha * sum_k A[b,m,k] * B[b,k,n] + beta * C[b,m,n].
 // A, B, C are strided views (row/column strides, up to 4 broadcast batch dims with their own
 // batch strides, 0 where broadcast), so mm, bmm, addmm, linear (B = W^T by strides) and
-// broadcasting matmul are one kernel; Y is contiguous [batch, M, N]. Tiles: 64x64 outputs per
-// workgroup (16x16 invocations, 4x4 each), K in steps of 16 through workgroup memory; edge tiles
-// load zeros and skip stores. Workgroups: (ceil(N/64), ceil(M/64), batch).
+// broadcasting matmul are one kernel; Y is contiguous [batch, M, N]. Tiles: T x T outputs per
+// workgroup of S x S invocations, T/S x T/S outputs each (T, S = {{TILE}}, {{THREADS}}: the
+// lowering's gemm_tile picks 64, 16 or, for outputs too small for enough 64x64 workgroups, 16, 8;
+// the tests also run 32, 8), K in steps of 16 through workgroup memory; edge tiles load zeros and
+// skip stores (the core: gemm_tile.wgsl).
+// Workgroups: (ceil(N/T), ceil(M/T), batch).
 {{DECLS}}
 
-const TM: u32 = 64u;
-const TN: u32 = 64u;
-const TK: u32 = 16u;
-var<workgroup> As: array<array<f32, 64>, 16>;  // [k][m]
-var<workgroup> Bs: array<array<f32, 64>, 16>;  // [k][n]
-
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(S, S)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
   let M = mu(M_M);
@@ -33,43 +30,36 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   }
   let ars = mu(M_A_RS); let acs = mu(M_A_CS);
   let brs = mu(M_B_RS); let bcs = mu(M_B_CS);
-  let m0 = wid.y * TM;
-  let n0 = wid.x * TN;
-  var acc: array<array<f32, 4>, 4>;
+  let m0 = wid.y * T;
+  let n0 = wid.x * T;
+  var acc: array<array<f32, R>, R>;
   for (var k0 = 0u; k0 < K; k0 += TK) {
-    for (var i = 0u; i < 4u; i++) {
-      let e = tid + i * 256u;
-      let am = e / TK; let ak = e % TK;     // A tile: 64 rows x 16 k
+    for (var i = 0u; i < LOADS; i++) {
+      let e = tid + i * S * S;
+      let am = e / TK; let ak = e % TK;     // A tile: T rows x 16 k
       let gm = m0 + am; let gk = k0 + ak;
       var va = 0.0;
       if (gm < M && gk < K) { va = A[oa + gm * ars + gk * acs]; }
       As[ak][am] = va;
-      let bk = e / TN; let bn = e % TN;     // B tile: 16 k x 64 columns
+      let bk = e / T; let bn = e % T;       // B tile: 16 k x T columns
       let gk2 = k0 + bk; let gn = n0 + bn;
       var vb = 0.0;
       if (gk2 < K && gn < N) { vb = B[ob + gk2 * brs + gn * bcs]; }
       Bs[bk][bn] = vb;
     }
     workgroupBarrier();
-    for (var kk = 0u; kk < TK; kk++) {
-      var a: array<f32, 4>;
-      var b: array<f32, 4>;
-      for (var i = 0u; i < 4u; i++) { a[i] = As[kk][lid3.y + 16u * i]; b[i] = Bs[kk][lid3.x + 16u * i]; }
-      for (var i = 0u; i < 4u; i++) {
-        for (var j = 0u; j < 4u; j++) { acc[i][j] = fma(a[i], b[j], acc[i][j]); }
-      }
-    }
+    tile_mac(lid3, &acc);
     workgroupBarrier();
   }
   let alpha = mf(M_ALPHA);
   let beta = mf(M_BETA);
   let use_c = mu(M_HAS_C) != 0u && beta != 0.0;
   let oy = wid.z * M * N;
-  for (var i = 0u; i < 4u; i++) {
-    let gm = m0 + lid3.y + 16u * i;
+  for (var i = 0u; i < R; i++) {
+    let gm = m0 + lid3.y + S * i;
     if (gm >= M) { continue; }
-    for (var j = 0u; j < 4u; j++) {
-      let gn = n0 + lid3.x + 16u * j;
+    for (var j = 0u; j < R; j++) {
+      let gn = n0 + lid3.x + S * j;
       if (gn >= N) { continue; }
       var r = alpha * acc[i][j];
       if (use_c) { r += beta * C[oc + gm * mu(M_C_RS) + gn * mu(M_C_CS)]; }
