@@ -267,6 +267,12 @@ export interface NodeTiming {
   covers: string[];
   /** A constant computed once at load (all inputs constant): not run, ms is 0. */
   folded: boolean;
+  /**
+   * On a WebGPU model: where it ran. A 'webgpu' entry is one node's wall time from submit to
+   * done (profiling syncs after every GPU node); a 'wasm' entry is a segment of WASM nodes
+   * (node: the first, covers: the others).
+   */
+  device?: 'webgpu' | 'wasm';
 }
 
 export type Expected = readonly TensorLike[] | Readonly<Record<string, TensorLike>> | TypedArray;

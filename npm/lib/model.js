@@ -329,14 +329,22 @@ export class Model {
     return String(this._h.pie(topN));
   }
 
-  /** Per-node timings of the last execute() (needs loadIR's `profile: true`). */
+  /**
+   * Per-node timings of the last execute() (needs loadIR's `profile: true`). On WebGPU: each
+   * GPU node's wall time from submit to done (the run syncs after every node while profiling),
+   * and each WASM segment's (node: its first node, covers: the others), `device` saying which.
+   */
   profile() {
+    if (this._gpu) {
+      return (this._gpu.lastProfile ?? []).map((t) => ({ node: t.node, opType: t.opType, ms: t.ms, covers: t.covers, folded: false, device: t.device }));
+    }
     return parseJsonLoose(String(this._h.profile())).map((t) => ({ node: t.node, opType: t.op_type, ms: t.ms, covers: t.covers || [], folded: !!t.folded }));
   }
 
   /** Turns per-node profiling on or off. */
   setProfiling(on) {
     this._h.setProfiling(Boolean(on));
+    if (this._gpu) this._gpu.profiling = Boolean(on);
   }
 
   /** Original names of weights/buffers the graph writes in place (KV caches). */
@@ -456,6 +464,7 @@ export async function loadIR(ir, options = {}) {
     if (profile) handle.setProfiling(true);
     model = new Model(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
     if (gpu) model._gpu = await startWebGpu(gpu, backend, handle);
+    if (model._gpu) model._gpu.profiling = Boolean(profile);
   } catch (e) {
     if (model) model.dispose(); // also unregisters its finalizer (which would delete the handle again)
     else handle.delete();

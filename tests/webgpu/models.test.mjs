@@ -5,7 +5,7 @@
 // least 90% of the compute nodes run on the GPU, and the per-run transfers are reported.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as tir from '../../npm/index.js';
 import { TOL, fixtureDirs, ioInputs, readIo } from '../../npm/test/helpers.mjs';
 import { getDevice } from './gpu.mjs';
@@ -67,3 +67,30 @@ test('placement over the whole set: >= 90% of compute nodes on the GPU', async (
 });
 
 after(() => { tir.env.webgpu.device = undefined; });
+
+// profile() on WebGPU: each GPU node alone, submitted and awaited, with its wall time; WASM
+// segments as entries of their own. The profiled run gives the same outputs as a normal run.
+test('profile() on WebGPU: one entry per GPU node, in run order, same outputs', async (t) => {
+  if (!(await device(t))) return;
+  const fx = fixtureDirs().find((f) => f.name === 'gpt2_decoder/torch2.14-training') ?? fixtures[0];
+  if (!fx) { t.skip('no fixture'); return; }
+  const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'], profile: true });
+  try {
+    const io = readIo(fx.io);
+    const profiled = await model.execute(ioInputs(model, io));
+    const p = model.profile();
+    const gpuEntries = p.filter((e) => e.device === 'webgpu');
+    assert.ok(gpuEntries.length > 0 && gpuEntries.length <= model.placement().nodes.webgpu + 1, `${gpuEntries.length} GPU entries`);
+    const names = new Set(JSON.parse(readFileSync(fx.model, 'utf8')).nodes.map((n) => n.name));
+    for (const e of p) {
+      assert.ok(e.ms >= 0 && Number.isFinite(e.ms), `${e.node}: ms ${e.ms}`);
+      assert.ok(e.device === 'webgpu' || e.device === 'wasm', e.device);
+      assert.ok(names.has(e.node), `${e.node} is not an IR node`);
+    }
+    model.setProfiling(false);
+    const plain = await model.execute(ioInputs(model, io));
+    for (let k = 0; k < plain.length; k++) assert.deepEqual(plain[k].data, profiled[k].data, `output ${k}`);
+  } finally {
+    model.dispose();
+  }
+});

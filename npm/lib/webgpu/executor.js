@@ -170,10 +170,16 @@ export class WebGpuExecutor {
     for (const id of this.plan.prepare) this._upload(id);
   }
 
-  /** One run: the graph inputs are in the engine's input slots; the outputs end there too. */
+  /**
+   * One run: the graph inputs are in the engine's input slots; the outputs end there too.
+   * With `profiling` set, each GPU node is submitted alone and awaited, and `lastProfile` gets
+   * its wall time from submit to done (GPU time plus ~tens of µs of submit/sync latency: dawn.node
+   * has no timestamp queries to separate them); such runs are slower than normal ones.
+   */
   async run() {
     const { device } = this;
     if (this.lost) throw this._lostError(null);
+    const prof = this.profiling ? [] : null;
     let encoder = null;
     let pass = null;
     // Each submitted segment has its own error scope, popped without waiting, so an error
@@ -208,6 +214,12 @@ export class WebGpuExecutor {
             pass.dispatchWorkgroups(d.wg[0], d.wg[1], d.wg[2]);
             this.stats.dispatches++;
           }
+          if (prof) {
+            const t0 = performance.now();
+            flush();
+            await device.queue.onSubmittedWorkDone();
+            prof.push({ node: step.node, covers: [], opType: step.op_type, ms: performance.now() - t0, device: 'webgpu' });
+          }
         } else if (step.op === 'upload') {
           flush(); // the slot may still be read by dispatches recorded before
           this._upload(step.value);
@@ -223,10 +235,13 @@ export class WebGpuExecutor {
           this.stats.downloads++;
           this.stats.downloadBytes += v.numel * ITEM[v.dtype];
         } else if (step.op === 'wasm') {
+          const t0 = prof ? performance.now() : 0;
           check(this.handle.runSteps(step.first, step.last), 'ExecutionError');
+          if (prof) prof.push({ node: step.nodes?.[0] ?? '', covers: step.nodes?.slice(1) ?? [], opType: 'wasm', ms: performance.now() - t0, device: 'wasm' });
         }
       }
       flush();
+      if (prof) this.lastProfile = prof;
     } catch (e) {
       failure = e;
     }
