@@ -6,21 +6,25 @@
 # sanitizer report, leak, timeout, out-of-memory, non-tir exception) is copied
 # to tests/fuzz-regressions/<target>/ (replayed by tir_unit_tests) and the
 # script exits 1 after all targets ran.
-# Usage: scripts/fuzz.sh [--time SECONDS] [--jobs N] [--keep-going] [target...]
+# Usage: scripts/fuzz.sh [--time SECONDS] [--seed N] [--jobs N] [--keep-going] [target...]
 #   targets: ir safetensors torch_save bind op (default: all)
+#   --seed N: libFuzzer's -seed (default: a random one per run). CI passes a fixed seed, so a
+#     change is judged on the inputs every earlier run tried, not on whatever new input a random
+#     run happens to reach; exploring for new findings is a long local run with random seeds.
 #   --jobs N: libFuzzer's fork mode with N worker processes per target (default 1: no fork)
 #   --keep-going: fork mode that goes on after a finding (-ignore_crashes/timeouts/ooms),
 #     to collect every finding of a long run instead of stopping at the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(ir safetensors torch_save bind op)
-time_s=60; jobs=1; keep_going=0; targets=()
+time_s=60; jobs=1; keep_going=0; seed_arg=(); targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_s="$2"; shift 2 ;;
+    --seed) seed_arg=(-seed="$2"); shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --keep-going) keep_going=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     ir|safetensors|torch_save|bind|op) targets+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (targets: ${all_targets[*]})" >&2; exit 2 ;;
   esac
@@ -90,7 +94,7 @@ for t in "${targets[@]}"; do
   art="$build/artifacts/$t"; rm -rf "$art"; mkdir -p "$art"
   log="$build/$t.log"
   args=(-max_total_time="$time_s" -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1
-        -artifact_prefix="$art/" ${d:+-dict="$d"})
+        -artifact_prefix="$art/" ${d:+-dict="$d"} "${seed_arg[@]}")
   if [ "$keep_going" = 1 ]; then args+=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   elif [ "$jobs" -gt 1 ]; then args+=(-fork="$jobs"); fi
   echo "fuzz: $t for ${time_s}s (log $log)"

@@ -73,8 +73,9 @@ const ENGINES = {
   async 'ours-webgpu'({ fdir, mdir, meta, input }) {
     const m = await tir.loadIR(join(fdir, 'model.json'), { weights: join(mdir, 'weights.safetensors'), threads, executionProviders: ['webgpu'] });
     const p = m.placement();
-    return { step: async () => (await m.execute({ [meta.input]: input.data }))[0].data, dispose: () => m.dispose(),
-      info: `${p.nodes.webgpu} / ${p.nodes.wasm} nodes on webgpu / wasm` };
+    const step = async () => (await m.execute({ [meta.input]: input.data }))[0].data;
+    const profile = async () => { m.setProfiling(true); await step(); m.setProfiling(false); return m.profile(); };
+    return { step, profile, dispose: () => m.dispose(), info: `${p.nodes.webgpu} / ${p.nodes.wasm} nodes on webgpu / wasm` };
   },
   async 'ort-webgpu'({ mdir, meta, input }) {
     const s = await ort.InferenceSession.create(readFileSync(join(mdir, 'model.onnx')), { executionProviders: ['webgpu'] });
@@ -114,14 +115,38 @@ for (const name of list(a.models ?? 'resnet50,bert_base')) {
     }
     console.log(`${name} ${engine}: ${r.error ? 'FAILED: ' + r.error : `loaded in ${r.load_ms.toFixed(0)} ms (${r.info}); max |diff| vs PyTorch ${r.max_abs_diff?.toExponential(2)}`}`);
   }
-  for (let k = 0; k < runs; k++) {  // interleaved passes: every engine once per pass
-    for (const [engine, e, r] of live) {
-      const t = performance.now();
-      try { await withTimeout(e.step(), `${name} ${engine} run`); } catch (err) { r.error = errMsg(err); continue; }
-      r.times.push(performance.now() - t);
+  // Interleaved passes, every engine once per pass, the order rotating from pass to pass, and
+  // each timed run right after an untimed one of the same engine: a GPU engine that always ran
+  // after the multi-threaded WASM run (the GPU idle for 100+ ms) would be timed on a GPU
+  // clocking up, its neighbour on a warm one (the first H100 runs had this order).
+  for (let k = 0; k < runs; k++) {
+    for (let q = 0; q < live.length; q++) {
+      const [engine, e, r] = live[(k + q) % live.length];
+      try {
+        await withTimeout(e.step(), `${name} ${engine} run`);
+        const t = performance.now();
+        await withTimeout(e.step(), `${name} ${engine} run`);
+        r.times.push(performance.now() - t);
+      } catch (err) { r.error = errMsg(err); }
     }
   }
-  for (const [, e, r] of live) { r.median_ms = median(r.times); try { e.dispose(); } catch { /* ignore */ } }
+  for (const [, e, r] of live) {
+    r.median_ms = median(r.times);
+    // Where ours spends a run: one profiled run (a sync after every GPU node), by op type.
+    if (e.profile) {
+      try {
+        const byOp = {};
+        for (const t of await withTimeout(e.profile(), `${name} profile`)) {
+          const k = `${t.opType}${t.device === 'wasm' ? ' (wasm)' : ''}`;
+          byOp[k] ??= { op: k, nodes: 0, ms: 0 };
+          byOp[k].nodes += 1 + (t.covers?.length ?? 0);
+          byOp[k].ms += t.ms;
+        }
+        r.profile = Object.values(byOp).sort((x, y) => y.ms - x.ms);
+      } catch (err) { r.profile_error = errMsg(err); }
+    }
+    try { e.dispose(); } catch { /* ignore */ }
+  }
 }
 
 // ---- decoder: ours (loadLM) and onnxruntime-web (decode.onnx, caches as GPU buffers) ---------
@@ -211,7 +236,7 @@ const md = [];
 md.push(`GPU: ${device}${emulated ? ' (emulated on the CPU: times mean nothing)' : ''}; Node ${process.version}; ` +
   `onnxruntime-web ${ort.env.versions?.web ?? '?'} (1 WASM thread); ours on WASM uses ${threads} threads; ` +
   (torch ? `PyTorch ${torch.torch} on ${torch.gpu ?? torch.device} (${torch.settings})` : 'no PyTorch timings') + '.', '');
-md.push(`Medians over ${runs} interleaved passes (ms per inference, input in and output out); ` +
+md.push(`Medians over ${runs} interleaved passes in rotating order, each timed run right after an untimed one of the same engine (ms per inference, input in and output out); ` +
   `max |diff| vs PyTorch's float32 CPU output (PASS: allclose rtol ${rtol} atol ${atol}).`, '');
 md.push('| model | ours WebGPU | ort-web WebGPU | ours / ort-web | ours WASM | PyTorch CUDA | ours WebGPU placement | max diff: ours WebGPU / ort-web / ours WASM |');
 md.push('| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |');
@@ -221,6 +246,15 @@ for (const row of rows) {
   md.push(`| ${row.model} | ${row.error ? 'failed: ' + row.error : cell(e['ours-webgpu'])} | ${cell(e['ort-webgpu'])} | ${Number.isFinite(ratio) ? ratio.toFixed(2) + 'x' : '-'} | ` +
     `${cell(e['ours-wasm'])} | ${f(torch?.models?.[row.model]?.median_ms, 3)} | ${e['ours-webgpu']?.info ?? '-'} | ` +
     `${err(e['ours-webgpu'])} / ${err(e['ort-webgpu'])} / ${err(e['ours-wasm'])} |`);
+}
+for (const row of rows) {
+  const p = row.engines['ours-webgpu']?.profile;
+  if (!p) continue;
+  const total = p.reduce((x, y) => x + y.ms, 0);
+  md.push('', `Ours on WebGPU, ${row.model}: one profiled run by op type (each GPU node submitted alone and awaited: ` +
+    `wall ms per node including ~tens of µs of sync; total ${total.toFixed(2)} ms):`, '');
+  md.push('| op type | nodes | ms | share |', '| --- | ---: | ---: | ---: |');
+  for (const o of p.slice(0, 12)) md.push(`| ${o.op} | ${o.nodes} | ${o.ms.toFixed(3)} | ${(100 * o.ms / total).toFixed(1)}% |`);
 }
 if (lm) {
   const e = lm.engines;
