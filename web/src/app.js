@@ -10,7 +10,7 @@ import { sceneToSvg } from './svg.js';
 import { inspectorHtml } from './inspector.js';
 import { nodeHeat, legendHtml, runSummaryHtml, timingHtml, outputsHtml } from './run-panel.js';
 import { esc, fmtMs } from './format.js';
-import { profiledRuns, randomInputs } from './run.js';
+import { deviceOptions, profiledRuns, randomInputs } from './run.js';
 import { GeneratePanel } from './generate-panel.js';
 
 const $ = (id) => document.getElementById(id);
@@ -391,16 +391,16 @@ async function runModel() {
   try {
     if (!S.model) {
       const t0 = performance.now();
-      S.model = await loadIR(S.irText, { weights: S.weights.slice(0), profile: true });
+      S.model = await loadIR(S.irText, { weights: S.weights.slice(0), profile: true, ...deviceOptions($('sel-device').value) });
       S.loadMs = performance.now() - t0;
     }
     const m = S.model;
     const inputs = S.io ? S.io.inputs : randomInputs(S.graph);
-    const { outputs, totalMs, byNode, total, runs } = await profiledRuns(m, inputs);
+    const { outputs, totalMs, byNode, total, runs, devices } = await profiledRuns(m, inputs);
     let report = null;
     if (S.io && S.io.outputs.length) report = await m.verify(inputs, S.io.outputs);
-    S.profile = { byNode, total, runs };
-    S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs };
+    S.profile = { byNode, total, runs, devices };
+    S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs, placement: m.executionProviders.includes('webgpu') ? m.placement() : null };
     $('chk-heat').disabled = false;
     applyHeat();
     canvas.redraw();
@@ -531,6 +531,8 @@ $('chk-heat').onchange = (ev) => {
   canvas.redraw();
 };
 $('btn-run').onclick = runModel;
+$('sel-device').onchange = disposeModel; // the next Run loads for the picked device
+if (!navigator.gpu) $('sel-device').querySelector('[value=webgpu]').disabled = true;
 $('btn-open').onclick = () => $('file-input').click();
 $('file-input').onchange = (ev) => openFiles([...ev.target.files]).catch(() => {});
 document.addEventListener('keydown', (ev) => {

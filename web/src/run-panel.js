@@ -37,10 +37,18 @@ export function legendHtml(heat, max = 0) {
     `<span>${sw('--io-fill', '--io-stroke')}input / output</span><span>${sw('--weight-fill', '--weight-stroke')}weight (dashed)</span><span>${sw('--group-fill', '--group-stroke')}collapsed block</span>`;
 }
 
+// WASM: the build and its threads; WebGPU: where the compute nodes ran.
+function backendText(r) {
+  const wasm = `${esc(r.backend.variant)} \u00b7 ${r.backend.threads} thread${r.backend.threads > 1 ? 's' : ''}${r.backend.proxy ? ' \u00b7 worker' : ''}`;
+  if (!r.placement) return wasm;
+  const n = r.placement.nodes;
+  return `WebGPU \u00b7 ${n.webgpu} of ${n.webgpu + n.wasm} nodes on the GPU${n.wasm ? ` (rest: ${wasm})` : ''}`;
+}
+
 export function runSummaryHtml(S) {
   const r = S.run;
   let h = `<div class="summary-grid"><span class="muted">total time</span><span class="muted">sum of node times</span><span class="muted">backend</span><span class="muted">inputs</span>` +
-    `<b id="run-total" title="median of ${S.profile.runs} runs after a warm-up">${fmtMs(r.totalMs)}</b><b>${fmtMs(S.profile.total)}</b><b>${esc(r.backend.variant)} \u00b7 ${r.backend.threads} thread${r.backend.threads > 1 ? 's' : ''}${r.backend.proxy ? ' \u00b7 worker' : ''}</b><b>${r.random ? 'random' : esc(S.ioName)}</b></div>`;
+    `<b id="run-total" title="median of ${S.profile.runs} runs after a warm-up">${fmtMs(r.totalMs)}</b><b>${fmtMs(S.profile.total)}</b><b id="run-backend">${backendText(r)}</b><b>${r.random ? 'random' : esc(S.ioName)}</b></div>`;
   if (r.report) {
     const rep = r.report;
     h += `<div id="verify-report"><span class="verdict ${rep.isValid ? 'ok' : 'bad'}">Verification ${rep.isValid ? 'PASSED' : 'FAILED'}</span> <span class="muted">rtol = atol = 1e-5 \u00b7 max diff ${fmtNum(rep.maxDiff)} \u00b7 mean diff ${fmtNum(rep.meanDiff)}</span>`;
@@ -55,10 +63,12 @@ export function runSummaryHtml(S) {
 export function timingHtml(S) {
   const rows = [...S.profile.byNode].sort((a, b) => b[1] - a[1]);
   const max = rows.length ? rows[0][1] : 1;
-  return '<table id="timing-table"><tr><th>#</th><th>node</th><th>op</th><th>block</th><th>time</th><th>%</th><th style="width:160px"></th></tr>' +
+  // On WebGPU each row says where it ran (a WASM row is a segment of WASM nodes, named by its first).
+  const dev = S.profile.devices?.size ? (name) => `<td class="muted">${esc(S.profile.devices.get(name) || '')}</td>` : null;
+  return `<table id="timing-table"><tr><th>#</th><th>node</th><th>op</th><th>block</th>${dev ? '<th>device</th>' : ''}<th>time</th><th>%</th><th style="width:160px"></th></tr>` +
     rows.map(([name, ms], i) => {
       const n = S.graph.opByName.get(name);
-      return `<tr><td class="num muted">${i + 1}</td><td>${n ? link(n.id, name) : esc(name)}</td><td class="mono">${esc(n ? shortOp(n.opType) : '')}</td><td class="muted">${esc(n?.block || '')}</td><td class="num">${fmtMs(ms)}</td><td class="num">${((100 * ms) / (S.profile.total || 1)).toFixed(1)}</td><td><div class="bar" style="width:${Math.max(1, (150 * ms) / max).toFixed(0)}px"></div></td></tr>`;
+      return `<tr><td class="num muted">${i + 1}</td><td>${n ? link(n.id, name) : esc(name)}</td><td class="mono">${esc(n ? shortOp(n.opType) : '')}</td><td class="muted">${esc(n?.block || '')}</td>${dev ? dev(name) : ''}<td class="num">${fmtMs(ms)}</td><td class="num">${((100 * ms) / (S.profile.total || 1)).toFixed(1)}</td><td><div class="bar" style="width:${Math.max(1, (150 * ms) / max).toFixed(0)}px"></div></td></tr>`;
     }).join('') + '</table>';
 }
 

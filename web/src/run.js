@@ -33,21 +33,38 @@ export function randomInputs(graph) {
   return out;
 }
 
+/** loadIR's options for the device picked in the toolbar ('wasm' or 'webgpu'). */
+export function deviceOptions(device) {
+  return device === 'webgpu' ? { executionProviders: ['webgpu', 'wasm'] } : {};
+}
+
 /**
  * A warm-up run, then 3-5 timed runs (single-run node times on a busy machine
- * are noisy): the last outputs, the median run time, and each node's median.
+ * are noisy): the last outputs, the median run time, each node's median and,
+ * on WebGPU, each node's device. A profiled WebGPU run syncs after every GPU
+ * node, so there the run time comes from a run without profiling.
  */
 export async function profiledRuns(model, inputs) {
   await model.execute(inputs); // warm-up: first run allocates the arena
+  const gpu = model.executionProviders.includes('webgpu');
   const runs = [];
+  const devices = new Map();
   let outputs;
   const t1 = performance.now();
   do {
+    if (gpu) model.setProfiling(false);
     const t = performance.now();
     outputs = await model.execute(inputs);
     const ms = performance.now() - t;
+    if (gpu) {
+      model.setProfiling(true);
+      await model.execute(inputs);
+    }
     const byNode = new Map();
-    for (const p of await model.profile()) byNode.set(p.node, (byNode.get(p.node) || 0) + p.ms);
+    for (const p of await model.profile()) {
+      byNode.set(p.node, (byNode.get(p.node) || 0) + p.ms);
+      if (p.device) devices.set(p.node, p.device);
+    }
     runs.push({ ms, byNode });
   } while (runs.length < 5 && (runs.length < 3 || performance.now() - t1 < 300));
   const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
@@ -58,5 +75,5 @@ export async function profiledRuns(model, inputs) {
     byNode.set(name, v);
     total += v;
   }
-  return { outputs, totalMs: med(runs.map((r) => r.ms)), byNode, total, runs: runs.length };
+  return { outputs, totalMs: med(runs.map((r) => r.ms)), byNode, total, runs: runs.length, devices };
 }

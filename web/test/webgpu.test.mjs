@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, REPO, startServer } from './helpers.mjs';
+import { CHROMIUM, REPO, openViewer, startServer } from './helpers.mjs';
 
 // Committed fixtures, and generated ones (tools/make_fixtures.sh) when present.
 const FIXTURES = ['small_cnn', 'resnet18', 'bert_encoder'].map((m) => {
@@ -63,3 +63,24 @@ for (const dir of FIXTURES) {
     assert.ok(r.isValid, `maxDiff ${r.maxDiff}`);
   });
 }
+
+// The viewer's device switch: Run on WebGPU verifies, the summary says where the nodes ran and
+// the timing table has a device column; switching back to WASM reloads and runs there.
+test('viewer: Run on WebGPU (device switch) verifies PASSED and reports placement and devices', async () => {
+  const page = await openViewer(context, server.url);
+  const V = (fn, arg) => page.evaluate(fn, arg);
+  await V((id) => window.__viewer.openSample(id), 'small_cnn');
+  await page.selectOption('#sel-device', 'webgpu');
+  await page.click('#btn-run');
+  await page.waitForSelector('#verify-report', { timeout: 120000 });
+  assert.match(await page.textContent('#verify-report'), /Verification PASSED/);
+  assert.match(await page.textContent('#run-backend'), /^WebGPU \u00b7 \d+ of \d+ nodes on the GPU/);
+  const devices = await V(() => [...document.querySelectorAll('#timing-table tr td:nth-child(5)')].map((td) => td.textContent));
+  assert.ok(devices.length > 0 && devices.includes('webgpu'), JSON.stringify(devices));
+  await page.selectOption('#sel-device', 'wasm');
+  await page.click('#btn-run');
+  await page.waitForFunction(() => /thread/.test(document.getElementById('run-backend')?.textContent || ''), null, { timeout: 60000 });
+  assert.match(await page.textContent('#verify-report'), /Verification PASSED/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
