@@ -400,7 +400,7 @@ async function runModel() {
     let report = null;
     if (S.io && S.io.outputs.length) report = await m.verify(inputs, S.io.outputs);
     S.profile = { byNode, total, runs, devices };
-    S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs, placement: m.executionProviders.includes('webgpu') ? m.placement() : null };
+    S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs, placement: (m.executionProviders ?? []).includes('webgpu') ? m.placement() : null };
     $('chk-heat').disabled = false;
     applyHeat();
     canvas.redraw();

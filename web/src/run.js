@@ -46,7 +46,7 @@ export function deviceOptions(device) {
  */
 export async function profiledRuns(model, inputs) {
   await model.execute(inputs); // warm-up: first run allocates the arena
-  const gpu = model.executionProviders.includes('webgpu');
+  const gpu = (model.executionProviders ?? []).includes('webgpu'); // a ProxyModel (worker) is WASM
   const runs = [];
   const devices = new Map();
   let outputs;
