@@ -55,6 +55,8 @@ class WasmModel : public TensorSources {
       o.shared_prepare = shared_prepare_;
       auto s = std::make_unique<tir::Session>(model(), o);
       s->set_profiling(profiling_);
+      // Streamed weights: place first, then give data to those the CPU reads.
+      if (webgpu_ && has_streamed()) fill_streamed(s->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
       s->bind(weights_, constants_);
       session_ = std::move(s);
       inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
@@ -69,6 +71,9 @@ class WasmModel : public TensorSources {
   std::string shareWeights(const WasmModel& other) {
     return guarded([&] {
       if (!other.session_) throw tir::ExecutionError("weightsFrom: that model is not compiled yet");
+      if (other.session_->weight_bytes(true))
+        throw tir::ExecutionError("weightsFrom: that model's weights were streamed to the GPU (not kept in WASM "
+                                  "memory); load this IR with its own weights");
       weights_ = other.weights_;
       constants_ = other.constants_;
       shared_prepare_ = other.shared_prepare_;
@@ -83,6 +88,20 @@ class WasmModel : public TensorSources {
 
   // The next compile() plans for WebGPU placement (webgpuPlan()).
   void setWebGpu(bool on) { webgpu_ = on; }
+  // The device's largest storage binding, for the placement that decides which
+  // streamed weights the CPU needs (compile), and the reader of their bytes.
+  void setMaxBinding(double bytes) { max_binding_ = bytes; }
+  void setWeightReader(const val& reader) { weight_reader_ = reader; }
+  // Bytes of the weights in WASM memory and of those streamed to the GPU: {wasm, streamed}.
+  val weightBytes() const {
+    return or_throw<val>([&] {
+      need_session();
+      val o = val::object();
+      o.set("wasm", double(session_->weight_bytes(false)));
+      o.set("streamed", double(session_->weight_bytes(true)));
+      return o;
+    });
+  }
   // The session's WebGPU program (JSON; runtime/webgpu_plan.cpp) for a device whose largest
   // storage binding is max_binding_bytes, or an error JSON {kind, message}.
   std::string webgpuPlan(double max_binding_bytes) {
@@ -316,6 +335,8 @@ class WasmModel : public TensorSources {
   tir::Limits limits_;  // setLimits, applied by compile
   bool profiling_ = false;
   bool webgpu_ = false;
+  double max_binding_ = double(uint64_t(128) << 20);
+  val weight_reader_ = val::undefined();
   // Packed/derived weight copies, shared with every model bound through
   // shareWeights (one cache per weight dtype: it decides the packed layout).
   std::shared_ptr<tir::PrepareContext> shared_prepare_;
@@ -362,6 +383,8 @@ val memoryView(double ptr, double bytes) {
 EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
   emscripten::class_<TensorSources>("TensorSources")
       .function("addWeightsFile", &TensorSources::addWeightsFile)
+      .function("addWeightsFileStreamed", &TensorSources::addWeightsFileStreamed)
+      .function("streamedWeights", &TensorSources::streamedWeights)
       .function("addWeightTensor", &TensorSources::addWeightTensor)
       .function("addConstantsFile", &TensorSources::addConstantsFile)
       .function("addConstantTensor", &TensorSources::addConstantTensor);
@@ -382,6 +405,10 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("runSlots", &WasmModel::runSlots)
       .function("setWebGpu", &WasmModel::setWebGpu)
       .function("webgpuPlan", &WasmModel::webgpuPlan)
+      .function("setMaxBinding", &WasmModel::setMaxBinding)
+      .function("setWeightReader", &WasmModel::setWeightReader)
+      .function("weightBytes", &WasmModel::weightBytes)
+
       .function("runSteps", &WasmModel::runSteps)
       .function("stageInputs", &WasmModel::stageInputs)
       .function("collectOutputs", &WasmModel::collectOutputs)

@@ -3,11 +3,13 @@
 // the weights/constants both classes bind from.
 #pragma once
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -21,6 +23,7 @@
 #include "core/tensor.h"
 #include "runtime/session.h"
 #include "weights/tensor_map.h"
+#include "weights/safetensors.h"
 #include "weights/torch_save.h"
 
 namespace tir_glue {
@@ -137,6 +140,18 @@ inline std::shared_ptr<const std::vector<uint8_t>> bytes_from_js(const val& byte
   return v;
 }
 
+// A weights file's bytes, copied into WASM memory; one that cannot fit is refused by name
+// (rather than by the allocator's bare "vector" or an abort).
+inline std::shared_ptr<const std::vector<uint8_t>> file_bytes_from_js(const val& bytes, const std::string& origin) {
+  const double n = as_u8(bytes)["length"].as<double>();
+  const double cap = double(emscripten_get_heap_max());
+  if (n >= cap)
+    throw tir::WeightLoadError(origin + ": " + std::to_string(uint64_t(n)) + " bytes do not fit in WASM memory (at most " +
+                               std::to_string(uint64_t(cap)) + " bytes); on the GPU (executionProviders: ['webgpu']) "
+                               "the weights of a safetensors file are streamed there instead (docs/webgpu.md)");
+  return bytes_from_js(bytes);
+}
+
 inline void merge(tir::TensorMap& into, tir::TensorMap from) {
   for (auto& kv : from.items) into.set(kv.first, std::move(kv.second));
 }
@@ -146,7 +161,7 @@ inline void merge(tir::TensorMap& into, tir::TensorMap from) {
 class TensorSources {
  public:
   std::string addWeightsFile(const val& bytes, const std::string& origin) {
-    return guarded([&] { merge(weights_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
+    return guarded([&] { merge(weights_, tir::read_weights_bytes(file_bytes_from_js(bytes, origin), origin)); });
   }
   std::string addWeightTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
     return guarded([&] {
@@ -154,7 +169,7 @@ class TensorSources {
     });
   }
   std::string addConstantsFile(const val& bytes, const std::string& origin) {
-    return guarded([&] { merge(constants_, tir::read_weights_bytes(bytes_from_js(bytes), origin)); });
+    return guarded([&] { merge(constants_, tir::read_weights_bytes(file_bytes_from_js(bytes, origin), origin)); });
   }
   std::string addConstantTensor(const std::string& name, const std::string& dtype, const val& shape, const val& bytes) {
     return guarded([&] {
@@ -162,8 +177,75 @@ class TensorSources {
     });
   }
 
+  // A safetensors weights file whose data stays with the caller, to be
+  // streamed to the GPU (docs/webgpu.md): `head` holds its first bytes (the
+  // whole header at least), `file_size` its length. Its tensors have no data
+  // until fillStreamed() gives the ones the CPU reads.
+  std::string addWeightsFileStreamed(const val& head, double file_size, const std::string& origin) {
+    return guarded([&] {
+      std::vector<uint64_t> offsets;
+      tir::TensorMap m = tir::read_safetensors_header(bytes_from_js(head), uint64_t(file_size), origin, &offsets);
+      const int file = streamed_files_++;
+      for (size_t i = 0; i < m.items.size(); ++i)
+        streamed_[m.items[i].first] = {file, offsets[i], m.items[i].second.buffer->nbytes};
+      merge(weights_, std::move(m));
+    });
+  }
+  // JSON [{name, file, offset, bytes}]: the streamed tensors still without data
+  // (file: the addWeightsFileStreamed call's index, offset: bytes into that file).
+  std::string streamedWeights() const {
+    std::string out = "[";
+    for (const auto& kv : weights_.items) {
+      auto it = streamed_.find(kv.first);
+      if (it == streamed_.end() || kv.second.buffer->data || !kv.second.buffer->nbytes) continue;
+      out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": ";
+      tir::json::append_string(&out, kv.first);
+      out += ", \"dtype\": \"" + std::string(tir::dtype_name(kv.second.dtype)) + "\"";
+      out += ", \"file\": " + std::to_string(it->second.file) + ", \"offset\": " +
+             std::to_string(it->second.offset) + ", \"bytes\": " + std::to_string(it->second.nbytes) + "}";
+    }
+    return out + "]";
+  }
+
  protected:
+  bool has_streamed() const { return !streamed_.empty(); }
+  // Gives data to the streamed tensors named in `names` (the ones the CPU
+  // reads), read by `reader(file, offset, bytes)` -> Uint8Array.
+  void fill_streamed(std::vector<std::string> names, const val& reader) {
+    // The uploader takes these dtypes (executor.js); the others are converted here, on the CPU.
+    for (const auto& kv : weights_.items)
+      if (streamed_.count(kv.first) && kv.second.dtype != tir::DType::F32 && kv.second.dtype != tir::DType::F16 &&
+          kv.second.dtype != tir::DType::BF16 && kv.second.dtype != tir::DType::I32 &&
+          kv.second.dtype != tir::DType::I64 && kv.second.dtype != tir::DType::Bool)
+        names.push_back(kv.first);
+    for (const std::string& name : names) {
+      auto it = streamed_.find(name);
+      const tir::Tensor* t = weights_.find(name);
+      if (it == streamed_.end() || !t || t->buffer->data || !t->buffer->nbytes) continue;
+      if (reader.isUndefined() || reader.isNull())
+        throw tir::WeightLoadError("weight '" + name + "' was registered for streaming, but no reader was given");
+      const Streamed& src = it->second;
+      const val u8 = as_u8(reader(src.file, double(src.offset), double(src.nbytes)));
+      if (u8["length"].as<double>() != double(src.nbytes))
+        throw tir::WeightLoadError("weight '" + name + "': the reader gave " + std::to_string(u8["length"].as<double>()) +
+                                   " bytes for " + std::to_string(src.nbytes));
+      tir::Buffer& b = *t->buffer;
+      b.owned.resize(src.nbytes);
+      copy_in(u8, b.owned.data(), src.nbytes);
+      b.data = b.owned.data();
+    }
+  }
+
   tir::TensorMap weights_, constants_;
+
+ private:
+  struct Streamed {
+    int file;
+    uint64_t offset;
+    size_t nbytes;
+  };
+  std::map<std::string, Streamed> streamed_;  // by tensor name
+  int streamed_files_ = 0;
 };
 
 // One cap from JS (a double): a non-negative integer, 0 meaning the default;

@@ -179,6 +179,11 @@ export type ExecutionProvider = 'webgpu' | 'wasm' | { readonly name: 'webgpu' | 
 export interface Placement {
   nodes: { webgpu: number; wasm: number };
   transfers: { uploads: number; downloads: number };
+  /**
+   * Bytes of the bound weights held in WASM memory, and of those streamed to the GPU only (never
+   * copied into WASM memory: safetensors weights that only GPU nodes read). Model.placement() only.
+   */
+  weights?: { wasm: number; webgpu: number };
 }
 
 /**

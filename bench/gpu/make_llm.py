@@ -47,6 +47,10 @@ def write_weights(cfg, path, seed=0):
 def export_decode_onnx(lm, cfg, P, C, path):
     import export_llm as el
 
+    with open(os.path.join(args.model, "kv_mapping.json")) as f:
+        mapping = json.load(f)
+    P, C = mapping["prefill_seq_len"], mapping["max_cache_len"]
+
     decode = el.TinyLlamaDecode(lm, P, C).eval()
     L = cfg["num_hidden_layers"]
     kv = [torch.zeros(el.kv_shape(cfg, C)) for _ in range(2 * L)]
@@ -67,9 +71,6 @@ def main():
     args = ap.parse_args()
     with open(os.path.join(args.model, "config.json")) as f:
         cfg = json.load(f)
-    with open(os.path.join(args.model, "kv_mapping.json")) as f:
-        mapping = json.load(f)
-    P, C = mapping["prefill_seq_len"], mapping["max_cache_len"]
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     w = os.path.join(args.out, "weights.safetensors")
@@ -78,6 +79,10 @@ def main():
     if args.no_onnx:
         return 0
     import export_llm as el
+
+    with open(os.path.join(args.model, "kv_mapping.json")) as f:
+        mapping = json.load(f)
+    P, C = mapping["prefill_seq_len"], mapping["max_cache_len"]
 
     t0 = time.time()
     lm, cfg = el.build_model(os.path.join(args.model, "config.json"), w)

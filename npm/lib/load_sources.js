@@ -77,9 +77,11 @@ export async function collectTensors(src, kind, irMeta, onProgress, load) {
 }
 
 // Hands collected weights/constants to a WasmModel or WasmLM (their shared
-// TensorSources base).
-export function addTensors(handle, weightOps, constantOps) {
+// TensorSources base). streamed: a WebGPU model's StreamedWeights (safetensors
+// weights files go to the engine as their header; webgpu/streaming.js), or null.
+export function addTensors(handle, weightOps, constantOps, streamed = null) {
   for (const op of weightOps) {
+    if (op.file && streamed?.add(handle, op)) continue;
     if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
     else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
   }

@@ -12,6 +12,7 @@ import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { compareWithTruth } from './truth.js';
 import { executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
+import { StreamedWeights } from './webgpu/streaming.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY } from './tensor.js';
 
 // Handles are guarded (lib/trap.js): delete() skips a discarded instance.
@@ -194,9 +195,11 @@ export class Model {
    */
   placement() {
     this._ensureCompiled();
-    if (this._gpu) return this._gpu.placement();
+    const w = this._h.weightBytes();
+    const weights = { wasm: w.wasm, webgpu: w.streamed };
+    if (this._gpu) return { ...this._gpu.placement(), weights };
     const p = JSON.parse(String(this._h.webgpuPlan(2 ** 31))).placement ?? {};
-    return { nodes: { webgpu: 0, wasm: (p.webgpu ?? 0) + (p.wasm ?? 0) }, transfers: { uploads: 0, downloads: 0 } };
+    return { nodes: { webgpu: 0, wasm: (p.webgpu ?? 0) + (p.wasm ?? 0) }, transfers: { uploads: 0, downloads: 0 }, weights };
   }
 
   /** The execution providers this model runs on, in order: ['webgpu', 'wasm'] or ['wasm']. */
@@ -444,13 +447,15 @@ export async function loadIR(ir, options = {}) {
   load.signal?.throwIfAborted();
   const handle = backend.create('WasmModel');
   let model;
+  let streamed = null;
   try {
     applyLimits(handle, limits, 'loadIR');
     check(handle.loadIR(irText, irOrigin(ir)), 'IRFormatError');
     if (from) {
       check(handle.shareWeights(from._h), 'ExecutionError');
     } else {
-      addTensors(handle, weightOps, constantOps);
+      streamed = gpu ? new StreamedWeights() : null;
+      addTensors(handle, weightOps, constantOps, streamed);
       // After the engine read the sources (a broken file is reported as such),
       // before compile (whose missing-weight error a typo would explain).
       checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
@@ -459,16 +464,26 @@ export async function loadIR(ir, options = {}) {
     // otherwise at the first execute, so info/visualize work on a bare IR.
     const compileNow = Boolean(gpu) || Boolean(from) ||
       (options.compile ?? (weights !== undefined || constants !== undefined));
-    if (gpu) handle.setWebGpu(true);
+    if (gpu) {
+      handle.setWebGpu(true);
+      handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);
+      if (streamed?.count) handle.setWeightReader(streamed.reader);
+    }
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
+    if (streamed?.count) {
+      handle.setWeightReader(undefined);
+      streamed.bind(handle);
+    }
     if (profile) handle.setProfiling(true);
     model = new Model(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
-    if (gpu) model._gpu = await startWebGpu(gpu, backend, handle);
+    if (gpu) model._gpu = await startWebGpu(gpu, backend, handle, streamed?.count ? streamed : null);
     if (model._gpu) model._gpu.profiling = Boolean(profile);
   } catch (e) {
     if (model) model.dispose(); // also unregisters its finalizer (which would delete the handle again)
     else handle.delete();
     throw e;
+  } finally {
+    streamed?.release(); // the GPU holds them now (or the load failed)
   }
   return model;
 }

@@ -64,6 +64,7 @@ bool aligned_for(const Tensor& t) {
 }  // namespace
 
 void Session::Impl::bind(const TensorMap& given_weights, const TensorMap& constants) {
+  has_streamed = false;
   const TensorIndex weight_index(given_weights), constant_index(constants);
   std::unordered_map<std::string, Tensor> ir_constants;  // by name; a repeated name: the last one
   for (const auto& kv : model.constants) ir_constants[kv.first] = constant_to_tensor(kv.first, kv.second);
@@ -85,6 +86,23 @@ void Session::Impl::bind(const TensorMap& given_weights, const TensorMap& consta
     // (a torch.save view with stride 0 or a lying offset must not be read past).
     check_view_in_buffer(*src, "weight '" + slot.key + "'");
     Buffer& buf = *slot.tensor.buffer;
+    slot.streamed = src->numel() > 0 && !src->buffer->data;
+    if (slot.streamed) {  // its bytes go straight to the GPU (place_for_webgpu)
+      const bool gpu_only = placed && !placed->cpu_read_weights.count(&buf);
+      // The uploader converts what the CPU would (half floats widen to the f32 compute dtype).
+      const bool converts = src->dtype == slot.tensor.dtype ||
+                            (slot.tensor.dtype == DType::F32 && (src->dtype == DType::F16 || src->dtype == DType::BF16));
+      if (!gpu_only || slot.mutated || !converts || !src->is_contiguous())
+        throw WeightLoadError("weight '" + slot.key + "' has no data: only weights that GPU nodes alone read (float, "
+                              "int32, int64 or bool) can be streamed to the GPU");
+      buf.owned.clear();
+      buf.data = nullptr;
+      buf.keepalive = src->buffer;
+      slot.streamed_source = src->buffer->label;
+      has_streamed = true;
+      slot.bound_value = Tensor{};
+      continue;
+    }
     const bool zero_copy = !slot.mutated && src->dtype == slot.tensor.dtype && src->is_contiguous() &&
                            aligned_for(*src) && src->numel() > 0;
     if (zero_copy) {

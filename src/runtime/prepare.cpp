@@ -71,21 +71,37 @@ std::shared_ptr<PrepareContext> make_shared_prepare_cache(DType weight_dtype) {
 
 void Session::Impl::prepare() {
   derived_cache = options.shared_prepare ? options.shared_prepare : make_shared_prepare_cache(options.weight_dtype);
-  for (auto& step : steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    auto& step = steps[i];
+    // A GPU node of a session with streamed weights is never prepared for WASM.
+    step->gpu_only = has_streamed && placed && placed->on_gpu[i];
+    if (step->gpu_only) continue;
     if (step->folded) {  // computed here, once: later steps may pack its value
       run_folded(*step);
       continue;
     }
-    if (!step->def->prepare || step->covered) continue;
-    step->call.prepare_ctx = derived_cache.get();
-    step->def->prepare(step->call);
-    step->call.prepare_ctx = nullptr;
+    prepare_step(*step);
   }
   // Packed copies are only known once made; still refuse a session whose
   // memory ends up past the arena cap rather than let it grow further.
   check_arena_bytes(limits, uint64_t(arena_size) + folded_bytes + derived_cache->derived_bytes(),
                     "the arena plus folded constants and prepared weight copies");
   prepared = true;
+}
+
+void Session::Impl::prepare_after_placement(Step& step) {
+  for (const Tensor& t : step.call.in)
+    if (t.defined() && t.buffer->kind == Buffer::Kind::Weight && t.numel() > 0 && !t.buffer->data)
+      fail_gpu_only(step);
+  step.gpu_only = false;
+  prepare_step(step);
+}
+
+void Session::Impl::prepare_step(Step& step) {
+  if (!step.def->prepare || step.covered) return;
+  step.call.prepare_ctx = derived_cache.get();
+  step.def->prepare(step.call);
+  step.call.prepare_ctx = nullptr;
 }
 
 }  // namespace tir

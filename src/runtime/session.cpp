@@ -361,6 +361,7 @@ void Session::run_slots() {
         if (step->folded && s.profiling) s.profile.push_back({step->node->name, step->node->op_type, 0.0, {}, true});
         continue;
       }
+      if (step->gpu_only) s.fail_gpu_only(*step);
       s.running = step->node;
       if (s.profiling) s.run_step(step->call, *step);
       else step->def->run(step->call);
@@ -384,6 +385,7 @@ void Session::run_steps(size_t first, size_t last) {
     for (size_t i = first; i <= last; ++i) {
       Step& step = *s.steps[i];
       if (!step.def->run || step.covered || step.folded) continue;
+      if (step.gpu_only) s.fail_gpu_only(step);
       s.running = step.node;
       step.def->run(step.call);
     }

@@ -132,6 +132,17 @@ class Session {
   // downloaded). The plan's "inputs"/"outputs" give each graph I/O's value.
   std::string webgpu_plan(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
                           const std::vector<size_t>& gpu_outputs) const;
+  // WebGPU placement before bind(), for callers that stream weights to the GPU
+  // instead of holding them here: runs webgpu_plan()'s placement pass and
+  // returns the keys of the weights the CPU must hold (read by a WASM node or a
+  // constant folded at prepare, written in place, or a graph output). bind()
+  // then takes the other weights without data (Buffer::data null: "streamed"),
+  // prepare() skips the nodes placed on the GPU, and webgpu_plan() marks those
+  // weights "streamed" (the caller uploads them). Such a session runs only
+  // through its WebGPU plan: run() names the first GPU-only node.
+  std::vector<std::string> place_for_webgpu(uint64_t max_binding_bytes);
+  // Bytes of the bound weights held in memory, and of those streamed (no data here).
+  size_t weight_bytes(bool streamed) const;
   // Runs steps [first, last] of the graph (the executor's WASM parts), with the
   // inputs already in their slots. Not for graphs with data-dependent shapes.
   void run_steps(size_t first, size_t last);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ops/op.h"
@@ -24,6 +25,9 @@ struct Step {
   // All inputs constant and the op constant-foldable: run once at prepare,
   // its outputs held as constants, skipped at run time (runtime/constant_fold.cpp).
   bool folded = false;
+  // Placed on the GPU while some of its weights live only there (streamed,
+  // Session::place_for_webgpu): not prepared for WASM, and never run there.
+  bool gpu_only = false;
   explicit Step(const OpNode& n) : node(&n), call(n) {}
 };
 
@@ -37,6 +41,14 @@ struct WeightSlot {
   Tensor tensor;                     // compute dtype, contiguous; data set by bind()
   bool mutated = false;              // written in place by some node (KV cache)
   Tensor bound_value;                // what bind() supplied, for reset_buffers()
+  bool streamed = false;             // bound without data: its bytes go to the GPU only
+  std::string streamed_source;       // ... under this name of the caller's (the source tensor's label)
+};
+
+// The WebGPU placement computed before bind (Session::place_for_webgpu).
+struct GpuPlacement {
+  std::vector<char> on_gpu;                     // per step
+  std::unordered_set<const Buffer*> cpu_read_weights;  // weights a WASM node, a fold or an output reads
 };
 
 struct Session::Impl {
@@ -63,6 +75,8 @@ struct Session::Impl {
   std::vector<NodeTiming> profile;
   size_t folded_bytes = 0;  // memory of the folded constants (outside the arena)
   std::shared_ptr<PrepareContext> derived_cache;  // packed/folded weights, rebuilt at bind unless shared
+  std::unique_ptr<GpuPlacement> placed;           // from place_for_webgpu(), else null
+  bool has_streamed = false;                      // some weight slot is streamed (bound without data)
 
   void compile();
   Tensor resolve_input(size_t step, const OpNode& node, size_t index);
@@ -82,8 +96,15 @@ struct Session::Impl {
   void run_step(OpCall& call, const Step& step);
   void bind(const TensorMap& weights, const TensorMap& constants);
   void prepare();
+  // runtime/webgpu_plan.cpp; `placement`, when given, gets the steps' devices and the CPU-read weights.
   std::string webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
-                               const std::vector<size_t>& gpu_outputs);  // runtime/webgpu_plan.cpp
+                               const std::vector<size_t>& gpu_outputs, GpuPlacement* placement = nullptr);
+  // A streamed weight's node on WASM (or a whole run) would read no data: the error naming it.
+  [[noreturn]] void fail_gpu_only(const Step& step) const;
+  // A step placed on the GPU before bind that the plan puts on WASM after all (an int64
+  // constant known only after prepare): prepared now, or an error when a weight it reads was streamed.
+  void prepare_after_placement(Step& step);
+  void prepare_step(Step& step);  // the op's prepare(), once weights are bound
 };
 
 // def.plan(call) for `node`; an error that does not name a node yet (a checked

@@ -61,9 +61,45 @@ std::string Session::webgpu_plan(uint64_t max_binding_bytes, const std::vector<s
   return impl_->webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs);
 }
 
+std::vector<std::string> Session::place_for_webgpu(uint64_t max_binding_bytes) {
+  Impl& s = *impl_;
+  if (s.bound) throw ExecutionError("place_for_webgpu() after bind(): place first, then bind the weights");
+  auto placed = std::make_unique<GpuPlacement>();
+  s.webgpu_plan_json(max_binding_bytes, {}, {}, placed.get());
+  std::vector<std::string> keys;
+  // Every name bind() may find such a weight under (runtime/binder.cpp).
+  for (const auto& kv : s.weights) {
+    if (!placed->cpu_read_weights.count(kv.second.tensor.buffer.get())) continue;
+    keys.push_back(kv.first);
+    for (const auto& p : s.model_index.placeholders_of(kv.first)) keys.push_back(p);
+    keys.push_back(kv.second.first_placeholder);
+  }
+  s.placed = std::move(placed);
+  return keys;
+}
+
+size_t Session::weight_bytes(bool streamed) const {
+  size_t n = 0;
+  for (const auto& kv : impl_->weights)
+    if (kv.second.streamed == streamed) n += kv.second.tensor.buffer->nbytes;
+  return n;
+}
+
+void Session::Impl::fail_gpu_only(const Step& step) const {
+  throw ExecutionError("node '" + step.node->name + "' (" + step.node->op_type +
+                       "): placed on the GPU, whose weights were streamed there (not kept in this memory); "
+                       "it runs only through the model's WebGPU plan");
+}
+
 std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
-                                            const std::vector<size_t>& gpu_outputs) {
+                                            const std::vector<size_t>& gpu_outputs, GpuPlacement* placement) {
   Impl& s = *this;
+  if (placement) placement->on_gpu.assign(s.steps.size(), 0);
+  // What the CPU reads of the weights (place_for_webgpu: those stay in memory).
+  auto cpu_reads = [&](const Tensor& t) {
+    if (placement && t.defined() && t.buffer->kind == Buffer::Kind::Weight)
+      placement->cpu_read_weights.insert(s.graph.aliases().root(t.buffer.get()));
+  };
   std::vector<Value> values;
   std::unordered_map<const Buffer*, int> id_of;
   std::unordered_map<const Buffer*, bool> mutated_weight;
@@ -150,6 +186,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     if (st.covered) continue;
     // Views, and constants folded at prepare (weights from here on).
     if (!st.def->run || st.folded) {
+      if (st.folded)
+        for (const Tensor& t : st.call.in) cpu_reads(t);
       ++views;
       continue;
     }
@@ -157,6 +195,7 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     GpuLowering lowered;
     std::string why;
     bool on_gpu = false;
+    bool unchecked_int64 = false;  // an int64 constant not computed yet (before bind): checked at the plan
     const WebGpuLowerFn lower = dynamic ? nullptr : WebGpuRegistry::instance().find(st.node->op_type);
     if (dynamic) why = "the graph has data-dependent shapes";
     else if (!lower) why = "no WebGPU kernel for this op";
@@ -179,6 +218,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
             // on WASM here, where a run-time value would fail its upload (executor.js).
             if (t.dtype == DType::I64 && values[size_t(id)].constant_weight && t.buffer->data)
               gpu_need(int64_fits_int32(*t.buffer), "an int64 constant outside the int32 range the GPU holds");
+            else if (t.dtype == DType::I64 && values[size_t(id)].constant_weight)
+              unchecked_int64 = true;
             const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
             // A resident input is the caller's GPU state: written in place (donated KV caches).
             gpu_need(!writes || tb->kind == Buffer::Kind::Arena || values[size_t(id)].resident ||
@@ -212,6 +253,13 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     }
     if (!on_gpu) {
       // 2. a WASM step: its inputs must be on the CPU.
+      if (st.gpu_only) prepare_after_placement(st);
+      for (const Tensor& t : st.call.in) {
+        cpu_reads(t);
+        if (!placement && t.defined() && t.buffer->kind == Buffer::Kind::Weight && t.numel() > 0 && !root(t)->data)
+          throw ExecutionError("node '" + st.node->name + "' (" + st.node->op_type + ") runs on WASM (" + why +
+                               ") but reads weight '" + root(t)->label + "', which was streamed to the GPU");
+      }
       bool pending_transfer = false;
       for (const Tensor& t : st.call.in) {
         if (!t.defined()) continue;
@@ -247,6 +295,11 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     }
     flush_wasm();
     ++gpu_nodes;
+    if (placement) placement->on_gpu[si] = 1;
+    // Placed before its int64 constants exist (folded at prepare): the plan may yet put it on
+    // WASM, so its weights stay in memory.
+    if (unchecked_int64)
+      for (const Tensor& t : st.call.in) cpu_reads(t);
     std::string dispatches;
     for (const auto& d : lowered.dispatches) {
       for (size_t b = 0; b < d.bindings.size(); ++b) {
@@ -313,6 +366,11 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
   // cost of an upload and a download of each written buffer per run.
   for (size_t i = 0; i < values.size(); ++i)
     if (mutated_weight.count(values[i].buffer)) make_cpu_valid(int(i));
+  if (placement) {
+    for (const Tensor& t : s.outputs) cpu_reads(t);
+    for (const auto& kv : s.weights)
+      if (kv.second.mutated) cpu_reads(kv.second.tensor);
+  }
 
   // 3. GPU slots: weights get their own; other values share by lifetime.
   std::vector<uint64_t> slot_bytes;
@@ -341,6 +399,12 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     slot_free_at[size_t(best)] = v.constant_weight || v.resident ? INT64_MAX : v.gpu_last;
   }
 
+  // A streamed weight: the name of the source tensor the caller holds its bytes under.
+  auto streamed_source = [&](const Buffer* b) -> std::string {
+    auto it = s.weight_by_buffer.find(b);
+    if (it == s.weight_by_buffer.end() || !it->second->streamed) return "";
+    return ", \"streamed\": " + quoted(it->second->streamed_source);
+  };
   std::string out = "{\n  \"values\": [";
   for (size_t i = 0; i < values.size(); ++i) {
     const Value& v = values[i];
@@ -354,7 +418,9 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
            "\", \"dtype\": \"" + dtype_name(v.dtype) + "\", \"gpu_dtype\": \"" + gdt +
            "\", \"numel\": " + std::to_string(v.buffer->nbytes / dtype_size(v.dtype)) +
            ", \"ptr\": " + std::to_string(reinterpret_cast<uintptr_t>(v.buffer->data)) +
-           ", \"slot\": " + std::to_string(v.slot) + (v.resident ? ", \"resident\": true" : "") + "}";
+           ", \"slot\": " + std::to_string(v.slot) + (v.resident ? ", \"resident\": true" : "") +
+           streamed_source(v.buffer) +
+           "}";
   }
   out += "],\n  \"slots\": [";
   for (size_t k = 0; k < slot_bytes.size(); ++k) out += (k ? ", " : "") + std::to_string(slot_bytes[k]);

@@ -55,9 +55,18 @@ class Reader {
   Reader(std::shared_ptr<const std::vector<uint8_t>> bytes, const std::string& origin)
       : bytes_(std::move(bytes)), origin_(origin) {}
 
+  // Header-only mode: bytes_ holds the file's first bytes (at least the header),
+  // `file_size` is the whole file's; tensors get no data, `file_offsets` their place.
+  TensorMap read_header(uint64_t file_size, std::vector<uint64_t>* file_offsets) {
+    file_size_ = file_size;
+    offsets_ = file_offsets;
+    return read();
+  }
+
   TensorMap read() {
     if (!bytes_) fail("no data");
-    const size_t size = bytes_->size();
+    const uint64_t size = offsets_ ? file_size_ : uint64_t(bytes_->size());
+    if (offsets_ && file_size_ < bytes_->size()) fail("the header bytes are longer than the file");
     if (size < 8)
       fail("truncated: file has " + std::to_string(size) +
            " bytes, but a safetensors file starts with an 8-byte header length");
@@ -70,10 +79,14 @@ class Reader {
       fail("truncated: header says " + std::to_string(n) + " bytes but file has " +
            std::to_string(avail) + " after the 8-byte length");
     }
+    if (8 + n > bytes_->size())
+      fail("the header (" + std::to_string(n) + " bytes) was not given whole: only " +
+           std::to_string(bytes_->size()) + " bytes of the file");
     const char* header = reinterpret_cast<const char*>(bytes_->data() + 8);
     if (n == 0 || header[0] != '{')
       fail("not a safetensors file: the header does not start with '{'");
-    data_ = bytes_->data() + 8 + n;
+    data_ = offsets_ ? nullptr : bytes_->data() + 8 + n;
+    data_start_ = 8 + n;
     data_size_ = avail - n;
 
     json::Document parsed;
@@ -181,7 +194,16 @@ class Reader {
                             " (" + std::to_string(expect) + " bytes)");
 
     Tensor t;
-    t.buffer = make_weight_buffer(data_ + b, size_t(expect), dtype_size(dtype), bytes_, name);
+    if (offsets_) {  // no data: the caller streams it from the file
+      if (expect > SIZE_MAX) fail_tensor(name, "is larger than this build can address");
+      t.buffer = std::make_shared<Buffer>();
+      t.buffer->kind = Buffer::Kind::Weight;
+      t.buffer->nbytes = size_t(expect);
+      t.buffer->label = name;
+      offsets_->push_back(data_start_ + b);
+    } else {
+      t.buffer = make_weight_buffer(data_ + b, size_t(expect), dtype_size(dtype), bytes_, name);
+    }
     t.dtype = dtype;
     t.shape = shape;
     t.strides = contiguous_strides(shape);
@@ -191,7 +213,10 @@ class Reader {
   std::shared_ptr<const std::vector<uint8_t>> bytes_;
   std::string origin_;
   const uint8_t* data_ = nullptr;
+  uint64_t data_start_ = 0;  // file offset of the data section
   uint64_t data_size_ = 0;
+  uint64_t file_size_ = 0;
+  std::vector<uint64_t>* offsets_ = nullptr;  // header-only mode
 };
 
 }  // namespace
@@ -199,6 +224,14 @@ class Reader {
 TensorMap read_safetensors(std::shared_ptr<const std::vector<uint8_t>> bytes,
                            const std::string& origin) {
   return Reader(std::move(bytes), origin).read();
+}
+
+TensorMap read_safetensors_header(std::shared_ptr<const std::vector<uint8_t>> head, uint64_t file_size,
+                                  const std::string& origin, std::vector<uint64_t>* file_offsets) {
+  std::vector<uint64_t> offsets;
+  TensorMap out = Reader(std::move(head), origin).read_header(file_size, &offsets);
+  if (file_offsets) *file_offsets = std::move(offsets);
+  return out;
 }
 
 TensorMap read_safetensors_file(const std::string& path) {

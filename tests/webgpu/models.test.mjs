@@ -17,7 +17,8 @@ const fixtures = fixtureDirs().filter((f) => (wanted === 'all' ? true
   : wanted === 'training' ? /torch2\.\d+-training$/.test(f.name) && !f.name.includes('torch2.6')
     : wanted.split(',').includes(f.name)));
 
-const totals = { webgpu: 0, wasm: 0, uploads: 0, downloads: 0, rows: [] };
+const totals = { webgpu: 0, wasm: 0, uploads: 0, downloads: 0, streamed: 0, wasmWeights: 0, rows: [] };
+const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;
 
 async function device(t) {
   const gpu = await getDevice();
@@ -47,8 +48,11 @@ for (const fx of fixtures) {
       totals.wasm += p.nodes.wasm;
       totals.uploads += p.transfers.uploads;
       totals.downloads += p.transfers.downloads;
+      totals.streamed += p.weights.webgpu;
+      totals.wasmWeights += p.weights.wasm;
       totals.rows.push(`${fx.name}: ${p.nodes.webgpu} webgpu / ${p.nodes.wasm} wasm nodes, ` +
-        `${p.transfers.uploads} uploads / ${p.transfers.downloads} downloads per run`);
+        `${p.transfers.uploads} uploads / ${p.transfers.downloads} downloads per run, ` +
+        `weights ${mb(p.weights.webgpu)} streamed to the GPU / ${mb(p.weights.wasm)} in WASM memory`);
     } finally {
       model.dispose();
     }
@@ -61,7 +65,8 @@ test('placement over the whole set: >= 90% of compute nodes on the GPU', async (
   const share = totals.webgpu / Math.max(1, totals.webgpu + totals.wasm);
   t.diagnostic(totals.rows.join('\n'));
   t.diagnostic(`total: ${totals.webgpu} webgpu / ${totals.wasm} wasm nodes (${(100 * share).toFixed(1)}% on the GPU), ` +
-    `${totals.uploads} uploads / ${totals.downloads} downloads per run of every model`);
+    `${totals.uploads} uploads / ${totals.downloads} downloads per run of every model; weights ` +
+    `${mb(totals.streamed)} streamed to the GPU, ${mb(totals.wasmWeights)} in WASM memory`);
   assert.equal(totals.rows.length, fixtures.length, 'every model ran');
   assert.ok(share >= 0.9, `only ${(100 * share).toFixed(1)}% of compute nodes on the GPU`);
 });

@@ -17,12 +17,14 @@ function libraryFor(device) {
   return lib;
 }
 
-// A value's bytes in WASM memory -> its GPU storage (int64 narrowed to i32, bool widened to u32).
-function toGpuBytes(value, bytes) {
+// A value's bytes (in WASM memory, or `owned`: the caller's streamed weights) -> its GPU storage
+// (int64 narrowed to i32, bool widened to u32).
+function toGpuBytes(value, bytes, owned = false) {
+  if (value.dtype === 'int64' && bytes.byteOffset % 8) bytes = bytes.slice(); // BigInt64Array alignment
   switch (value.dtype) {
     case 'float32':
     case 'int32':
-      return bytes.slice(); // a copy: never hand a view of (shared) WASM memory to the GPU queue
+      return owned ? bytes : bytes.slice(); // a copy: never hand a view of (shared) WASM memory to the GPU queue
     case 'bool':
       return Uint32Array.from(bytes);
     case 'int64': {
@@ -73,10 +75,12 @@ function nodeRange(nodes) {
 export class WebGpuExecutor {
   /**
    * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
-   * memoryView(ptr, bytes): a Uint8Array on the WASM memory.
+   * memoryView(ptr, bytes): a Uint8Array on the WASM memory; streamed: the StreamedWeights
+   * holding the bytes of the plan's "streamed" weights (read once, here), or null.
    */
-  static async create({ device, plan, handle, memoryView }) {
+  static async create({ device, plan, handle, memoryView, streamed = null }) {
     const ex = new WebGpuExecutor(device, plan, handle, memoryView);
+    ex.streamed = streamed;
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
     let failed = null;
@@ -91,6 +95,7 @@ export class WebGpuExecutor {
     if (oom) throw new ExecutionError(`WebGPU: out of GPU memory while creating the model's buffers: ${oom.message}`);
     if (validation) throw new ExecutionError(`WebGPU: ${ex._building ?? 'building the model'}: ${validation.message}`);
     ex._uploadWeights();
+    ex.streamed = null;
     return ex;
   }
 
@@ -160,10 +165,17 @@ export class WebGpuExecutor {
 
   _upload(id) {
     const v = this.plan.values[id];
-    const data = toGpuBytes(v, this._valueBytes(v));
+    const data = v.streamed !== undefined
+      ? toGpuBytes(v, this._streamedBytes(v), true)
+      : toGpuBytes(v, this._valueBytes(v));
     if (data.byteLength) this.device.queue.writeBuffer(this.slots[v.slot], 0, data);
     this.stats.uploads++;
     this.stats.uploadBytes += data.byteLength;
+  }
+
+  _streamedBytes(v) {
+    if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its bytes are gone`);
+    return this.streamed.bytesOf(v.streamed, v.dtype);
   }
 
   _uploadWeights() {

@@ -37,7 +37,8 @@ export async function gpuOrFallback() {
 
 // The WebGPU executor of a session compiled for it, or null when the plan puts no node on
 // the GPU (the session then runs on WASM as planned: node by node, without fusion).
-export async function startWebGpu(device, backend, handle) {
+// streamed: the model's StreamedWeights when its weights skipped WASM memory (streaming.js).
+export async function startWebGpu(device, backend, handle, streamed = null) {
   const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
   const plan = parseJsonLoose(text);
   if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
@@ -46,5 +47,5 @@ export async function startWebGpu(device, backend, handle) {
     return null;
   }
   const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
-  return WebGpuExecutor.create({ device, plan, handle, memoryView });
+  return WebGpuExecutor.create({ device, plan, handle, memoryView, streamed });
 }

@@ -1,0 +1,184 @@
+// Weights streamed to the GPU (docs/webgpu.md): a safetensors header read without its
+// data, placement before bind (Session::place_for_webgpu), and a session bound with
+// weights that have no data here. The executor's upload of them is tested on lavapipe
+// (tests/webgpu/streaming.test.mjs).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/json.h"
+#include "ir/json_loader.h"
+#include "runtime/session.h"
+#include "test_util.h"
+#include "weights/safetensors.h"
+
+namespace tir {
+namespace {
+
+SessionOptions webgpu_options() {
+  SessionOptions o;
+  o.fusion = false;
+  o.update_in_place = false;
+  return o;
+}
+
+Tensor filled(Shape shape, float start) {
+  Tensor t = make_owned(DType::F32, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + float(i);
+  return t;
+}
+
+// f() throws E with `part` in its message.
+template <typename E, typename F>
+void expect_throws_with(F f, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one saying: " << part;
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+// The first 8 + header-length bytes of a safetensors file.
+std::shared_ptr<const std::vector<uint8_t>> head_of(const std::vector<uint8_t>& file) {
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= uint64_t(file[size_t(i)]) << (8 * i);
+  return std::make_shared<std::vector<uint8_t>>(file.begin(), file.begin() + ptrdiff_t(8 + n));
+}
+
+TEST(SafetensorsHeader, GivesEachTensorsFileOffsetAndNoData) {
+  TensorMap m;
+  m.set("a", filled({2, 3}, 1));
+  m.set("b", filled({5}, 100));
+  m.set("empty", filled({0, 4}, 0));
+  const std::vector<uint8_t> file = write_safetensors(m);
+  std::vector<uint64_t> offsets;
+  const TensorMap h = read_safetensors_header(head_of(file), file.size(), "w.safetensors", &offsets);
+  ASSERT_EQ(h.items.size(), 3u);
+  ASSERT_EQ(offsets.size(), 3u);
+  for (size_t i = 0; i < h.items.size(); ++i) {
+    const Tensor& t = h.items[i].second;
+    const Tensor& want = *m.find(h.items[i].first);
+    EXPECT_EQ(t.buffer->data, nullptr);
+    EXPECT_EQ(t.shape, want.shape);
+    ASSERT_EQ(t.buffer->nbytes, want.nbytes());
+    ASSERT_LE(offsets[i] + t.buffer->nbytes, file.size());
+    EXPECT_EQ(std::memcmp(file.data() + offsets[i], want.raw(), want.nbytes()), 0) << h.items[i].first;
+  }
+}
+
+TEST(SafetensorsHeader, RefusesAPartialHeaderAndOffsetsPastTheFile) {
+  TensorMap m;
+  m.set("a", filled({4}, 0));
+  const std::vector<uint8_t> file = write_safetensors(m);
+  auto head = head_of(file);
+  auto cut = std::make_shared<std::vector<uint8_t>>(head->begin(), head->end() - 3);
+  expect_throws_with<WeightLoadError>([&] { read_safetensors_header(cut, file.size(), "w", nullptr); },
+                                               "was not given whole");
+  // The file is shorter than the header says its data is: truncated.
+  expect_throws_with<WeightLoadError>(
+      [&] { read_safetensors_header(head, file.size() - 1, "w", nullptr); }, "extend past the end");
+}
+
+struct Fixture {
+  std::string dir;
+  std::string weights;
+};
+
+Fixture fixture(const std::string& name) {
+  Fixture f{test::fixtures_dir() + "/models/" + name, ""};
+  f.weights = f.dir + "/weights.safetensors";
+  if (!test::file_exists(f.weights))
+    f.weights = test::generated_fixtures_dir() + "/models/" + name + "/weights.safetensors";
+  if (!test::file_exists(f.weights)) f.weights = test::generated_fixtures_dir() + "/" + name + "/weights.safetensors";
+  return f;
+}
+
+// The weights of `f` as streamed (no data), but for `keep`, which get theirs.
+TensorMap streamed_weights(const Fixture& f, const std::vector<std::string>& keep) {
+  const auto file = read_file_bytes(f.weights);
+  TensorMap header = read_safetensors_header(head_of(*file), file->size(), f.weights, nullptr);
+  const TensorMap full = read_safetensors(file, f.weights);
+  const std::set<std::string> kept(keep.begin(), keep.end());
+  TensorMap out;
+  for (auto& kv : header.items) out.set(kv.first, kept.count(kv.first) ? *full.find(kv.first) : kv.second);
+  return out;
+}
+
+TEST(WebGpuStreaming, AllGpuModelKeepsNoWeightInMemory) {
+  const Fixture f = fixture("resnet18/torch2.14-training");
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  const std::vector<std::string> cpu = s.place_for_webgpu(uint64_t(128) << 20);
+  EXPECT_TRUE(cpu.empty()) << cpu.front();
+  s.bind(streamed_weights(f, cpu));
+  EXPECT_EQ(s.weight_bytes(false), 0u);
+  EXPECT_GT(s.weight_bytes(true), 40u << 20);  // ResNet-18's 11.7M float32 parameters
+  const json::Document doc = json::Document::parse(s.webgpu_plan(uint64_t(128) << 20));
+  EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0);
+  size_t streamed = 0;
+  for (const json::Value v : doc.root()["values"])
+    if (v["kind"].str() == "weight") {
+      EXPECT_EQ(v["streamed"].str(), v["label"].str());  // the source tensor's name: its state_dict key
+      ++streamed;
+    }
+  EXPECT_GT(streamed, 0u);
+  // The GPU nodes were not prepared for WASM: a CPU run names the first one.
+  expect_throws_with<ExecutionError>([&] { s.run_slots(); }, "placed on the GPU");
+}
+
+TEST(WebGpuStreaming, WeightsOfWasmNodesStayInMemory) {
+  // A 1 KiB binding limit keeps most of small_cnn on WASM: their weights must have data.
+  const Fixture f = fixture("small_cnn/torch2.14-training");
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  const std::vector<std::string> cpu = s.place_for_webgpu(1024);
+  ASSERT_FALSE(cpu.empty());
+  // Binding without their data is refused, naming the weight.
+  expect_throws_with<WeightLoadError>([&] { s.bind(streamed_weights(f, {})); }, "has no data");
+  Session t(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  t.place_for_webgpu(1024);
+  t.bind(streamed_weights(f, cpu));
+  EXPECT_GT(t.weight_bytes(false), 0u);
+  const json::Document doc = json::Document::parse(t.webgpu_plan(1024));
+  EXPECT_GT(doc.root()["placement"]["wasm"].as_int64(), 0);
+  EXPECT_GT(doc.root()["placement"]["webgpu"].as_int64(), 0);
+  // The WASM parts run (their weights are here); the GPU-only ones refuse.
+  bool ran_wasm = false;
+  for (const json::Value item : doc.root()["program"])
+    if (item["op"].str() == "wasm") {
+      t.run_steps(size_t(item["first"].as_int64()), size_t(item["last"].as_int64()));
+      ran_wasm = true;
+    }
+  EXPECT_TRUE(ran_wasm);
+}
+
+TEST(WebGpuStreaming, ANodeThatAnInt64ConstantMovesToWasmKeepsItsWeights) {
+  // T5's relative-position buckets read an int64 constant folded at prepare, past int32: before
+  // bind the placement cannot see its values and puts the readers on the GPU, the plan then puts
+  // them on WASM. Their weights were kept in memory for that, and they are prepared then.
+  const Fixture f = fixture("t5/torch2.14-training");
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  const std::vector<std::string> cpu = s.place_for_webgpu(uint64_t(128) << 20);
+  s.bind(streamed_weights(f, cpu));
+  EXPECT_GT(s.weight_bytes(true), 0u);
+  const json::Document doc = json::Document::parse(s.webgpu_plan(uint64_t(128) << 20));
+  bool named = false;
+  for (const json::Value fb : doc.root()["fallbacks"])
+    named = named || fb["why"].str().find("int64 constant outside") != std::string::npos;
+  EXPECT_TRUE(named) << doc.root()["fallbacks"].to_json();
+}
+
+TEST(WebGpuStreaming, PlacementComesBeforeBind) {
+  const Fixture f = fixture("small_cnn/torch2.14-training");
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  s.bind(read_safetensors_file(f.weights));
+  expect_throws_with<ExecutionError>([&] { s.place_for_webgpu(1024); }, "after bind()");
+  // Without a placement, a weight with no data is refused at bind.
+  Session t(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  expect_throws_with<WeightLoadError>([&] { t.bind(streamed_weights(f, {})); }, "has no data");
+}
+
+}  // namespace
+}  // namespace tir

@@ -1,0 +1,107 @@
+// Weights streamed to the GPU (docs/webgpu.md, "Weights"): a WebGPU model's safetensors weights
+// that only GPU nodes read are uploaded from the file's bytes and never copied into WASM memory
+// (models.test.mjs runs every fixture this way); the weights of WASM nodes still are.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as tir from '../../npm/index.js';
+import { TOL, fixtureDirs, ioInputs, readIo } from '../../npm/test/helpers.mjs';
+import { getDevice } from './gpu.mjs';
+
+async function device(t) {
+  const gpu = await getDevice();
+  if (!gpu) t.skip('no WebGPU adapter');
+  else tir.env.webgpu.device = gpu.device;
+  return gpu;
+}
+after(() => { tir.env.webgpu.device = undefined; });
+
+const fixture = (name) => fixtureDirs().find((f) => f.name === name);
+
+// Sum of the tensor bytes of a safetensors file, from its header.
+function tensorBytes(path) {
+  const bytes = readFileSync(path);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  return Object.entries(header).filter(([k]) => k !== '__metadata__')
+    .reduce((s, [, v]) => s + v.data_offsets[1] - v.data_offsets[0], 0);
+}
+
+test('an all-GPU model keeps no weight in WASM memory', async (t) => {
+  if (!(await device(t))) return;
+  const fx = fixture('resnet18/torch2.14-training');
+  const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
+  try {
+    const p = model.placement();
+    assert.equal(p.nodes.wasm, 0);
+    assert.equal(p.weights.wasm, 0);
+    // Every tensor of the file but BatchNorm's num_batches_tracked counters (read by no node).
+    assert.ok(p.weights.webgpu > 0.99 * tensorBytes(fx.weights), `${p.weights.webgpu} bytes streamed`);
+    const io = readIo(fx.io);
+    const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+    assert.ok(report.isValid || report.reference64.reassociationOnly, `maxDiff ${report.maxDiff}`);
+    // weightsFrom needs the weights in WASM memory: refused, naming why.
+    await assert.rejects(tir.loadIR(fx.model, { weightsFrom: model }), /streamed to the GPU/);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('weights read by WASM nodes stay in WASM memory; the others are streamed', async (t) => {
+  if (!(await device(t))) return;
+  // T5's int64 relative-position arithmetic stays on WASM; the relative-attention bias table
+  // its embedding reads is on the GPU, so the split is by reader, not by model.
+  const fx = fixture('t5/torch2.14-training');
+  const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
+  try {
+    const p = model.placement();
+    assert.ok(p.nodes.wasm > 0 && p.nodes.webgpu > 0, JSON.stringify(p.nodes));
+    assert.ok(p.weights.webgpu > 0, JSON.stringify(p.weights));
+    const io = readIo(fx.io);
+    const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+    assert.ok(report.isValid || report.reference64.reassociationOnly, `maxDiff ${report.maxDiff}`);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('half-float weights are widened to float32 on their way to the GPU, as the CPU would', async (t) => {
+  if (!(await device(t))) return;
+  const fx = fixture('convnext_half/torch2.14-training');
+  const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
+  try {
+    const p = model.placement();
+    // The engine's compute dtype for float16 weights is float32: twice the file's bytes.
+    assert.ok(p.weights.webgpu > 1.98 * tensorBytes(fx.weights), `${p.weights.webgpu} bytes streamed`);
+    const io = readIo(fx.io);
+    const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+    assert.ok(report.isValid || report.reference64.reassociationOnly, `maxDiff ${report.maxDiff}`);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('weights given as tensors (not a safetensors file) go to WASM memory as before', async (t) => {
+  if (!(await device(t))) return;
+  const fx = fixture('small_cnn/torch2.14-training');
+  const bytes = readFileSync(fx.weights);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const weights = {};
+  for (const [k, v] of Object.entries(header)) {
+    if (k === '__metadata__' || v.dtype !== 'F32') continue;
+    const b = bytes.subarray(8 + n + v.data_offsets[0], 8 + n + v.data_offsets[1]);
+    weights[k] = { dtype: 'float32', shape: v.shape, data: new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) };
+  }
+  const model = await tir.loadIR(fx.model, { weights, threads: 1, executionProviders: ['webgpu'] });
+  try {
+    const p = model.placement();
+    assert.equal(p.weights.webgpu, 0);
+    assert.ok(p.weights.wasm > 0);
+    const io = readIo(fx.io);
+    const report = await model.verify(ioInputs(model, io), io.outputs, TOL);
+    assert.ok(report.isValid, `maxDiff ${report.maxDiff}`);
+  } finally {
+    model.dispose();
+  }
+});
