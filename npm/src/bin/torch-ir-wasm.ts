@@ -6,12 +6,33 @@ import { loadIR, loadLM, TorchIrError, WeightLoadError } from '../index.js';
 import { parseSafetensors, writeSafetensors } from '../lib/safetensors.js';
 import { formatReport, shapeText } from '../lib/report.js';
 import { errnoText } from '../lib/source.js';
+import type { Model } from '../lib/model.js';
+import type { Limits } from '../lib/limits.js';
+import type { WeightDtype } from '../lib/model_types.js';
+import type { OutputTensor, TensorData } from '../lib/tensor_types.js';
+
+/** A command's usage lines, its options that take a value, and its flags. */
+interface CommandSpec {
+  usage: string;
+  values: string[];
+  flags: string[];
+  any?: boolean;
+}
+
+/** A parsed command line: positional arguments and options (flags map to ''). */
+interface Args {
+  positional: string[];
+  options: Map<string, string>;
+  has(k: string): boolean;
+  get(k: string, def?: string): string;
+  num(k: string, def: number): number;
+}
 
 // Each command's usage lines and the options it takes (value options, then
 // flags without a value). The native torchir's commands and flags.
 const LIMITS = ['--max-tensor-bytes', '--max-arena-bytes', '--max-run-work'];
 const LOAD = ['--weights', '--constants', '--threads', '--weight-dtype', ...LIMITS];
-const COMMANDS = {
+const COMMANDS: Record<string, CommandSpec> = {
   info: { usage: 'info IR [--json] [-o FILE]', values: ['-o'], flags: ['--json'] },
   visualize: { usage: 'visualize IR [--max-nodes N] [--no-weights] [-o FILE]', values: ['--max-nodes', '-o'], flags: ['--no-weights'] },
   pie: { usage: 'pie IR [--top N] [-o FILE]', values: ['--top', '-o'], flags: [] },
@@ -54,29 +75,29 @@ const USAGE =
 // A bad command line: printed with the command's usage, exit 2.
 class UsageError extends Error {}
 class CliError extends Error {
-  get name() {
+  override get name() {
     return 'Error';
   }
 }
 
-function parseArgs(argv, spec) {
-  const a = { positional: [], options: new Map() };
+function parseArgs(argv: string[], spec: CommandSpec): Args {
+  const a = { positional: [] as string[], options: new Map<string, string>() } as Args;
   for (let i = 0; i < argv.length; ++i) {
     const s = argv[i];
     if (s.length > 1 && s[0] === '-') {
       if (spec.flags.includes(s)) a.options.set(s, '');
       else if (!spec.values.includes(s)) throw new UsageError(`unknown option ${s}`);
       else if (i + 1 >= argv.length) throw new UsageError(`option ${s} expects a value`);
-      else a.options.set(s, argv[++i]);
+      else a.options.set(s, argv[++i]!);
     } else {
       a.positional.push(s);
     }
   }
   a.has = (k) => a.options.has(k);
-  a.get = (k, def = '') => (a.options.has(k) ? a.options.get(k) : def);
+  a.get = (k, def = '') => (a.options.has(k) ? a.options.get(k)! : def);
   a.num = (k, def) => {
     if (!a.options.has(k)) return def;
-    const v = a.options.get(k);
+    const v = a.options.get(k)!;
     const d = v.trim() === '' ? NaN : Number(v);
     if (Number.isNaN(d) && v.trim().toLowerCase() !== 'nan') throw new UsageError(`option ${k} expects a number, got '${v}'`);
     return d;
@@ -85,9 +106,9 @@ function parseArgs(argv, spec) {
 }
 
 // "4096", "512M", "2G" (K/M/G/T = 2^10..2^40, optional B), as the native CLI reads them.
-function parseSize(text, option) {
+function parseSize(text: string, option: string): number {
   const m = /^(\d+)(?:([kmgt])b?)?$/i.exec(text);
-  const shift = m?.[2] ? { k: 10, m: 20, g: 30, t: 40 }[m[2].toLowerCase()] : 0;
+  const shift = m?.[2] ? ({ k: 10, m: 20, g: 30, t: 40 } as Record<string, number>)[m[2].toLowerCase()]! : 0;
   const v = m ? Number(m[1]) * 2 ** shift : NaN;
   if (!m) throw new UsageError(`${option} expects a non-negative integer with an optional K/M/G/T suffix, got '${text}'`);
   if (!Number.isSafeInteger(v)) throw new UsageError(`${option}: '${text}' is too large`);
@@ -95,36 +116,36 @@ function parseSize(text, option) {
 }
 
 // The options every loading command shares, as loadIR/loadLM options.
-function loadOptions(a) {
-  const limits = {};
-  const keys = { '--max-tensor-bytes': 'maxTensorBytes', '--max-arena-bytes': 'maxArenaBytes', '--max-run-work': 'maxRunWork' };
+function loadOptions(a: Args) {
+  const limits: Limits = {};
+  const keys: Record<string, keyof Limits> = { '--max-tensor-bytes': 'maxTensorBytes', '--max-arena-bytes': 'maxArenaBytes', '--max-run-work': 'maxRunWork' };
   for (const [opt, key] of Object.entries(keys)) if (a.has(opt)) limits[key] = parseSize(a.get(opt), opt);
   const weightDtype = a.get('--weight-dtype', 'float32');
   if (!['float32', 'float16', 'bfloat16'].includes(weightDtype)) {
     throw new UsageError(`--weight-dtype must be float32, float16 or bfloat16, got '${weightDtype}'`);
   }
   const threads = a.has('--threads') ? a.num('--threads', 0) : undefined;
-  if (threads < 0) throw new UsageError('--threads must be positive');
+  if (threads !== undefined && threads < 0) throw new UsageError('--threads must be positive');
   return {
     weights: required(a, '--weights'),
     constants: a.get('--constants') || undefined,
     threads,
-    weightDtype,
+    weightDtype: weightDtype as WeightDtype,
     limits,
     strictWeights: a.has('--strict-weights'),
   };
 }
 
-const irPath = (a) => {
+const irPath = (a: Args): string => {
   if (!a.positional.length) throw new UsageError('missing IR file argument');
-  return a.positional[0];
+  return a.positional[0]!;
 };
-const required = (a, opt) => {
+const required = (a: Args, opt: string): string => {
   if (!a.has(opt)) throw new UsageError(`missing required option ${opt}`);
   return a.get(opt);
 };
 
-async function writeOut(path, data) {
+async function writeOut(path: string, data: string | Uint8Array): Promise<void> {
   try {
     await writeFile(path, data);
   } catch (e) {
@@ -132,17 +153,17 @@ async function writeOut(path, data) {
   }
 }
 
-async function writeText(text, path) {
+async function writeText(text: string, path: string): Promise<void> {
   if (!path) process.stdout.write(text + '\n');
   else await writeOut(path, text + '\n');
 }
 
-async function openModel(a) {
+async function openModel(a: Args): Promise<Model> {
   return loadIR(irPath(a), { ...loadOptions(a), profile: a.has('--profile') });
 }
 
 // The fixture io file: input.<name> / output.<i>.
-async function readIo(path) {
+async function readIo(path: string): Promise<Map<string, TensorData>> {
   let bytes;
   try {
     bytes = await readFile(path);
@@ -152,7 +173,7 @@ async function readIo(path) {
   return parseSafetensors(bytes, path);
 }
 
-function ioInputs(model, io, origin) {
+function ioInputs(model: Model, io: Map<string, TensorData>, origin: string): TensorData[] {
   return model.inputs.map((m) => {
     const t = io.get(`input.${m.name}`);
     if (!t) throw new WeightLoadError(`${origin}: no tensor 'input.${m.name}' for graph input '${m.name}'`);
@@ -160,15 +181,15 @@ function ioInputs(model, io, origin) {
   });
 }
 
-function ioOutputs(model, io, origin) {
-  return model.outputs.map((m, i) => {
+function ioOutputs(model: Model, io: Map<string, TensorData>, origin: string): TensorData[] {
+  return model.outputs.map((_m, i) => {
     const t = io.get(`output.${i}`);
     if (!t) throw new WeightLoadError(`${origin}: no tensor 'output.${i}' (expected output ${i})`);
     return t;
   });
 }
 
-const commands = {
+const commands: Record<string, (a: Args) => Promise<number>> = {
   async info(a) {
     const m = await loadIR(irPath(a), { compile: false });
     await writeText(m.info({ json: a.has('--json') }), a.get('-o'));
@@ -190,8 +211,8 @@ const commands = {
     if (!(repeat >= 1)) throw new UsageError('--repeat must be at least 1');
     const model = await openModel(a);
     const inputs = ioInputs(model, await readIo(ioPath), ioPath);
-    const times = [];
-    let outputs;
+    const times: number[] = [];
+    let outputs: OutputTensor[] = [];
     for (let r = 0; r < repeat; ++r) {
       const t0 = performance.now();
       outputs = await model.execute(inputs);
@@ -200,8 +221,8 @@ const commands = {
     outputs.forEach((o, i) => console.log(`output ${i}: ${shapeText(o.shape)} ${o.dtype}`));
     const median = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
     console.log(repeat > 1
-      ? `run time: ${median.toFixed(3)} ms (median of ${repeat} runs; first ${times[0].toFixed(3)} ms)`
-      : `run time: ${times[0].toFixed(3)} ms`);
+      ? `run time: ${median!.toFixed(3)} ms (median of ${repeat} runs; first ${times[0]!.toFixed(3)} ms)`
+      : `run time: ${times[0]!.toFixed(3)} ms`);
     if (a.has('--profile')) {
       for (const t of model.profile()) console.log(`  ${t.node.padEnd(40)} ${t.opType.padEnd(40)} ${t.ms.toFixed(3).padStart(9)} ms`);
     }
@@ -232,13 +253,13 @@ const commands = {
   async generate(a) {
     if (a.positional.length !== 2) throw new UsageError('generate needs two IR files: PREFILL DECODE');
     required(a, '--prompt-ids');
-    const ids = (opt) => a.get(opt).split(',').map((t) => {
+    const ids = (opt: string) => a.get(opt).split(',').map((t) => {
       if (!/^\s*-?\d+\s*$/.test(t)) throw new UsageError(`${opt}: '${t}' is not an integer token id (expected e.g. 1,2,3)`);
       return Number(t);
     });
     const lm = await loadLM({
-      prefill: a.positional[0],
-      decode: a.positional[1],
+      prefill: a.positional[0]!,
+      decode: a.positional[1]!,
       kvMapping: required(a, '--kv-mapping'),
       ...loadOptions(a),
       donate: !a.has('--no-donate'),
@@ -252,7 +273,7 @@ const commands = {
       seed: a.num('--seed', 0),
       stop: a.has('--stop') ? ids('--stop') : [],
     });
-    const s = lm.stats;
+    const s = lm.stats!;
     process.stderr.write(`prefill: ${s.promptTokens} tokens (padded to ${lm.info.prefillLen}) in ${s.prefillMs.toFixed(2)} ms; ` +
       `decode: ${s.decodeSteps} steps in ${s.decodeMs.toFixed(2)} ms (${s.decodeTokensPerSecond.toFixed(1)} tokens/s); ` +
       `cache ${s.cacheBytes} bytes, ${s.cacheBytesCopiedPerStep} copied per step\n`);
@@ -273,7 +294,7 @@ async function version() {
   return pkg.version;
 }
 
-async function main(argv) {
+async function main(argv: string[]): Promise<number> {
   if (argv.length < 1 || argv[0] === '-h' || argv[0] === '--help') {
     process.stdout.write(USAGE);
     return argv.length < 1 ? 2 : 0;
@@ -289,13 +310,13 @@ async function main(argv) {
   }
   try {
     // parity/ops only explain that they are native-only, whatever the flags.
-    const spec = COMMANDS[cmd] ?? { values: [], flags: [], any: true };
-    const a = spec.any ? { positional: [] } : parseArgs(argv.slice(1), spec);
-    return await commands[cmd](a);
-  } catch (e) {
+    const spec = COMMANDS[cmd] ?? { usage: '', values: [], flags: [], any: true };
+    const a = spec.any ? { positional: [] } as unknown as Args : parseArgs(argv.slice(1), spec);
+    return await commands[cmd]!(a);
+  } catch (e: any) {
     if (e instanceof UsageError) {
       process.stderr.write(`torch-ir-wasm: usage error: ${e.message}\n` +
-        `usage: torch-ir-wasm ${COMMANDS[cmd].usage}\n(torch-ir-wasm --help lists every command and option)\n`);
+        `usage: torch-ir-wasm ${COMMANDS[cmd]!.usage}\n(torch-ir-wasm --help lists every command and option)\n`);
       return 2;
     }
     if (e instanceof TorchIrError || e instanceof CliError) {

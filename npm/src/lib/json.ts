@@ -4,13 +4,13 @@
 const SENTINEL = '\u0000tir:';
 
 // JSON.parse that also accepts bare Infinity / -Infinity / NaN tokens.
-export function parseJsonLoose(text) {
+export function parseJsonLoose(text: string): any {
   try {
     return JSON.parse(text);
   } catch (e) {
     if (!/Infinity|NaN/.test(text)) throw e;
   }
-  const parts = [];
+  const parts: string[] = [];
   let last = 0;
   let inString = false;
   for (let i = 0; i < text.length; ++i) {
@@ -35,15 +35,15 @@ export function parseJsonLoose(text) {
     }
   }
   parts.push(text.slice(last));
-  return JSON.parse(parts.join(''), (k, v) =>
+  return JSON.parse(parts.join(''), (_k, v) =>
     typeof v === 'string' && v.startsWith(SENTINEL) ? Number(v.slice(SENTINEL.length)) : v);
 }
 
 // JSON.stringify that writes non-finite numbers as Infinity / -Infinity / NaN
 // (as Python does) and BigInts as plain integers, instead of null / throwing.
-export function stringifyIr(obj) {
+export function stringifyIr(obj: unknown): string {
   let special = false;
-  const text = JSON.stringify(obj, (k, v) => {
+  const text = JSON.stringify(obj, (_k, v) => {
     if (typeof v === 'number' && !Number.isFinite(v)) {
       special = true;
       return SENTINEL + String(v);

@@ -13,10 +13,15 @@ import { GpuGeneration } from './webgpu/lm.js';
 import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
+import type { Backend, EmbindObject } from './backend.js';
+import type { LoadControls } from './source.js';
+import type { GpuObject } from './webgpu/kernels.js';
+import type { GenerateOptions, GenerationStats, LoadLMOptions } from './lm_types.js';
+import type { IRSource, Placement, Progress } from './model_types.js';
 
 // Lets timers, rendering and I/O run between tokens (a macrotask, without
 // setTimeout's clamping).
-function yieldToEventLoop() {
+function yieldToEventLoop(): Promise<void> {
   if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
   if (typeof MessageChannel === 'function') {
     return new Promise((resolve) => {
@@ -31,7 +36,7 @@ function yieldToEventLoop() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-function idList(v, what) {
+function idList(v: Iterable<unknown> | ArrayLike<unknown> | undefined | null, what: string): number[] {
   const list = v === undefined || v === null ? [] : Array.from(v, Number);
   for (const id of list) {
     if (!Number.isSafeInteger(id) || id < 0) throw new ExecutionError(`${what}: ${id} is not a token id (a non-negative integer)`);
@@ -41,21 +46,29 @@ function idList(v, what) {
 
 /** A loaded prefill/decode pair. Create with loadLM(). */
 export class LanguageModel {
+  /** {prefillLen, maxCacheLen, vocabSize, numLayers} */
+  readonly info: { readonly prefillLen: number; readonly maxCacheLen: number; readonly vocabSize: number; readonly numLayers: number };
+  /** @internal */ _backend: Backend;
+  /** @internal */ _threads: number;
+  /** @internal */ _handle: EmbindObject | null;
+  /** @internal */ _busy: boolean;
+  /** @internal */ _stats: Omit<GenerationStats, 'prefillTokensPerSecond' | 'decodeTokensPerSecond' | 'webgpu'> | null;
+  /** @internal */ _gpu: GpuGeneration | null;
+
   /** @internal use loadLM */
-  constructor(backend, handle) {
+  constructor(backend: Backend, handle: EmbindObject) {
     this._backend = backend;
     this._threads = backend.currentThreads; // this model's own count (see Model)
     this._handle = handle;
     this._busy = false;
     const info = parseJsonLoose(String(handle.info()));
-    /** {prefillLen, maxCacheLen, vocabSize, numLayers} */
     this.info = Object.freeze(info);
     this._stats = null;
     this._gpu = null; // GpuGeneration (executionProviders with 'webgpu'), or null: WASM only
   }
 
   // start() / step() on WASM, or around the GPU executor's run of the session.
-  async _start(h, args) {
+  private async _start(h: EmbindObject, args: unknown[]): Promise<void> {
     this._backend.useThreads(this._threads); // as Model._run: the module's count is shared
     if (!this._gpu) return check(h.start(...args), 'ExecutionError');
     check(h.beginStart(...args), 'ExecutionError');
@@ -63,7 +76,7 @@ export class LanguageModel {
     check(this._h.finishStart(), 'ExecutionError');
   }
 
-  async _step() {
+  private async _step(): Promise<void> {
     this._backend.useThreads(this._threads); // another model may have run between two tokens
     if (!this._gpu) return check(this._h.step(), 'ExecutionError');
     check(this._h.beginStep(), 'ExecutionError');
@@ -71,7 +84,8 @@ export class LanguageModel {
     check(this._h.finishStep(), 'ExecutionError');
   }
 
-  get _h() {
+  /** @internal */
+  get _h(): EmbindObject {
     if (!this._handle) throw new TorchIrError('language model is disposed');
     if (this._backend.dead) this._backend.call('LanguageModel', () => {}); // throws the discarded-instance error
     return this._handle;
@@ -81,8 +95,9 @@ export class LanguageModel {
    * Generates up to maxNewTokens token ids after promptIds (greedy unless
    * temperature > 0). Returns the new ids; a stop token ends generation and is
    * included. onToken(id, index) is called per token; returning false stops.
+   * ExecutionError for bad token ids or options.
    */
-  async generate(promptIds, options = {}) {
+  async generate(promptIds: ArrayLike<number>, options: GenerateOptions = {}): Promise<number[]> {
     const {
       maxNewTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 0, stop, onToken, signal,
     } = options;
@@ -93,7 +108,7 @@ export class LanguageModel {
     if (!Number.isSafeInteger(maxNewTokens) || maxNewTokens < 1) throw new ExecutionError('generate: maxNewTokens must be an integer >= 1');
     if (!Number.isSafeInteger(seed) || seed < 0) throw new ExecutionError('generate: seed must be a non-negative integer');
     this._busy = true;
-    const out = [];
+    const out: number[] = [];
     try {
       signal?.throwIfAborted?.();
       await this._start(h, [prompt, maxNewTokens, Number(temperature), Number(topK), Number(topP), seed]);
@@ -120,9 +135,9 @@ export class LanguageModel {
    * cacheBytesCopiedPerStep, webgpu}. Prefill tokens/s counts the padded prompt
    * (info.prefillLen tokens run). webgpu (null on WASM): the transfers of the
    * prefill and of the last decode step ({dispatches, uploads, downloads,
-   * uploadBytes, downloadBytes}), and the cache bytes copied on the GPU per step.
+   * uploadBytes, downloadBytes}), and the cache bytes copied on the GPU per step. null before.
    */
-  get stats() {
+  get stats(): GenerationStats | null {
     const s = this._stats;
     if (!s) return null;
     const g = this._gpu;
@@ -130,12 +145,12 @@ export class LanguageModel {
       ...s,
       prefillTokensPerSecond: s.prefillMs > 0 ? (1000 * this.info.prefillLen) / s.prefillMs : 0,
       decodeTokensPerSecond: s.decodeMs > 0 ? (1000 * s.decodeSteps) / s.decodeMs : 0,
-      webgpu: g ? { prefill: g.last.prefill, step: g.last.step, gpuCacheBytesCopiedPerStep: g.copyBytesPerStep } : null,
+      webgpu: g ? { prefill: g.last.prefill!, step: g.last.step, gpuCacheBytesCopiedPerStep: g.copyBytesPerStep } : null,
     };
   }
 
   /** The execution providers generation runs on: ['webgpu', 'wasm'] or ['wasm']. */
-  get executionProviders() {
+  get executionProviders(): readonly ('webgpu' | 'wasm')[] {
     return this._gpu ? ['webgpu', 'wasm'] : ['wasm'];
   }
 
@@ -143,18 +158,18 @@ export class LanguageModel {
    * Where each graph's compute nodes run and its transfers per run:
    * {prefill, decode}, each {nodes: {webgpu, wasm}, transfers: {uploads, downloads}}, or null on WASM.
    */
-  placement() {
+  placement(): { prefill: Placement; decode: Placement } | null {
     return this._gpu ? this._gpu.placement() : null;
   }
 
   /** Which build runs it: {variant, threads}. */
-  get backend() {
+  get backend(): { readonly variant: 'simd-threaded' | 'simd'; readonly threads: number } {
     const b = this._backend;
     return { variant: b.variant, threads: b.threaded && !b.dead ? this._threads : 1 };
   }
 
   /** Frees the model's WASM memory. */
-  dispose() {
+  dispose(): void {
     if (!this._handle) return;
     this._gpu?.destroy();
     this._gpu = null;
@@ -162,20 +177,24 @@ export class LanguageModel {
     this._handle = null;
   }
 
-  get disposed() {
+  get disposed(): boolean {
     return !this._handle;
   }
 }
 
+// `using lm = await loadLM(...)`: where the runtime has Symbol.dispose.
+export interface LanguageModel {
+  [Symbol.dispose](): void;
+}
 if (typeof Symbol.dispose === 'symbol') LanguageModel.prototype[Symbol.dispose] = LanguageModel.prototype.dispose;
 
-async function readMapping(src, onProgress, load) {
+async function readMapping(src: IRSource | undefined, onProgress: ((event: Progress) => void) | undefined, load: LoadControls): Promise<string> {
   if (src === undefined || src === null) throw new IRFormatError('loadLM: kvMapping is required');
   // readIrText accepts the same forms (JSON text, object, bytes, path/URL, Blob).
   try {
     return await readIrText(src, onProgress, load);
   } catch (e) {
-    throw new IRFormatError(`kvMapping: ${e.message.replace(/IR file/, 'KV mapping file')}`, { cause: e });
+    throw new IRFormatError(`kvMapping: ${(e as Error).message.replace(/IR file/, 'KV mapping file')}`, { cause: e });
   }
 }
 
@@ -196,12 +215,12 @@ const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'c
 
 // The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
 // its messages; where they came from a file or URL, name that instead.
-function withOrigins(e, { prefill, decode, kvMapping }) {
-  const labels = [['prefill IR: ', prefill], ['decode IR: ', decode], ['kvMapping: ', kvMapping]];
+function withOrigins(e: Error, { prefill, decode, kvMapping }: LoadLMOptions): Error {
+  const labels: [string, unknown][] = [['prefill IR: ', prefill], ['decode IR: ', decode], ['kvMapping: ', kvMapping]];
   for (const [label, src] of labels) {
     const origin = irOrigin(src);
     if (e.message.startsWith(label) && origin !== '<string>') {
-      return new e.constructor(`${origin}: ${e.message.slice(label.length)}`, { cause: e });
+      return new (e.constructor as ErrorConstructor)(`${origin}: ${e.message.slice(label.length)}`, { cause: e });
     }
   }
   return e;
@@ -209,8 +228,8 @@ function withOrigins(e, { prefill, decode, kvMapping }) {
 
 // The GPU side of a model compiled for WebGPU, or null after a warning (a failed GPU load
 // falls back to WASM: the same sessions run there, unfused; env.webgpu.strict makes it an error).
-async function startGpu(device, backend, handle) {
-  let gen = null;
+async function startGpu(device: GpuObject, backend: Backend, handle: EmbindObject): Promise<GpuGeneration | null> {
+  let gen: GpuGeneration | null = null;
   try {
     gen = await GpuGeneration.create(device, backend, handle);
     check(handle.useGpuCaches(true), 'ExecutionError');
@@ -218,12 +237,13 @@ async function startGpu(device, backend, handle) {
   } catch (e) {
     gen?.destroy();
     if (backend.dead) throw e;
-    declineWebGpu(`loadLM: ${e.message.replace(/^WebGPU: /, '')}`);
+    declineWebGpu(`loadLM: ${(e as Error).message.replace(/^WebGPU: /, '')}`);
     return null;
   }
 }
 
-export async function loadLM(options = {}) {
+/** Loads an LLM exported as pytorch-ir's prefill/decode IR pair with its KV mapping (errors as loadIR's). */
+export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Promise<LanguageModel> {
   for (const k of Object.keys(options)) {
     if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
   }
@@ -255,7 +275,7 @@ export async function loadLM(options = {}) {
     try {
       check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
     } catch (e) {
-      throw withOrigins(e, options);
+      throw withOrigins(e as Error, options);
     }
     addTensors(handle, weightOps, constantOps);
     // Both graphs bind from the one weights source: a key either uses is known.

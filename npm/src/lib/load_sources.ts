@@ -4,16 +4,34 @@
 import { IRFormatError, WeightLoadError, check } from './errors.js';
 import { parseJsonLoose, stringifyIr } from './json.js';
 import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
-import { toTensor } from './tensor.js';
+import { toTensor, type TensorMeta } from './tensor.js';
+import type { LoadControls } from './source.js';
+import type { EmbindObject } from './backend.js';
+import type { IRSource, Progress, TensorSource } from './model_types.js';
+
+/** One glue call of a weights/constants source: a whole file's bytes, or one tensor. */
+export interface TensorOp {
+  file?: Uint8Array;
+  origin?: string;
+  tensor?: { name: string; dtype: string; shape: number[]; bytes: Uint8Array };
+}
+
+/** An IR's lazily parsed facts (irMetaFrom): the parsed IR, and a weight's or constant's dtype and shape. */
+export type IrMeta = () => {
+  ir: () => any;
+  tensor(name: string): TensorMeta | undefined;
+};
+
+type OnProgress = ((event: Progress) => void) | undefined;
 
 const decoder = new TextDecoder();
 
 // IR argument -> JSON text (also used by lm.js). load: {signal, fetchOptions}
 // for paths and URLs (an abort rejects with the signal's reason, unwrapped).
-export async function readIrText(ir, onProgress, load) {
+export async function readIrText(ir: IRSource, onProgress: OnProgress, load?: LoadControls): Promise<string> {
   if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return ir;
   if (isLocation(ir) || isBlob(ir)) {
-    let got;
+    let got: { bytes: Uint8Array };
     try {
       got = await readLocation(ir, onProgress, load);
     } catch (e) {
@@ -27,7 +45,7 @@ export async function readIrText(ir, onProgress, load) {
     try {
       return stringifyIr(ir);
     } catch (e) { // e.g. nesting deeper than the JS stack (RangeError)
-      throw new IRFormatError(`ir: cannot serialize the IR object: ${e.message}`, { cause: e });
+      throw new IRFormatError(`ir: cannot serialize the IR object: ${(e as Error).message}`, { cause: e });
     }
   }
   throw new IRFormatError('ir must be a JSON string, a parsed IR object, bytes, or a path/URL');
@@ -35,9 +53,9 @@ export async function readIrText(ir, onProgress, load) {
 
 // What IR error messages start with: the path, URL or file name the IR came
 // from; "<string>" for JSON text, bytes or an object.
-export function irOrigin(ir) {
+export function irOrigin(ir: unknown): string {
   if (typeof ir === 'string' && /^\s*[{[]/.test(ir)) return '<string>';
-  if (isBlob(ir)) return ir.name || 'blob';
+  if (isBlob(ir)) return (ir as File).name || 'blob';
   if (isLocation(ir)) return String(ir);
   return '<string>';
 }
@@ -46,10 +64,11 @@ export function irOrigin(ir) {
 //   bytes | path | URL | Blob        -> {file: bytes, origin}
 //   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
 //   array of any of these            -> concatenated
-export async function collectTensors(src, kind, irMeta, onProgress, load) {
+export async function collectTensors(src: TensorSource | undefined | null, kind: string, irMeta: IrMeta, onProgress: OnProgress,
+  load?: LoadControls): Promise<TensorOp[]> {
   if (src === undefined || src === null) return [];
   if (Array.isArray(src)) {
-    const lists = [];
+    const lists: TensorOp[] = [];
     for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress, load)));
     return lists;
   }
@@ -64,9 +83,9 @@ export async function collectTensors(src, kind, irMeta, onProgress, load) {
     }
   }
   if (typeof src === 'object') {
-    const entries = src instanceof Map ? [...src] : Object.entries(src);
+    const entries: [string, unknown][] = src instanceof Map ? [...src] : Object.entries(src);
     return entries.map(([name, value]) => {
-      const fail = (msg) => {
+      const fail = (msg: string): never => {
         throw new WeightLoadError(`${kind} '${name}': ${msg}`);
       };
       const t = toTensor(value, irMeta().tensor(name), fail);
@@ -78,21 +97,21 @@ export async function collectTensors(src, kind, irMeta, onProgress, load) {
 
 // Hands collected weights/constants to a WasmModel or WasmLM (their shared
 // TensorSources base).
-export function addTensors(handle, weightOps, constantOps) {
+export function addTensors(handle: EmbindObject, weightOps: readonly TensorOp[], constantOps: readonly TensorOp[]): void {
   for (const op of weightOps) {
     if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
-    else check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+    else check(handle.addWeightTensor(op.tensor!.name, op.tensor!.dtype, op.tensor!.shape, op.tensor!.bytes), 'WeightLoadError');
   }
   for (const op of constantOps) {
     if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
-    else check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+    else check(handle.addConstantTensor(op.tensor!.name, op.tensor!.dtype, op.tensor!.shape, op.tensor!.bytes), 'WeightLoadError');
   }
 }
 
 // Lazily parsed facts from the IR text that the glue doesn't expose: the
 // shape/dtype of weights, buffers and constants by original name.
-export function irMetaFrom(text) {
-  let parsed;
+export function irMetaFrom(text: string): IrMeta {
+  let parsed: any;
   const load = () => {
     if (parsed === undefined) {
       try {
@@ -106,14 +125,14 @@ export function irMetaFrom(text) {
   return () => ({
     /** The parsed IR object, or null when the text is not JSON. */
     ir: load,
-    tensor(name) {
+    tensor(name: string): TensorMeta | undefined {
       const ir = load();
       if (!ir) return undefined;
-      const w = Array.isArray(ir.weights) ? ir.weights.find((x) => x && x.name === name) : undefined;
+      const w = Array.isArray(ir.weights) ? ir.weights.find((x: { name?: unknown } | null) => x && x.name === name) : undefined;
       if (w) return { dtype: w.dtype, shape: w.shape };
       const c = ir.constants && ir.constants[name];
       if (c) {
-        const shape = [];
+        const shape: number[] = [];
         for (let v = c.data; Array.isArray(v); v = v[0]) shape.push(v.length);
         return { dtype: c.dtype, shape };
       }
@@ -123,12 +142,13 @@ export function irMetaFrom(text) {
 }
 
 // loadIR's and loadLM's {signal, fetchOptions}, checked: what readLocation takes.
-export function loadControls({ signal, fetchOptions }, where) {
-  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.throwIfAborted !== 'function')) {
+export function loadControls({ signal, fetchOptions }: { signal?: unknown; fetchOptions?: unknown }, where: string): LoadControls {
+  const s = signal as AbortSignal | undefined;
+  if (signal !== undefined && (typeof s?.aborted !== 'boolean' || typeof s.throwIfAborted !== 'function')) {
     throw new TypeError(`${where}: signal must be an AbortSignal`);
   }
   if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) {
     throw new TypeError(`${where}: fetchOptions must be an object (a RequestInit: headers, credentials, ...)`);
   }
-  return { signal, fetchOptions };
+  return { signal: s, fetchOptions: fetchOptions as RequestInit | undefined };
 }

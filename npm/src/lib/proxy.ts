@@ -12,28 +12,57 @@ import {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError,
 } from './errors.js';
 import { env } from './backend.js';
-import { FORWARDED_METHODS } from './proxy_methods.js';
+import { FORWARDED_METHODS, type ForwardedMethod } from './proxy_methods.js';
+import type { Model } from './model.js';
+import type { DType, Inputs, OutputTensor, TensorInfo } from './tensor_types.js';
+import type { ExecuteOptions, IRSource, LoadOptions, WasmPaths } from './model_types.js';
+import type { Env } from './backend.js';
 
-const CLASSES = {
+/** The transport to the engine worker: a Web Worker, or lib/node/worker-mode.js's wrapper of a worker thread. */
+export interface WorkerTransport {
+  onmessage: ((event: { data: any }) => void) | null;
+  onerror: ((event: any) => void) | null;
+  onmessageerror: ((event?: unknown) => void) | null;
+  postMessage(message: unknown, transfer: ArrayBuffer[]): void;
+  terminate(): void;
+  ref?(): void;
+  unref?(): void;
+}
+
+/** What the worker answers to a load: the worker-side model's handle and its metadata. */
+interface LoadedInfo {
+  handle: number;
+  inputs: TensorInfo[];
+  outputs: TensorInfo[];
+  backend: { variant: 'simd-threaded' | 'simd'; threads: number };
+}
+
+interface PendingCall {
+  resolve: (value: any) => void;
+  reject: (reason: unknown) => void;
+  onProgress?: ((p: any) => void) | undefined;
+}
+
+const CLASSES: Readonly<Record<string, new (message?: string) => Error>> = {
   IRFormatError, WeightLoadError, ExecutionError, VerificationError, TorchIrError, EngineTrapError, TypeError, RangeError,
 };
 
-let worker = null;
+let worker: WorkerTransport | null = null;
 let generation = 0; // bumped when the worker dies: models of older ones are gone
 let lastDeath = '';
 let nextId = 1;
-const pending = new Map(); // id -> {resolve, reject, onProgress}
-let createNodeWorker = null; // lib/node/worker-mode.js createEngineWorker, once loaded
+const pending = new Map<number, PendingCall>(); // id -> {resolve, reject, onProgress}
+let createNodeWorker: (() => WorkerTransport) | null = null; // lib/node/worker-mode.js createEngineWorker, once loaded
 
 // Node (not a page, nor a test that fakes one): the worker_threads transport.
-function nodeMode() {
+function nodeMode(): boolean {
   return typeof window === 'undefined' && typeof process === 'object' && typeof process?.versions?.node === 'string';
 }
 
 // Loads the Node transport (an async import; getWorker is synchronous). Only
 // the first call waits for it: later ones post at once, so calls reach the
 // worker in the order they were made. null when there is nothing to load.
-function prepareTransport() {
+function prepareTransport(): Promise<void> | null {
   if (!nodeMode() || createNodeWorker) return null;
   return import('#node').then((m) => {
     createNodeWorker = m.createEngineWorker;
@@ -50,7 +79,7 @@ function holdProcess() {
 // The worker died (an uncaught error, or a message it could not read): every
 // pending call is rejected now, the worker is ended, and the next call starts
 // a new one.
-function workerFailed(what) {
+function workerFailed(what: string): void {
   lastDeath = what;
   const err = new EngineTrapError(`proxy worker failed: ${what}; pending calls were rejected and the next load starts a new worker`);
   for (const p of pending.values()) p.reject(err);
@@ -64,29 +93,31 @@ function workerFailed(what) {
   generation++;
 }
 
-export function canProxy() {
+export function canProxy(): boolean {
   return (typeof window !== 'undefined' && typeof Worker === 'function') || nodeMode();
 }
 
 // The literal `new Worker(new URL('./proxy-worker.js', import.meta.url), ...)`
 // is what vite and webpack 5 recognize and bundle as a worker; others
 // (esbuild) bundle lib/proxy-worker.js as an entry point and set env.workerPath.
-function getWorker() {
+function getWorker(): WorkerTransport {
   if (worker) return worker;
-  let scriptName;
+  let scriptName: string;
+  let w: WorkerTransport;
   if (createNodeWorker && nodeMode()) {
-    worker = createNodeWorker();
+    w = createNodeWorker();
     scriptName = 'lib/node/engine-worker.js (Node worker thread)';
   } else {
     const custom = env.workerPath;
     // (Not a second new URL(..., import.meta.url) for the message: bundlers
     // would emit the file again, unbundled, or warn about an expression.)
     scriptName = custom ? `env.workerPath ${custom}` : "torch-ir-wasm's lib/proxy-worker.js (as your bundler emitted it)";
-    worker = custom
+    w = (custom
       ? new Worker(custom, { type: 'module', name: 'torch-ir-wasm' })
-      : new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' });
+      : new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module', name: 'torch-ir-wasm' })) as unknown as WorkerTransport;
   }
-  worker.onmessage = ({ data }) => {
+  worker = w;
+  w.onmessage = ({ data }) => {
     const p = pending.get(data.id);
     if (!p) return;
     if (data.progress) {
@@ -98,7 +129,7 @@ function getWorker() {
     if (data.ok) p.resolve(data.value);
     else p.reject(new (CLASSES[data.error.name] || Error)(data.error.message));
   };
-  worker.onerror = (e) => {
+  w.onerror = (e) => {
     e?.preventDefault?.();
     // A script that cannot be loaded (404, wrong MIME type, a bundle without
     // it) fires a bare Event with no message.
@@ -106,12 +137,12 @@ function getWorker() {
       `the worker script ${scriptName} failed to load (with a bundler that does not emit it, bundle ` +
         "torch-ir-wasm's lib/proxy-worker.js as an entry point and set env.workerPath to its URL)");
   };
-  worker.onmessageerror = () => workerFailed('a message from the worker could not be deserialized');
-  return worker;
+  w.onmessageerror = () => workerFailed('a message from the worker could not be deserialized');
+  return w;
 }
 
 // Arguments are copied (structured clone); `transfer` lists buffers to move instead.
-function call(message, onProgress, transfer = []) {
+function call(message: object, onProgress?: (p: any) => void, transfer: ArrayBuffer[] = []): Promise<any> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const w = getWorker();
@@ -130,14 +161,14 @@ function call(message, onProgress, transfer = []) {
 // The worker resolves relative URLs against its own location: make them
 // absolute here. (A Node worker shares the process's cwd: paths stay as given.)
 const base = () => (typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href);
-function absolute(src, isIr = false) {
+function absolute(src: any, isIr = false): any {
   if (src instanceof URL) return src.href;
   if (typeof src === 'string' && nodeMode()) return src;
   if (typeof src === 'string') return isIr && /^\s*[{[]/.test(src) ? src : new URL(src, base()).href;
   if (Array.isArray(src)) return src.map((s) => absolute(s));
   return src;
 }
-function absolutePaths(p) {
+function absolutePaths(p: WasmPaths | undefined | null): WasmPaths | undefined {
   if (p === undefined || p === null) return undefined;
   if (typeof p === 'string' || p instanceof URL) return absolute(p);
   return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, absolute(v)]));
@@ -148,7 +179,7 @@ function absolutePaths(p) {
  * worker, on the module that loadIR there would use (options.wasmPaths, else
  * env.wasmPaths: only the test-only modules have the hook).
  */
-export function debugFaultProxy(kind, options = {}) {
+export function debugFaultProxy(kind: string, options: { wasmPaths?: WasmPaths } = {}): Promise<string> {
   const wasmPaths = absolutePaths(options.wasmPaths ?? env.wasmPaths);
   const send = () => call({ op: 'debugFault', args: [kind, { ...options, wasmPaths }] });
   const loading = prepareTransport();
@@ -156,11 +187,11 @@ export function debugFaultProxy(kind, options = {}) {
 }
 
 /** loadIR in the proxy worker. */
-export async function loadIRProxy(ir, options, env) {
+export async function loadIRProxy(ir: IRSource, options: LoadOptions, env: Env): Promise<ProxyModel> {
   const { onProgress, weights, constants, wasmPaths, weightsFrom, ...rest } = options;
   const loading = prepareTransport();
   if (loading) await loading;
-  const info = await call({
+  const info: LoadedInfo = await call({
     op: 'load',
     args: [absolute(ir, true), {
       ...rest,
@@ -178,7 +209,7 @@ export async function loadIRProxy(ir, options, env) {
 }
 
 // weightsFrom in the worker: the worker-side model of a live ProxyModel of this worker.
-function proxiedHandle(model) {
+function proxiedHandle(model: unknown): number {
   if (!(model instanceof ProxyModel)) {
     throw new ExecutionError('loadIR: with env.proxy, weightsFrom must be a model loaded while env.proxy was on');
   }
@@ -189,7 +220,7 @@ function proxiedHandle(model) {
 
 // A model collected without dispose() frees its worker-side memory too.
 const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry(({ handle, gen }) => {
+  ? new FinalizationRegistry(({ handle, gen }: { handle: number; gen: number }) => {
     if (gen === generation) call({ op: 'call', handle, method: 'dispose', args: [] }).catch(() => {});
   })
   : null;
@@ -197,13 +228,13 @@ const finalizer = typeof FinalizationRegistry === 'function'
 // The ArrayBuffers behind execute()'s inputs (typed arrays or raw buffers), for
 // `transferInputs: true`: moved to the worker instead of copied, which detaches
 // them here. SharedArrayBuffers cannot be transferred (and need no copy anyway).
-function inputBuffers(inputs) {
-  let values;
+function inputBuffers(inputs: Inputs): ArrayBuffer[] {
+  let values: unknown[];
   if (ArrayBuffer.isView(inputs) || inputs instanceof ArrayBuffer) values = [inputs];
   else if (inputs instanceof Map) values = [...inputs.values()];
   else if (inputs && typeof inputs === 'object') values = Object.values(inputs);
   else values = [];
-  const buffers = new Set();
+  const buffers = new Set<ArrayBuffer>();
   for (const v of values) {
     const b = ArrayBuffer.isView(v) ? v.buffer : v;
     if (b instanceof ArrayBuffer) buffers.add(b);
@@ -211,9 +242,30 @@ function inputBuffers(inputs) {
   return [...buffers];
 }
 
-/** Model running in the proxy worker: same members, every method async. */
+/** Model's method as ProxyModel has it: the same arguments, its result as a Promise. */
+type Proxied<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+
+/** The Model methods a ProxyModel forwards to the worker as they are (FORWARDED_METHODS), each async. */
+export type ForwardedMethods = { [M in ForwardedMethod]: Proxied<Model[M]> };
+
+/**
+ * A model loaded while env.proxy is true: it runs in a worker (a Web Worker in
+ * pages, a worker thread in Node): Model's members, every method async.
+ */
 export class ProxyModel {
-  constructor({ handle, inputs, outputs, backend }, gen) {
+  /** graph_inputs metadata from the IR. */
+  readonly inputs: readonly TensorInfo[];
+  /** graph_outputs metadata from the IR. */
+  readonly outputs: readonly TensorInfo[];
+  /** Which build runs the model (in the worker). */
+  readonly backend: { readonly variant: 'simd-threaded' | 'simd'; readonly threads: number; readonly proxy: true };
+  /** @internal the worker-side model, null once disposed */
+  _handle: number | null;
+  /** @internal the worker it was loaded in */
+  _generation: number;
+
+  /** @internal use loadIR with env.proxy */
+  constructor({ handle, inputs, outputs, backend }: LoadedInfo, gen: number) {
     this._handle = handle;
     this._generation = gen;
     this.inputs = Object.freeze(inputs.map((m) => Object.freeze({ ...m, shape: Object.freeze(m.shape) })));
@@ -221,11 +273,12 @@ export class ProxyModel {
     this.backend = { ...backend, proxy: true };
   }
 
-  get disposed() {
+  get disposed(): boolean {
     return this._handle === null;
   }
 
-  _call(method, args, transfer) {
+  /** @internal */
+  _call(method: string, args: unknown[], transfer?: ArrayBuffer[]): Promise<any> {
     if (this._handle === null) return Promise.reject(new TorchIrError('model is disposed'));
     if (this._generation !== generation) {
       return Promise.reject(new EngineTrapError(`${method}(): the proxy worker this model was loaded in died (${lastDeath}); load the model again`));
@@ -238,12 +291,13 @@ export class ProxyModel {
    * `transferInputs: true`: then their ArrayBuffers are moved (detached here,
    * no copy). Outputs are always moved back (no copy).
    */
-  execute(inputs, options = {}) {
+  execute<D extends DType = DType>(inputs: Inputs, options: ExecuteOptions & { transferInputs?: boolean } = {}): Promise<OutputTensor<D>[]> {
     const { transferInputs = false, ...rest } = options ?? {};
     return this._call('execute', [inputs, rest], transferInputs ? inputBuffers(inputs) : []);
   }
 
-  async dispose() {
+  /** Frees the worker-side model. */
+  async dispose(): Promise<void> {
     if (this._handle === null) return;
     const h = this._handle;
     this._handle = null;
@@ -252,8 +306,12 @@ export class ProxyModel {
     await call({ op: 'call', handle: h, method: 'dispose', args: [] });
   }
 }
+// The forwarded methods and `await using` (where the runtime has Symbol.asyncDispose): on the prototype.
+export interface ProxyModel extends ForwardedMethods {
+  [Symbol.asyncDispose](): Promise<void>;
+}
 for (const m of FORWARDED_METHODS) {
-  ProxyModel.prototype[m] = function proxied(...args) {
+  (ProxyModel.prototype as unknown as Record<string, unknown>)[m] = function proxied(this: ProxyModel, ...args: unknown[]) {
     return this._call(m, args);
   };
 }

@@ -5,12 +5,30 @@
 //   withinBound = error(ours) <= 2 * error(reference) + 1e-6 * scale
 // where "reference" is the `expected` outputs (PyTorch float32). Non-floating outputs are not
 // judged here (verify compares them exactly).
+
+import type { Reference64Output } from './model_types.js';
+import type { TypedArray } from './tensor_types.js';
+
+/** A tensor as compared here: its shape, dtype and data. */
+export interface TruthTensor {
+  shape: readonly number[];
+  dtype: string;
+  data: TypedArray;
+}
+
+/** compareWithTruth's result (verify's reference64 without reassociationOnly). */
+export interface TruthComparison {
+  withinBound: boolean;
+  outputs: Reference64Output[];
+  errorMessage: string | null;
+}
+
 export const TRUTH_FACTOR = 2;
 export const TRUTH_SCALE_TOL = 1e-6;
 
 const FLOATING = new Set(['float32', 'float64', 'float16', 'bfloat16']);
 
-function halfToNumber(h) {
+function halfToNumber(h: number): number {
   const s = h & 0x8000 ? -1 : 1;
   const e = (h >> 10) & 0x1f;
   const f = h & 0x3ff;
@@ -21,23 +39,23 @@ function halfToNumber(h) {
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
-function bf16ToNumber(h) {
+function bf16ToNumber(h: number): number {
   u32[0] = h << 16;
   return f32[0];
 }
 
 // {data, dtype} -> element i as a number.
-function reader({ data, dtype }) {
-  if (dtype === 'float16') return (i) => halfToNumber(data[i]);
-  if (dtype === 'bfloat16') return (i) => bf16ToNumber(data[i]);
+function reader({ data, dtype }: TruthTensor): (i: number) => number {
+  if (dtype === 'float16') return (i) => halfToNumber(data[i] as number);
+  if (dtype === 'bfloat16') return (i) => bf16ToNumber(data[i] as number);
   return (i) => Number(data[i]);
 }
 
-function sameShape(a, b) {
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => Number(d) === Number(b[i]));
 }
 
-export function maxErrorVsTruth(x, truth) {
+export function maxErrorVsTruth(x: TruthTensor, truth: TruthTensor): number {
   const a = reader(x);
   const t = reader(truth);
   let m = 0;
@@ -56,7 +74,7 @@ export function maxErrorVsTruth(x, truth) {
  * actual, expected, truth: [{shape, dtype, data}] in graph_outputs order.
  * -> {withinBound, outputs: [{index, judged, ours, reference, scale, bound, withinBound}], errorMessage}
  */
-export function compareWithTruth(actual, expected, truth) {
+export function compareWithTruth(actual: readonly TruthTensor[], expected: readonly TruthTensor[], truth: readonly TruthTensor[]): TruthComparison {
   if (actual.length !== truth.length || expected.length !== truth.length) {
     return {
       withinBound: false, outputs: [],
@@ -64,9 +82,9 @@ export function compareWithTruth(actual, expected, truth) {
     };
   }
   let all = true;
-  let errorMessage = null;
+  let errorMessage: string | null = null;
   const outputs = truth.map((t, index) => {
-    const o = { index, judged: false, ours: 0, reference: 0, scale: 0, bound: 0, withinBound: true };
+    const o: Reference64Output = { index, judged: false, ours: 0, reference: 0, scale: 0, bound: 0, withinBound: true };
     if (!sameShape(actual[index].shape, t.shape) || !sameShape(expected[index].shape, t.shape)) {
       errorMessage = `output ${index}: shape [${actual[index].shape.join(', ')}] (reference [${expected[index].shape.join(', ')}]) but the float64 reference is [${t.shape.join(', ')}]`;
       Object.assign(o, { ours: Infinity, reference: Infinity, withinBound: false });
@@ -91,13 +109,13 @@ export function compareWithTruth(actual, expected, truth) {
 }
 
 // The native CLI's lines (format_truth_report, "%.3e").
-function e3(v) {
+function e3(v: number): string {
   if (Number.isNaN(v)) return 'nan';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
   return v.toExponential(3).replace(/e([+-])(\d)$/, 'e$10$2');
 }
 
-export function formatTruthReport(t, rtolFailed) {
+export function formatTruthReport(t: TruthComparison, rtolFailed: boolean): string {
   let s = 'Float64 reference (error = max |x - float64|, bound = 2 x PyTorch\'s + 1e-6 x max|float64|):\n';
   for (const o of t.outputs) {
     s += `  output ${o.index}: `;

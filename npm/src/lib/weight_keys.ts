@@ -5,14 +5,22 @@
 // (src/runtime/binder.cpp): original keys, placeholders, constant names.
 import { WeightLoadError } from './errors.js';
 import { warn } from './warn.js';
+import type { TensorOp } from './load_sources.js';
+
+/** One key of a source: its name, and (to find tied copies) its shape and bytes. */
+interface KeyEntry {
+  name: string;
+  shape: readonly number[];
+  bytes: Uint8Array;
+}
 
 const SHOWN = 5;
 
 // Keys a weights/constants source may carry without a warning: every name
 // the binder can look up, from one or more parsed IRs.
-export function acceptedKeys(irs) {
-  const accepted = new Set();
-  const originals = new Set();
+export function acceptedKeys(irs: readonly any[]): { accepted: Set<string>; originals: string[] } {
+  const accepted = new Set<string>();
+  const originals = new Set<string>();
   for (const ir of irs) {
     if (!ir || typeof ir !== 'object') continue;
     for (const w of Array.isArray(ir.weights) ? ir.weights : []) {
@@ -39,12 +47,12 @@ export function acceptedKeys(irs) {
 // {name, shape, bytes} of each tensor in a source, or null when the keys
 // can't be read here (torch.save archives: only the engine unpickles them).
 // Malformed safetensors are left to the engine, which explains them.
-function safetensorsEntries(bytes) {
+function safetensorsEntries(bytes: Uint8Array): KeyEntry[] | null {
   if (bytes.length < 10 || bytes[8] !== 0x7b) return null; // '{'
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen = Number(dv.getBigUint64(0, true));
   if (headerLen > bytes.length - 8) return null;
-  let header;
+  let header: any;
   try {
     header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLen)));
   } catch {
@@ -52,8 +60,8 @@ function safetensorsEntries(bytes) {
   }
   if (!header || typeof header !== 'object') return null;
   const base = 8 + headerLen;
-  const out = [];
-  for (const [name, info] of Object.entries(header)) {
+  const out: KeyEntry[] = [];
+  for (const [name, info] of Object.entries<any>(header)) {
     if (name === '__metadata__') continue;
     const [begin, end] = Array.isArray(info?.data_offsets) ? info.data_offsets : [];
     const inRange = Number.isSafeInteger(begin) && Number.isSafeInteger(end) && begin <= end && base + end <= bytes.length;
@@ -63,12 +71,12 @@ function safetensorsEntries(bytes) {
   return out;
 }
 
-function entriesOf(op) {
+function entriesOf(op: TensorOp): KeyEntry[] | null {
   if (op.tensor) return [{ name: op.tensor.name, shape: op.tensor.shape, bytes: op.tensor.bytes }];
-  return safetensorsEntries(op.file);
+  return safetensorsEntries(op.file!);
 }
 
-function sameEntry(a, b) {
+function sameEntry(a: KeyEntry, b: KeyEntry): boolean {
   if (!a.bytes || !b.bytes || !a.shape || !b.shape || a.bytes.length !== b.bytes.length) return false;
   if (a.shape.length !== b.shape.length || a.shape.some((d, i) => Number(d) !== Number(b.shape[i]))) return false;
   for (let i = 0; i < a.bytes.length; ++i) if (a.bytes[i] !== b.bytes[i]) return false;
@@ -76,26 +84,26 @@ function sameEntry(a, b) {
 }
 
 // Levenshtein distance, or max + 1 once it must exceed max (banded early exit).
-function editDistance(a, b, max) {
+function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; ++i) {
-    const row = [i];
+    const row: number[] = [i];
     let best = i;
     for (let j = 1; j <= b.length; ++j) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      best = Math.min(best, row[j]);
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      best = Math.min(best, row[j]!);
     }
     if (best > max) return max + 1;
     prev = row;
   }
-  return prev[b.length];
+  return prev[b.length]!;
 }
 
 /** The accepted name closest to `key` (a likely typo), or undefined. */
-export function closestKey(key, candidates) {
+export function closestKey(key: string, candidates: Iterable<string>): string | undefined {
   const max = Math.max(2, Math.floor(key.length / 5));
-  let best;
+  let best: string | undefined;
   let bestDistance = max + 1;
   for (const c of candidates) {
     const d = editDistance(key, c, bestDistance - 1);
@@ -113,10 +121,10 @@ export function closestKey(key, candidates) {
  * inference), not a tied alias (a copy, same shape and bytes, of a key that
  * does bind: state_dicts keep both `lm_head.weight` and the embedding it ties).
  */
-export function unknownKeys(ops, accepted) {
-  const lists = ops.map(entriesOf).filter(Boolean);
+export function unknownKeys(ops: readonly TensorOp[], accepted: Set<string>): string[] {
+  const lists = ops.map(entriesOf).filter((l): l is KeyEntry[] => Boolean(l));
   const bound = lists.flat().filter((e) => accepted.has(e.name));
-  const unknown = [];
+  const unknown: string[] = [];
   for (const e of lists.flat()) {
     if (accepted.has(e.name) || e.name.endsWith('num_batches_tracked')) continue;
     if (bound.some((b) => sameEntry(e, b))) continue;
@@ -126,7 +134,7 @@ export function unknownKeys(ops, accepted) {
 }
 
 /** The message for unknown keys of one kind ('weights' or 'constants'). */
-export function unknownKeysMessage(kind, unknown, originals) {
+export function unknownKeysMessage(kind: string, unknown: readonly string[], originals: readonly string[]): string {
   const shown = unknown.slice(0, SHOWN).map((k) => {
     const near = closestKey(k, originals);
     return near === undefined ? `'${k}'` : `'${k}' (did you mean '${near}'?)`;
@@ -140,7 +148,7 @@ export function unknownKeysMessage(kind, unknown, originals) {
  * Warns about (or, strict, throws WeightLoadError for) keys of the weights
  * and constants sources that match no name in the IR(s).
  */
-export function checkTensorKeys(sources, irs, strict) {
+export function checkTensorKeys(sources: Record<string, readonly TensorOp[]>, irs: readonly any[], strict: boolean | undefined): void {
   const todo = Object.entries(sources).filter(([, ops]) => ops.length);
   if (!todo.length) return;
   if (irs.some((ir) => !ir || typeof ir !== 'object')) return; // unparsable IR: the engine reports it

@@ -5,7 +5,7 @@ import { serveProxy } from '../proxy-worker.js';
 
 // @internal test hooks (debugFaultProxy): a worker that dies, the two ways a
 // thread can (process.exit ends only this thread; an uncaught exception).
-function debugDeath(data) {
+function debugDeath(data: any): boolean {
   if (data?.op !== 'debugFault') return false;
   if (data.args?.[0] === 'proxy-exit') process.exit(7);
   if (data.args?.[0] === 'proxy-throw') throw new Error('debugFault proxy-throw'); // uncaught: ends the thread
@@ -13,8 +13,8 @@ function debugDeath(data) {
 }
 
 serveProxy({
-  post: (message, transfer) => parentPort.postMessage(message, transfer),
-  listen: (handler) => parentPort.on('message', (data) => {
+  post: (message, transfer) => parentPort!.postMessage(message, transfer),
+  listen: (handler) => parentPort!.on('message', (data) => {
     if (!debugDeath(data)) handler(data);
   }),
 });

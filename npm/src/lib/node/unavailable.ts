@@ -2,7 +2,7 @@
 // same names as lib/node/index.js, each failing with a clear error. The
 // browser code paths never call them; reaching one means the package thought
 // it ran in Node while it was bundled for something else.
-const unavailable = (name) => () => {
+const unavailable = (name: string) => (..._args: unknown[]): never => {
   throw new Error(`torch-ir-wasm: ${name}() needs Node.js, but this copy of the package was resolved for a browser (package.json "imports" #node -> lib/node/unavailable.js)`);
 };
 

@@ -1,9 +1,9 @@
 // Node: WebGPU through dawn.node (the npm package `webgpu`, an optional peer
 // dependency), imported only when a model asks for the 'webgpu' provider and
 // env.webgpu gives no GPU. Absent package: null (the model falls back to WASM).
-let instance = null;
+let instance: any = null;
 
-export async function nodeWebGpu() {
+export async function nodeWebGpu(): Promise<any> {
   if (instance) return instance;
   let m;
   try {

@@ -4,10 +4,17 @@
 // protocol as pages), plus ref/unref, which proxy.js uses so the worker keeps
 // the process alive only while a call is pending.
 import { Worker } from 'node:worker_threads';
+import type { WorkerTransport } from '../proxy.js';
 
 const ENTRY = new URL('./engine-worker.js', import.meta.url);
 
-class EngineWorker {
+class EngineWorker implements WorkerTransport {
+  onmessage: WorkerTransport['onmessage'];
+  onerror: WorkerTransport['onerror'];
+  onmessageerror: WorkerTransport['onmessageerror'];
+  private _ended: boolean;
+  private _worker: Worker;
+
   constructor() {
     this.onmessage = null;
     this.onerror = null;
@@ -27,31 +34,31 @@ class EngineWorker {
     w.on('exit', (code) => this._died(`the worker exited (code ${code})`));
   }
 
-  _died(what) {
+  private _died(what: string): void {
     if (this._ended) return;
     this._ended = true;
     this.onerror?.({ message: what });
   }
 
-  postMessage(message, transfer) {
+  postMessage(message: unknown, transfer: ArrayBuffer[]): void {
     this._worker.postMessage(message, transfer);
   }
 
-  terminate() {
+  terminate(): void {
     this._ended = true;
     this._worker.terminate().catch(() => {});
   }
 
-  ref() {
+  ref(): void {
     this._worker.ref();
   }
 
-  unref() {
+  unref(): void {
     this._worker.unref();
   }
 }
 
 /** @internal proxy.js's transport in Node: a new engine worker thread. */
-export function createEngineWorker() {
+export function createEngineWorker(): WorkerTransport {
   return new EngineWorker();
 }

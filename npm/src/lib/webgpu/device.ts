@@ -2,14 +2,21 @@
 // env.webgpu.adapter, env.webgpu.gpu, navigator.gpu or (Node) dawn.node, in
 // that order. One device per process, shared by every WebGPU model.
 import { env } from '../backend.js';
+import type { GpuObject } from './kernels.js';
 
-let devicePromise = null;
+/** A GPUDevice, or null and why there is none. */
+export interface DeviceResult {
+  device: GpuObject | null;
+  why: string;
+}
 
-async function requestDevice() {
+let devicePromise: Promise<DeviceResult> | null = null;
+
+async function requestDevice(): Promise<DeviceResult> {
   const w = env.webgpu;
-  let adapter = w.adapter;
+  let adapter: GpuObject = w.adapter;
   if (!adapter) {
-    let gpu = w.gpu ?? globalThis.navigator?.gpu;
+    let gpu: GpuObject = w.gpu ?? (globalThis.navigator as { gpu?: unknown } | undefined)?.gpu;
     if (!gpu && typeof process === 'object' && process.versions?.node) gpu = await (await import('#node')).nodeWebGpu();
     if (!gpu) return { device: null, why: 'no WebGPU implementation (navigator.gpu, env.webgpu.gpu, or the `webgpu` package in Node)' };
     adapter = await gpu.requestAdapter(w.powerPreference ? { powerPreference: w.powerPreference } : undefined);
@@ -26,7 +33,7 @@ async function requestDevice() {
 }
 
 /** {device, why}: device null (and why) when there is no usable GPU. */
-export async function webgpuDevice() {
+export async function webgpuDevice(): Promise<DeviceResult> {
   if (env.webgpu.device) return { device: env.webgpu.device, why: '' };
   devicePromise ??= requestDevice().then((r) => {
     if (!r.device) devicePromise = null; // try again next time: the caller may install one

@@ -6,19 +6,62 @@
 // parts into compute passes, runs the WASM parts in the engine (runSteps) and
 // moves values between the devices where the plan says.
 import { ExecutionError, check } from '../errors.js';
-import { BUFFER_USAGE, KernelLibrary, MAP_MODE_READ, elementwiseSource, kernelSource, packMeta } from './kernels.js';
+import { BUFFER_USAGE, KernelLibrary, MAP_MODE_READ, elementwiseSource, kernelSource, packMeta, type GpuObject } from './kernels.js';
+import type { Placement } from '../model_types.js';
+
+/**
+ * The engine's WebGPU plan of a session (runtime/webgpu_plan.cpp; its JSON, parsed): slots,
+ * values, the program, placement. Read as the engine writes it, not re-declared here.
+ */
+export type WebGpuPlan = any;
+type PlanItem = any;
+
+/** A plan value as the transfers read it: its dtype, element count, label, address and GPU slot. */
+interface PlanValue {
+  dtype: string;
+  numel: number;
+  label?: string;
+  ptr: number;
+  slot: number;
+}
+
+/** The engine side of a run: runs the WASM parts of the plan (steps first..last). */
+export interface WasmSteps {
+  runSteps(first: number, last: number): unknown;
+}
+
+/** A view of WASM memory: `bytes` bytes at `ptr`. */
+export type MemoryView = (ptr: number, bytes: number) => Uint8Array;
+
+/** One entry of a profiled GPU run (Model.profile's NodeTiming fields). */
+export interface GpuTiming {
+  node: string;
+  covers: string[];
+  opType: string;
+  ms: number;
+  device: 'webgpu' | 'wasm';
+}
+
+/** Dispatches and transfers of an executor's runs so far. */
+export interface GpuStats {
+  dispatches: number;
+  uploads: number;
+  downloads: number;
+  uploadBytes: number;
+  downloadBytes: number;
+}
 
 const STORAGE = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_SRC | BUFFER_USAGE.COPY_DST;
 // One kernel library per device: models on the same device share compiled pipelines.
-const libraries = new WeakMap();
-function libraryFor(device) {
+const libraries = new WeakMap<GpuObject, KernelLibrary>();
+function libraryFor(device: GpuObject): KernelLibrary {
   let lib = libraries.get(device);
   if (!lib) libraries.set(device, (lib = new KernelLibrary(device)));
   return lib;
 }
 
 // A value's bytes in WASM memory -> its GPU storage (int64 narrowed to i32, bool widened to u32).
-function toGpuBytes(value, bytes) {
+function toGpuBytes(value: PlanValue, bytes: Uint8Array): Uint8Array | Uint32Array | Int32Array {
   switch (value.dtype) {
     case 'float32':
     case 'int32':
@@ -29,7 +72,7 @@ function toGpuBytes(value, bytes) {
       const src = new BigInt64Array(bytes.buffer, bytes.byteOffset, value.numel);
       const out = new Int32Array(value.numel);
       for (let i = 0; i < src.length; i++) {
-        const v = src[i];
+        const v = src[i]!;
         if (v < -2147483648n || v > 2147483647n) {
           throw new ExecutionError(`WebGPU: value '${value.label}' holds ${v}, outside the int32 range the GPU kernels take`);
         }
@@ -43,7 +86,7 @@ function toGpuBytes(value, bytes) {
 }
 
 // GPU storage (an ArrayBuffer of numel 4-byte words) -> the value's bytes in WASM memory.
-function fromGpuBytes(value, words, dst) {
+function fromGpuBytes(value: PlanValue, words: ArrayBuffer, dst: Uint8Array): void {
   switch (value.dtype) {
     case 'float32':
     case 'int32':
@@ -55,7 +98,7 @@ function fromGpuBytes(value, words, dst) {
     case 'int64': {
       const out = new BigInt64Array(dst.buffer, dst.byteOffset, value.numel);
       const src = new Int32Array(words, 0, value.numel);
-      for (let i = 0; i < src.length; i++) out[i] = BigInt(src[i]);
+      for (let i = 0; i < src.length; i++) out[i] = BigInt(src[i]!);
       return;
     }
     default:
@@ -63,19 +106,39 @@ function fromGpuBytes(value, words, dst) {
   }
 }
 
-const ITEM = { float32: 4, int32: 4, int64: 8, bool: 1 };
+const ITEM: Readonly<Record<string, number>> = { float32: 4, int32: 4, int64: 8, bool: 1 };
 
-function nodeRange(nodes) {
+function nodeRange(nodes: readonly string[] | null | undefined): string {
   if (!nodes?.length) return 'no node';
   return nodes.length === 1 ? `node '${nodes[0]}'` : `nodes '${nodes[0]}' .. '${nodes[nodes.length - 1]}'`;
 }
 
 export class WebGpuExecutor {
+  device: GpuObject;
+  plan: WebGpuPlan;
+  handle: WasmSteps;
+  memoryView: MemoryView;
+  lib: KernelLibrary;
+  stats: GpuStats;
+  /** The device's loss info, once lost: runs then fail naming it. */
+  lost: { message?: string; reason?: string } | null;
+  /** Set by the model: each GPU node is submitted alone and timed (run()). */
+  profiling?: boolean;
+  /** The timings of the last profiled run. */
+  lastProfile?: GpuTiming[];
+  slots!: GpuObject[];
+  private dummyRead: GpuObject;
+  private dummyWrite: GpuObject;
+  private steps!: PlanItem[];
+  private _owned: GpuObject[];
+  private _building?: string | null;
+
   /**
    * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
    * memoryView(ptr, bytes): a Uint8Array on the WASM memory.
    */
-  static async create({ device, plan, handle, memoryView }) {
+  static async create({ device, plan, handle, memoryView }:
+    { device: GpuObject; plan: WebGpuPlan; handle: WasmSteps; memoryView: MemoryView }): Promise<WebGpuExecutor> {
     const ex = new WebGpuExecutor(device, plan, handle, memoryView);
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
@@ -94,7 +157,7 @@ export class WebGpuExecutor {
     return ex;
   }
 
-  constructor(device, plan, handle, memoryView) {
+  constructor(device: GpuObject, plan: WebGpuPlan, handle: WasmSteps, memoryView: MemoryView) {
     this.device = device;
     this.plan = plan;
     this.handle = handle;
@@ -103,25 +166,25 @@ export class WebGpuExecutor {
     this.stats = { dispatches: 0, uploads: 0, downloads: 0, uploadBytes: 0, downloadBytes: 0 };
     this._owned = [];
     this.lost = null; // the device's loss info, once lost: runs then fail naming it
-    device.lost?.then((info) => { this.lost = info; });
+    device.lost?.then((info: { message?: string; reason?: string }) => { this.lost = info; });
   }
 
   /** The GPU buffer holding value `id` of the plan (a graph I/O's: plan.inputs / plan.outputs). */
-  bufferOf(id) {
+  bufferOf(id: number): GpuObject {
     const v = this.plan.values[id];
     if (!v || v.slot < 0) throw new ExecutionError(`WebGPU: value ${id} has no GPU buffer in this plan`);
     return this.slots[v.slot];
   }
 
-  _buffer(size, usage) {
+  private _buffer(size: number, usage: number): GpuObject {
     const b = this.device.createBuffer({ size: Math.max(4, Math.ceil(size / 4) * 4), usage });
     this._owned.push(b);
     return b;
   }
 
-  _build() {
+  private _build(): void {
     const { plan, device } = this;
-    this.slots = plan.slots.map((bytes) => this._buffer(bytes, STORAGE));
+    this.slots = plan.slots.map((bytes: number) => this._buffer(bytes, STORAGE));
     this.dummyRead = this._buffer(4, STORAGE);
     this.dummyWrite = this._buffer(4, STORAGE);
     this.steps = [];
@@ -132,7 +195,7 @@ export class WebGpuExecutor {
         continue;
       }
       this._building = `node '${item.node}' (${item.op_type})`;
-      const dispatches = item.dispatches.map((d) => {
+      const dispatches = item.dispatches.map((d: PlanItem) => {
         const source = d.kernel === 'elementwise'
           ? elementwiseSource(d.ew.op, d.ew.in, d.ew.out, d.ew.alias)
           : kernelSource(d.kernel, { types: d.types, subst: d.subst });
@@ -141,7 +204,7 @@ export class WebGpuExecutor {
         const ub = this._buffer(u.byteLength, BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST);
         device.queue.writeBuffer(ub, 0, u);
         const written = new Set(d.written);
-        const entries = [{ binding: 0, resource: { buffer: ub } }];
+        const entries: object[] = [{ binding: 0, resource: { buffer: ub } }];
         for (let i = 0; i < p.bindings; i++) {
           const id = d.bind[i] ?? -1;
           const buffer = id >= 0 ? this.slots[plan.values[id].slot] : written.has(i) ? this.dummyWrite : this.dummyRead;
@@ -154,11 +217,11 @@ export class WebGpuExecutor {
     this._building = null;
   }
 
-  _valueBytes(v) {
-    return this.memoryView(v.ptr, v.numel * ITEM[v.dtype]);
+  private _valueBytes(v: PlanValue): Uint8Array {
+    return this.memoryView(v.ptr, v.numel * ITEM[v.dtype]!);
   }
 
-  _upload(id) {
+  private _upload(id: number): void {
     const v = this.plan.values[id];
     const data = toGpuBytes(v, this._valueBytes(v));
     if (data.byteLength) this.device.queue.writeBuffer(this.slots[v.slot], 0, data);
@@ -166,7 +229,7 @@ export class WebGpuExecutor {
     this.stats.uploadBytes += data.byteLength;
   }
 
-  _uploadWeights() {
+  private _uploadWeights(): void {
     for (const id of this.plan.prepare) this._upload(id);
   }
 
@@ -176,16 +239,16 @@ export class WebGpuExecutor {
    * its wall time from submit to done (GPU time plus ~tens of µs of submit/sync latency: dawn.node
    * has no timestamp queries to separate them); such runs are slower than normal ones.
    */
-  async run() {
+  async run(): Promise<void> {
     const { device } = this;
     if (this.lost) throw this._lostError(null);
-    const prof = this.profiling ? [] : null;
-    let encoder = null;
-    let pass = null;
+    const prof: GpuTiming[] | null = this.profiling ? [] : null;
+    let encoder: GpuObject = null;
+    let pass: GpuObject = null;
     // Each submitted segment has its own error scope, popped without waiting, so an error
     // names the nodes it came from and a run still syncs only on its downloads.
-    const segments = [];
-    let nodes = null;
+    const segments: { nodes: string[] | null; errors: Promise<GpuObject>[] }[] = [];
+    let nodes: string[] | null = null;
     const flush = () => {
       if (!encoder) return;
       pass.end();
@@ -194,8 +257,8 @@ export class WebGpuExecutor {
       encoder = pass = null;
     };
     device.pushErrorScope('validation');
-    let failure = null;
-    let current = null;
+    let failure: unknown = null;
+    let current: PlanItem = null;
     try {
       for (const step of this.steps) {
         current = step;
@@ -207,7 +270,7 @@ export class WebGpuExecutor {
             encoder = device.createCommandEncoder();
             pass = encoder.beginComputePass();
           }
-          nodes.push(step.node);
+          nodes!.push(step.node);
           for (const d of step.dispatches) {
             pass.setPipeline(d.pipeline);
             pass.setBindGroup(0, d.bindGroup);
@@ -233,7 +296,7 @@ export class WebGpuExecutor {
           fromGpuBytes(v, step.staging.getMappedRange(), this._valueBytes(v));
           step.staging.unmap();
           this.stats.downloads++;
-          this.stats.downloadBytes += v.numel * ITEM[v.dtype];
+          this.stats.downloadBytes += v.numel * ITEM[v.dtype]!;
         } else if (step.op === 'wasm') {
           const t0 = prof ? performance.now() : 0;
           check(this.handle.runSteps(step.first, step.last), 'ExecutionError');
@@ -257,26 +320,26 @@ export class WebGpuExecutor {
     if (this.lost) throw this._lostError(current, failure);
     if (failure) throw failure;
     const k = errors.findIndex(Boolean);
-    if (k >= 0) throw new ExecutionError(`WebGPU: ${errors[k].message} (in ${nodeRange(segments[k].nodes)})`);
+    if (k >= 0) throw new ExecutionError(`WebGPU: ${errors[k].message} (in ${nodeRange(segments[k]!.nodes)})`);
     if (err) throw new ExecutionError(`WebGPU: ${err.message}`);
   }
 
-  _lostError(step, cause) {
+  private _lostError(step: PlanItem, cause?: unknown): ExecutionError {
     // GPU work is asynchronous: name where the run had got to, not a culprit.
     const at = step?.op === 'gpu' ? ` (the run had reached node '${step.node}', ${step.op_type})`
       : step?.op === 'wasm' ? ` (the run had reached WASM ${nodeRange(step.nodes)})`
         : step ? ` (the run had reached a ${step.op} of value '${this.plan.values[step.value]?.label}')` : ' before the run';
-    const why = this.lost.message || this.lost.reason || 'unknown reason';
+    const why = this.lost!.message || this.lost!.reason || 'unknown reason';
     return new ExecutionError(`WebGPU: the device was lost${at}: ${why}`, cause ? { cause } : undefined);
   }
 
   /** Compute nodes per device and the transfers of one run (views are not nodes). */
-  placement() {
+  placement(): Placement {
     const p = this.plan.placement;
     return { nodes: { webgpu: p.webgpu, wasm: p.wasm }, transfers: { uploads: p.uploads, downloads: p.downloads } };
   }
 
-  destroy() {
+  destroy(): void {
     for (const b of this._owned) b.destroy();
     this._owned = [];
   }

@@ -6,38 +6,59 @@
 // only the small per-step inputs go up and the logits come down.
 import { ExecutionError, check } from '../errors.js';
 import { parseJsonLoose } from '../json.js';
-import { WebGpuExecutor } from './executor.js';
+import { WebGpuExecutor, type GpuStats, type WebGpuPlan } from './executor.js';
+import type { Backend, EmbindObject } from '../backend.js';
+import type { GpuTransfers } from '../lm_types.js';
+import type { Placement } from '../model_types.js';
+import type { GpuObject } from './kernels.js';
 
 const PREFILL = 0;
 const DECODE = 1;
 
-function counts(s) {
+function counts(s: GpuStats): GpuTransfers {
   return { dispatches: s.dispatches, uploads: s.uploads, downloads: s.downloads, uploadBytes: s.uploadBytes, downloadBytes: s.downloadBytes };
 }
-function delta(a, b) {
-  return Object.fromEntries(Object.keys(a).map((k) => [k, a[k] - b[k]]));
+function delta(a: GpuTransfers, b: GpuTransfers): GpuTransfers {
+  return Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof GpuTransfers] - b[k as keyof GpuTransfers]])) as unknown as GpuTransfers;
 }
 
+/** A GPU copy: [source buffer, source offset, destination buffer, destination offset, bytes]. */
+type BufferCopy = [GpuObject, number, GpuObject, number, number];
+/** A GPU clear: [buffer, offset, bytes]. */
+type BufferClear = [GpuObject, number, number];
+
 export class GpuGeneration {
+  device: GpuObject;
+  plan: WebGpuPlan;
+  prefillEx: WebGpuExecutor;
+  decodeEx: WebGpuExecutor;
+  /** Cache bytes copied on the GPU per decode step (0 with donate). */
+  copyBytesPerStep: number;
+  /** The transfers of the last prefill and of the last decode step. */
+  last: { prefill: GpuTransfers | null; step: GpuTransfers | null };
+  private _clears: BufferClear[];
+  private _fills: BufferCopy[];
+  private _carries: BufferCopy[];
+
   /** device: a GPUDevice; handle: a compiled WasmLM (setWebGpu before compile). Throws on failure. */
-  static async create(device, backend, handle) {
+  static async create(device: GpuObject, backend: Backend, handle: EmbindObject): Promise<GpuGeneration> {
     const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
     const plan = parseJsonLoose(text);
     if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
     const placed = plan.prefill.placement.webgpu + plan.decode.placement.webgpu;
     if (placed === 0) throw new ExecutionError(`no node of the prefill or decode graph can run on the GPU (${plan.decode.fallbacks[0]?.why ?? 'no compute node'})`);
-    const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
-    const executors = [];
+    const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
+    const executors: WebGpuExecutor[] = [];
     try {
       for (const which of [PREFILL, DECODE]) {
         executors.push(await WebGpuExecutor.create({
           device,
           plan: which === PREFILL ? plan.prefill : plan.decode,
-          handle: { runSteps: (first, last) => handle.runSteps(which, first, last) },
+          handle: { runSteps: (first: number, last: number) => handle.runSteps(which, first, last) },
           memoryView,
         }));
       }
-      const gen = new GpuGeneration(device, plan, executors);
+      const gen = new GpuGeneration(device, plan, executors as [WebGpuExecutor, WebGpuExecutor]);
       await gen._copy(gen._clears, gen._fills, 'setting up the KV caches'); // validates the copy ranges once
       return gen;
     } catch (e) {
@@ -46,18 +67,18 @@ export class GpuGeneration {
     }
   }
 
-  constructor(device, plan, [prefill, decode]) {
+  constructor(device: GpuObject, plan: WebGpuPlan, [prefill, decode]: [WebGpuExecutor, WebGpuExecutor]) {
     this.device = device;
     this.plan = plan;
     this.prefillEx = prefill;
     this.decodeEx = decode;
-    const io = (ex, list, i) => ex.bufferOf(ex.plan[list][i]);
+    const io = (ex: WebGpuExecutor, list: 'inputs' | 'outputs', i: number) => ex.bufferOf(ex.plan[list][i]);
     this._clears = [];
     this._fills = [];
     this._carries = [];
     for (const c of plan.caches) {
       const cache = io(decode, 'inputs', c.decode_in);
-      this._clears.push([cache, ...c.clear]);
+      this._clears.push([cache, ...c.clear] as BufferClear);
       const from = io(prefill, 'outputs', c.prefill_out);
       for (const [src, dst, n] of c.fill) this._fills.push([from, src, cache, dst, n]);
       const updated = io(decode, 'outputs', c.decode_out);
@@ -68,7 +89,7 @@ export class GpuGeneration {
   }
 
   // Buffer copies on the GPU queue (after the run's own work, in queue order).
-  async _copy(clears, copies, what) {
+  private async _copy(clears: readonly BufferClear[], copies: readonly BufferCopy[], what: string): Promise<void> {
     const { device } = this;
     device.pushErrorScope('validation');
     const enc = device.createCommandEncoder();
@@ -82,7 +103,7 @@ export class GpuGeneration {
 
   // The prefill (its inputs written by the engine's beginStart), then the caches: zeroed, with
   // the prefill's P slots copied in.
-  async prefill() {
+  async prefill(): Promise<void> {
     const before = counts(this.prefillEx.stats);
     await this.prefillEx.run();
     await this._copy(this._clears, this._fills, 'copying the prefill keys/values into the KV caches');
@@ -90,18 +111,18 @@ export class GpuGeneration {
   }
 
   // One decode step (inputs written by beginStep), then the updated caches back into the inputs.
-  async step() {
+  async step(): Promise<void> {
     const before = counts(this.decodeEx.stats);
     await this.decodeEx.run();
     if (this._carries.length) await this._copy([], this._carries, 'carrying the updated KV caches');
     this.last.step = delta(counts(this.decodeEx.stats), before);
   }
 
-  placement() {
+  placement(): { prefill: Placement; decode: Placement } {
     return { prefill: this.prefillEx.placement(), decode: this.decodeEx.placement() };
   }
 
-  destroy() {
+  destroy(): void {
     this.prefillEx.destroy();
     this.decodeEx.destroy();
   }

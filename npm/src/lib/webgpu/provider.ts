@@ -6,13 +6,16 @@ import { parseJsonLoose } from '../json.js';
 import { warn } from '../warn.js';
 import { webgpuDevice } from './device.js';
 import { WebGpuExecutor } from './executor.js';
+import type { Backend, EmbindObject } from '../backend.js';
+import type { ExecutionProvider } from '../model_types.js';
+import type { GpuObject } from './kernels.js';
 
 const PROVIDERS = ['webgpu', 'wasm'];
 // loadIR's executionProviders (onnxruntime-web's spelling: names or {name}) -> names.
-export function executionProviders(list) {
+export function executionProviders(list: unknown): ('webgpu' | 'wasm')[] {
   if (list === undefined) return ['wasm'];
   if (!Array.isArray(list) || list.length === 0) throw new TypeError("executionProviders must be a non-empty array, e.g. ['webgpu', 'wasm']");
-  return list.map((p) => {
+  return list.map((p: ExecutionProvider) => {
     const name = typeof p === 'string' ? p : p?.name;
     if (!PROVIDERS.includes(name)) throw new TypeError(`executionProviders: unknown provider ${JSON.stringify(name)} (known: ${PROVIDERS.join(', ')})`);
     return name;
@@ -21,14 +24,14 @@ export function executionProviders(list) {
 
 // A 'webgpu' request that cannot be met: an error with env.webgpu.strict, else a warning
 // (the model then runs on WASM).
-export function declineWebGpu(why) {
+export function declineWebGpu(why: string): void {
   if (env.webgpu.strict) throw new ExecutionError(`WebGPU: ${why} (env.webgpu.strict is set)`);
   warn(`WebGPU: ${why}; the model runs on WASM`);
 }
 
 // The GPU device for a model that asks for 'webgpu', or null with a warning (the model then
 // compiles for WASM alone); with env.webgpu.strict, no GPU is an error.
-export async function gpuOrFallback() {
+export async function gpuOrFallback(): Promise<GpuObject | null> {
   const { device, why } = await webgpuDevice();
   if (device) return device;
   declineWebGpu(why);
@@ -37,7 +40,7 @@ export async function gpuOrFallback() {
 
 // The WebGPU executor of a session compiled for it, or null when the plan puts no node on
 // the GPU (the session then runs on WASM as planned: node by node, without fusion).
-export async function startWebGpu(device, backend, handle) {
+export async function startWebGpu(device: GpuObject, backend: Backend, handle: EmbindObject): Promise<WebGpuExecutor | null> {
   const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
   const plan = parseJsonLoose(text);
   if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
@@ -45,6 +48,6 @@ export async function startWebGpu(device, backend, handle) {
     declineWebGpu(`no node of this model can run on the GPU (${plan.fallbacks[0]?.why ?? 'no compute node'})`);
     return null;
   }
-  const memoryView = (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
+  const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
   return WebGpuExecutor.create({ device, plan, handle, memoryView });
 }
