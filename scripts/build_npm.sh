@@ -16,4 +16,6 @@ fi
 # Outputs of sources that no longer exist must not linger (and get packed): start clean.
 rm -rf index.js index.d.ts lib bin
 node node_modules/typescript/bin/tsc -p tsconfig.json
+# The CLI has no API to declare (and the package's files list ships bin/ as it is).
+rm -f bin/torch-ir-wasm.d.ts
 chmod +x bin/torch-ir-wasm.js
