@@ -55,8 +55,8 @@ export class LanguageModel {
   /** @internal */ _stats: Omit<GenerationStats, 'prefillTokensPerSecond' | 'decodeTokensPerSecond' | 'webgpu'> | null;
   /** @internal */ _gpu: GpuGeneration | null;
 
-  /** @internal use loadLM */
-  constructor(backend: Backend, handle: EmbindObject) {
+  // Private: language models come from loadLM (LanguageModel._create).
+  private constructor(backend: Backend, handle: EmbindObject) {
     this._backend = backend;
     this._threads = backend.currentThreads; // this model's own count (see Model)
     this._handle = handle;
@@ -65,6 +65,11 @@ export class LanguageModel {
     this.info = Object.freeze(info);
     this._stats = null;
     this._gpu = null; // GpuGeneration (executionProviders with 'webgpu'), or null: WASM only
+  }
+
+  /** @internal loadLM's way to the private constructor. */
+  static _create(backend: Backend, handle: EmbindObject): LanguageModel {
+    return new LanguageModel(backend, handle);
   }
 
   // start() / step() on WASM, or around the GPU executor's run of the session.
@@ -283,7 +288,7 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
       options.strictWeights);
     if (gpu) handle.setWebGpu(true);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
-    const lm = new LanguageModel(backend, handle);
+    const lm = LanguageModel._create(backend, handle);
     if (gpu) lm._gpu = await startGpu(gpu, backend, handle);
     return lm;
   } catch (e) {

@@ -103,8 +103,8 @@ export class Model {
   /** @internal */ _ran?: boolean;
   /** @internal */ _outMeta?: { name: string; shape: number[]; dtype: string }[] | null;
 
-  /** @internal use loadIR */
-  constructor(backend: Backend, handle: EmbindObject, irText: string, compiled: boolean, weightDtype = 'float32',
+  // Private: models come from loadIR (Model._create), so `new Model()` does not type-check.
+  private constructor(backend: Backend, handle: EmbindObject, irText: string, compiled: boolean, weightDtype = 'float32',
     threads: number = backend.currentThreads) {
     this._weightDtype = String(weightDtype);
     this._backend = backend;
@@ -118,6 +118,12 @@ export class Model {
     this.inputs = infoList(handle, Number(handle.numInputs()), handle.inputInfo);
     this.outputs = infoList(handle, Number(handle.numOutputs()), handle.outputInfo);
     finalizer?.register(this, handle, this);
+  }
+
+  /** @internal loadIR's way to the private constructor. */
+  static _create(backend: Backend, handle: EmbindObject, irText: string, compiled: boolean, weightDtype: string,
+    threads: number): Model {
+    return new Model(backend, handle, irText, compiled, weightDtype, threads);
   }
 
   /** Which build runs this model: {variant: 'simd-threaded' | 'simd', threads}. */
@@ -510,7 +516,7 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
     if (gpu) handle.setWebGpu(true);
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     if (profile) handle.setProfiling(true);
-    model = new Model(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
+    model = Model._create(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
     if (gpu) model._gpu = await startWebGpu(gpu, backend, handle);
     if (model._gpu) model._gpu.profiling = Boolean(profile);
   } catch (e) {

@@ -192,8 +192,8 @@ export class InferenceSession {
   /** @internal */
   _model: LoadedModel;
 
-  /** @internal use InferenceSession.create */
-  constructor(model: LoadedModel) {
+  // Private: sessions come from InferenceSession.create.
+  private constructor(model: LoadedModel) {
     this._model = model;
   }
 

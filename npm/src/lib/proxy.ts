@@ -264,7 +264,7 @@ export class ProxyModel {
   /** @internal the worker it was loaded in */
   _generation: number;
 
-  /** @internal use loadIR with env.proxy */
+  /** @internal use loadIR with env.proxy (ProxyModel is exported as a type only) */
   constructor({ handle, inputs, outputs, backend }: LoadedInfo, gen: number) {
     this._handle = handle;
     this._generation = gen;
