@@ -6,9 +6,12 @@
 # needs into build/wasm-test/ (same file names, plus the internal hooks of
 # bindings/embind_debug.cpp; never shipped in npm/dist).
 # Incremental: re-running recompiles only what changed; ccache serves fresh build dirs.
+# First it builds the package's JavaScript from npm/src (scripts/build_npm.sh): every path that
+# uses the package runs this script first.
 # Usage: scripts/build_wasm.sh [--tests] [threaded|simd]...   (default: both variants)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/build_npm.sh
 
 # Debian packages: the compiler, and the header-only libraries the build reuses
 # from /usr/include (exposed to Emscripten through build/wasm-*/wasm-include).

@@ -13,6 +13,7 @@ if [ ! -f npm/dist/torch-ir-wasm-simd.wasm ]; then
   echo "test_bundlers: npm/dist is missing: run scripts/build_wasm.sh first" >&2
   exit 1
 fi
+bash scripts/build_npm.sh  # the package's JavaScript and declarations, from npm/src
 OUT=$ROOT/build/bundlers
 mkdir -p "$OUT"
 rm -f "$OUT"/torch-ir-wasm-*.tgz

@@ -12,6 +12,7 @@ model=$root/tests/fixtures/models/small_cnn/torch2.14-training
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+bash scripts/build_npm.sh  # the package's JavaScript and declarations, from npm/src
 (cd "$check" && npm ci --no-audit --no-fund --loglevel=error)
 # --json: the tarball's name and file list, as npm publish would send them.
 (cd npm && npm pack --json --pack-destination "$tmp" --loglevel=error) > "$tmp/pack.json"

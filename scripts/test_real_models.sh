@@ -17,6 +17,7 @@ step() {
     "$@"
     echo "test_real_models: '$*' took $((SECONDS - t0)) s"
 }
+step bash scripts/build_npm.sh  # examples/node/embed.mjs imports npm/index.js (from npm/src)
 step bash scripts/prepare_models.sh
 step bash tools/pyir_fixtures.sh
 step /usr/bin/python3 tools/minilm_fidelity.py --torchir build/native/torchir

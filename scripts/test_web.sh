@@ -10,6 +10,7 @@ if [ ! -f npm/dist/torch-ir-wasm-simd.wasm ]; then
   echo "test_web: npm/dist is missing, building the WASM package"
   bash scripts/build_wasm.sh
 fi
+bash scripts/build_npm.sh  # the page imports npm/index.js (compiled from npm/src)
 CHROMIUM_BIN=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM_BIN" ]; then
   echo "test_web: chromium not found at $CHROMIUM_BIN (apt-get install chromium, or set CHROMIUM)" >&2

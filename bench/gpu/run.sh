@@ -3,7 +3,8 @@
 # machine (bench/gpu/README.md); scripts/gpu_check.sh --webgpu runs it. Needs the folder that
 # bench/gpu/pack.sh wrote (.gpu-carry, uploaded with the working tree) and a python3 (TIR_PYTHON) with torch,
 # torchvision, transformers, safetensors and onnx. Steps:
-#   1. unpack Node, dawn.node, onnxruntime-web's WebGPU build and our npm/dist from .gpu-carry;
+#   1. unpack Node, dawn.node, onnxruntime-web's WebGPU build and our npm/dist (with the package's
+#      compiled JavaScript) from .gpu-carry;
 #      the Vulkan loader too when the system has none
 #   2. regenerate the models' weights, PyTorch outputs and ONNX files there (they do not travel):
 #      bench/export_bench.py (resnet50, bert_base), bench/gpu/make_llm.py (llm_gpt2_small)
@@ -46,7 +47,7 @@ cp "$CARRY"/webgpu/*.js* "$T/webgpu/"
 xz -dc "$CARRY/webgpu/dist/linux-x64.dawn.node.xz" >"$T/webgpu/dist/linux-x64.dawn.node" || fail "dawn.node"
 cp "$CARRY"/ort/*.mjs "$T/ort/"
 xz -dc "$CARRY/ort/ort-wasm-simd-threaded.asyncify.wasm.xz" >"$T/ort/ort-wasm-simd-threaded.asyncify.wasm" || fail "ort"
-tar -C npm -xJf "$CARRY/dist.tar.xz" || fail "npm/dist"
+tar -C npm -xJf "$CARRY/dist.tar.xz" || fail "npm/dist and npm/lib"
 # NVIDIA's Vulkan driver (libGLX_nvidia) needs the Vulkan loader and glvnd's libraries; without
 # them there it answers "Found no drivers". Only on a machine with the NVIDIA driver mounted.
 nv=/usr/local/nvidia/share

@@ -1,0 +1,298 @@
+// Text generation from pytorch-ir's LLM export: a prefill IR, a decode IR and
+// the KV mapping between them (engine side: runtime/language_model.h). The
+// engine owns the loop's state (caches, masks, positions, sampler); JS calls
+// one step per token so it can stream tokens and yield to the event loop.
+// With executionProviders ['webgpu', ...], each session's run goes through
+// the WebGPU executor (webgpu/lm.js) between the engine's begin/finish halves.
+import { env, getBackend } from './backend.js';
+import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
+import { parseJsonLoose } from './json.js';
+import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
+import { warn } from './warn.js';
+import { GpuGeneration } from './webgpu/lm.js';
+import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
+import { checkTensorKeys } from './weight_keys.js';
+import { applyLimits, validateLimits } from './limits.js';
+import type { Backend, EmbindObject } from './backend.js';
+import type { LoadControls } from './source.js';
+import type { GpuObject } from './webgpu/kernels.js';
+import type { GenerateOptions, GenerationStats, LoadLMOptions } from './lm_types.js';
+import type { IRSource, Placement, Progress } from './model_types.js';
+
+// Lets timers, rendering and I/O run between tokens (a macrotask, without
+// setTimeout's clamping).
+function yieldToEventLoop(): Promise<void> {
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel === 'function') {
+    return new Promise((resolve) => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => {
+        ch.port1.close();
+        resolve();
+      };
+      ch.port2.postMessage(null);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+function idList(v: Iterable<unknown> | ArrayLike<unknown> | undefined | null, what: string): number[] {
+  const list = v === undefined || v === null ? [] : Array.from(v, Number);
+  for (const id of list) {
+    if (!Number.isSafeInteger(id) || id < 0) throw new ExecutionError(`${what}: ${id} is not a token id (a non-negative integer)`);
+  }
+  return list;
+}
+
+/** A loaded prefill/decode pair. Create with loadLM(). */
+export class LanguageModel {
+  /** {prefillLen, maxCacheLen, vocabSize, numLayers} */
+  readonly info: { readonly prefillLen: number; readonly maxCacheLen: number; readonly vocabSize: number; readonly numLayers: number };
+  /** @internal */ _backend: Backend;
+  /** @internal */ _threads: number;
+  /** @internal */ _handle: EmbindObject | null;
+  /** @internal */ _busy: boolean;
+  /** @internal */ _stats: Omit<GenerationStats, 'prefillTokensPerSecond' | 'decodeTokensPerSecond' | 'webgpu'> | null;
+  /** @internal */ _gpu: GpuGeneration | null;
+
+  // Private: language models come from loadLM (LanguageModel._create).
+  private constructor(backend: Backend, handle: EmbindObject) {
+    this._backend = backend;
+    this._threads = backend.currentThreads; // this model's own count (see Model)
+    this._handle = handle;
+    this._busy = false;
+    const info = parseJsonLoose(String(handle.info()));
+    this.info = Object.freeze(info);
+    this._stats = null;
+    this._gpu = null; // GpuGeneration (executionProviders with 'webgpu'), or null: WASM only
+  }
+
+  /** @internal loadLM's way to the private constructor. */
+  static _create(backend: Backend, handle: EmbindObject): LanguageModel {
+    return new LanguageModel(backend, handle);
+  }
+
+  // start() / step() on WASM, or around the GPU executor's run of the session.
+  private async _start(h: EmbindObject, args: unknown[]): Promise<void> {
+    this._backend.useThreads(this._threads); // as Model._run: the module's count is shared
+    if (!this._gpu) return check(h.start(...args), 'ExecutionError');
+    check(h.beginStart(...args), 'ExecutionError');
+    await this._gpu.prefill();
+    check(this._h.finishStart(), 'ExecutionError');
+  }
+
+  private async _step(): Promise<void> {
+    this._backend.useThreads(this._threads); // another model may have run between two tokens
+    if (!this._gpu) return check(this._h.step(), 'ExecutionError');
+    check(this._h.beginStep(), 'ExecutionError');
+    await this._gpu.step();
+    check(this._h.finishStep(), 'ExecutionError');
+  }
+
+  /** @internal */
+  get _h(): EmbindObject {
+    if (!this._handle) throw new TorchIrError('language model is disposed');
+    if (this._backend.dead) this._backend.call('LanguageModel', () => {}); // throws the discarded-instance error
+    return this._handle;
+  }
+
+  /**
+   * Generates up to maxNewTokens token ids after promptIds (greedy unless
+   * temperature > 0). Returns the new ids; a stop token ends generation and is
+   * included. onToken(id, index) is called per token; returning false stops.
+   * ExecutionError for bad token ids or options.
+   */
+  async generate(promptIds: ArrayLike<number>, options: GenerateOptions = {}): Promise<number[]> {
+    const {
+      maxNewTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 0, stop, onToken, signal,
+    } = options;
+    const h = this._h;
+    if (this._busy) throw new ExecutionError('generate: this model is already generating (await the previous call)');
+    const prompt = idList(promptIds, 'prompt');
+    const stops = new Set(idList(stop, 'stop'));
+    if (!Number.isSafeInteger(maxNewTokens) || maxNewTokens < 1) throw new ExecutionError('generate: maxNewTokens must be an integer >= 1');
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new ExecutionError('generate: seed must be a non-negative integer');
+    this._busy = true;
+    const out: number[] = [];
+    try {
+      signal?.throwIfAborted?.();
+      await this._start(h, [prompt, maxNewTokens, Number(temperature), Number(topK), Number(topP), seed]);
+      for (;;) {
+        const id = Number(h.lastToken());
+        out.push(id);
+        const more = onToken ? (await onToken(id, out.length - 1)) !== false : true;
+        if (!more || stops.has(id) || out.length >= maxNewTokens) break;
+        await yieldToEventLoop();
+        signal?.throwIfAborted?.();
+        await this._step();
+      }
+    } finally {
+      this._busy = false;
+      // Not after a trap: that would replace the caller's error with another.
+      if (this._handle && !this._backend.dead) this._stats = parseJsonLoose(String(this._handle.stats()));
+    }
+    return out;
+  }
+
+  /**
+   * Timing of the last generate(): {promptTokens, prefillMs, decodeSteps,
+   * decodeMs, prefillTokensPerSecond, decodeTokensPerSecond, cacheBytes,
+   * cacheBytesCopiedPerStep, webgpu}. Prefill tokens/s counts the padded prompt
+   * (info.prefillLen tokens run). webgpu (null on WASM): the transfers of the
+   * prefill and of the last decode step ({dispatches, uploads, downloads,
+   * uploadBytes, downloadBytes}), and the cache bytes copied on the GPU per step. null before.
+   */
+  get stats(): GenerationStats | null {
+    const s = this._stats;
+    if (!s) return null;
+    const g = this._gpu;
+    return {
+      ...s,
+      prefillTokensPerSecond: s.prefillMs > 0 ? (1000 * this.info.prefillLen) / s.prefillMs : 0,
+      decodeTokensPerSecond: s.decodeMs > 0 ? (1000 * s.decodeSteps) / s.decodeMs : 0,
+      webgpu: g ? { prefill: g.last.prefill!, step: g.last.step, gpuCacheBytesCopiedPerStep: g.copyBytesPerStep } : null,
+    };
+  }
+
+  /** The execution providers generation runs on: ['webgpu', 'wasm'] or ['wasm']. */
+  get executionProviders(): readonly ('webgpu' | 'wasm')[] {
+    return this._gpu ? ['webgpu', 'wasm'] : ['wasm'];
+  }
+
+  /**
+   * Where each graph's compute nodes run and its transfers per run:
+   * {prefill, decode}, each {nodes: {webgpu, wasm}, transfers: {uploads, downloads}}, or null on WASM.
+   */
+  placement(): { prefill: Placement; decode: Placement } | null {
+    return this._gpu ? this._gpu.placement() : null;
+  }
+
+  /** Which build runs it: {variant, threads}. */
+  get backend(): { readonly variant: 'simd-threaded' | 'simd'; readonly threads: number } {
+    const b = this._backend;
+    return { variant: b.variant, threads: b.threaded && !b.dead ? this._threads : 1 };
+  }
+
+  /** Frees the model's WASM memory. */
+  dispose(): void {
+    if (!this._handle) return;
+    this._gpu?.destroy();
+    this._gpu = null;
+    this._handle.delete();
+    this._handle = null;
+  }
+
+  get disposed(): boolean {
+    return !this._handle;
+  }
+}
+
+// `using lm = await loadLM(...)`: where the runtime has Symbol.dispose.
+export interface LanguageModel {
+  [Symbol.dispose](): void;
+}
+if (typeof Symbol.dispose === 'symbol') LanguageModel.prototype[Symbol.dispose] = LanguageModel.prototype.dispose;
+
+async function readMapping(src: IRSource | undefined, onProgress: ((event: Progress) => void) | undefined, load: LoadControls): Promise<string> {
+  if (src === undefined || src === null) throw new IRFormatError('loadLM: kvMapping is required');
+  // readIrText accepts the same forms (JSON text, object, bytes, path/URL, Blob).
+  try {
+    return await readIrText(src, onProgress, load);
+  } catch (e) {
+    throw new IRFormatError(`kvMapping: ${(e as Error).message.replace(/IR file/, 'KV mapping file')}`, { cause: e });
+  }
+}
+
+/**
+ * Loads an LLM exported as pytorch-ir's prefill/decode pair.
+ * options: {prefill, decode, kvMapping, weights, constants, threads,
+ * wasmPaths, donate (default true: caches updated in place), weightDtype
+ * ('float32' | 'float16' | 'bfloat16': how the matmul weights are stored), onProgress,
+ * limits ({maxTensorBytes, maxArenaBytes, maxRunWork}: see loadIR), strictWeights (see loadIR),
+ * executionProviders (['webgpu', 'wasm']: generate on the GPU, caches resident there)}.
+ * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
+ * the one `weights`.
+ */
+let proxyWarned = false;
+
+const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
+  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions']);
+
+// The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
+// its messages; where they came from a file or URL, name that instead.
+function withOrigins(e: Error, { prefill, decode, kvMapping }: LoadLMOptions): Error {
+  const labels: [string, unknown][] = [['prefill IR: ', prefill], ['decode IR: ', decode], ['kvMapping: ', kvMapping]];
+  for (const [label, src] of labels) {
+    const origin = irOrigin(src);
+    if (e.message.startsWith(label) && origin !== '<string>') {
+      return new (e.constructor as ErrorConstructor)(`${origin}: ${e.message.slice(label.length)}`, { cause: e });
+    }
+  }
+  return e;
+}
+
+// The GPU side of a model compiled for WebGPU, or null after a warning (a failed GPU load
+// falls back to WASM: the same sessions run there, unfused; env.webgpu.strict makes it an error).
+async function startGpu(device: GpuObject, backend: Backend, handle: EmbindObject): Promise<GpuGeneration | null> {
+  let gen: GpuGeneration | null = null;
+  try {
+    gen = await GpuGeneration.create(device, backend, handle);
+    check(handle.useGpuCaches(true), 'ExecutionError');
+    return gen;
+  } catch (e) {
+    gen?.destroy();
+    if (backend.dead) throw e;
+    declineWebGpu(`loadLM: ${(e as Error).message.replace(/^WebGPU: /, '')}`);
+    return null;
+  }
+}
+
+/** Loads an LLM exported as pytorch-ir's prefill/decode IR pair with its KV mapping (errors as loadIR's). */
+export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Promise<LanguageModel> {
+  for (const k of Object.keys(options)) {
+    if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
+  }
+  const limits = validateLimits(options.limits, 'loadLM');
+  const load = loadControls(options, 'loadLM');
+  load.signal?.throwIfAborted();
+  // Generation streams tokens through callbacks and yields between them, so it runs on this
+  // thread; say so once rather than ignore the setting.
+  if (env.proxy && !proxyWarned) {
+    proxyWarned = true;
+    warn('loadLM runs on the calling thread: env.proxy applies to loadIR models only');
+  }
+  const providers = executionProviders(options.executionProviders);
+  const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
+  if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
+  const prefillText = await readIrText(prefill, onProgress, load);
+  const decodeText = await readIrText(decode, onProgress, load);
+  const mappingText = await readMapping(kvMapping, onProgress, load);
+  const meta = irMetaFrom(prefillText);
+  const weightOps = await collectTensors(weights, 'weights', meta, onProgress, load);
+  const constantOps = await collectTensors(constants, 'constants', meta, onProgress, load);
+  const backend = await getBackend(options);
+  const gpu = providers.includes('webgpu') ? await gpuOrFallback() : null;
+  // The last point an abort can stop the load: what follows is synchronous but the GPU start.
+  load.signal?.throwIfAborted();
+  const handle = backend.create('WasmLM');
+  try {
+    applyLimits(handle, limits, 'loadLM');
+    try {
+      check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
+    } catch (e) {
+      throw withOrigins(e as Error, options);
+    }
+    addTensors(handle, weightOps, constantOps);
+    // Both graphs bind from the one weights source: a key either uses is known.
+    checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
+      options.strictWeights);
+    if (gpu) handle.setWebGpu(true);
+    check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
+    const lm = LanguageModel._create(backend, handle);
+    if (gpu) lm._gpu = await startGpu(gpu, backend, handle);
+    return lm;
+  } catch (e) {
+    handle.delete();
+    throw e;
+  }
+}

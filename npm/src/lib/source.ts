@@ -1,0 +1,151 @@
+// Reads IR / weights / constants sources: bytes, paths (Node), URLs (fetch),
+// Blobs. Reports progress through onProgress({status, file, loaded, total,
+// progress, source}); a load's AbortSignal stops a fetch or file read.
+
+import type { Progress } from './model_types.js';
+
+/** A load's controls (loadIR / loadLM options): its AbortSignal and the RequestInit for URLs. */
+export interface LoadControls {
+  signal?: AbortSignal | undefined;
+  fetchOptions?: RequestInit | undefined;
+}
+
+/** Bytes read so far of one file (the raw reports the Progress events are made from). */
+export type ReadProgress = (p: { loaded: number; total: number; source?: string }) => void;
+
+export const isNode: boolean =
+  typeof process === 'object' && process !== null && typeof process.versions?.node === 'string' &&
+  typeof window === 'undefined';
+
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  ENOENT: 'No such file or directory',
+  EACCES: 'Permission denied',
+  EISDIR: 'Is a directory',
+  ENOTDIR: 'Not a directory',
+  EMFILE: 'Too many open files',
+};
+
+export function errnoText(e: any): string {
+  return ERRNO_TEXT[e?.code] || e?.message || String(e);
+}
+
+export function isBytesLike(v: unknown): v is ArrayBuffer | SharedArrayBuffer | ArrayBufferView {
+  return v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer) ||
+    (ArrayBuffer.isView(v) && !(v instanceof DataView));
+}
+
+export function asUint8(v: ArrayBuffer | SharedArrayBuffer | ArrayBufferView): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  return new Uint8Array(v);
+}
+
+export function isBlob(v: unknown): v is Blob {
+  return typeof Blob !== 'undefined' && v instanceof Blob;
+}
+
+// A string or URL naming a file/resource (as opposed to inline data).
+export function isLocation(v: unknown): v is string | URL {
+  return typeof v === 'string' || (typeof URL !== 'undefined' && v instanceof URL);
+}
+
+function isRemote(loc: unknown): boolean {
+  const s = String(loc);
+  return /^(https?|data|blob):/i.test(s);
+}
+
+// fetchOptions: the caller's RequestInit (headers, credentials, ...); signal
+// aborts the request and the body read.
+async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefined, { signal, fetchOptions }: LoadControls = {}): Promise<Uint8Array> {
+  const init: RequestInit = { ...fetchOptions };
+  if (signal) init.signal = fetchOptions?.signal && typeof AbortSignal.any === 'function' ? AbortSignal.any([signal, fetchOptions.signal]) : signal;
+  const res = await fetch(url, init);
+  if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status} ${res.statusText}`), { code: 'HTTP' });
+  const total = Number(res.headers.get('content-length')) || 0;
+  if (!onProgress || !res.body) {
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    onProgress?.({ loaded: bytes.length, total: total || bytes.length, source: String(url) });
+    return bytes;
+  }
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress({ loaded, total, source: String(url) });
+    if (signal?.aborted) {
+      reader.cancel().catch(() => {});
+      signal.throwIfAborted();
+    }
+  }
+  const out = new Uint8Array(loaded);
+  let pos = 0;
+  for (const c of chunks) {
+    out.set(c, pos);
+    pos += c.length;
+  }
+  onProgress({ loaded, total: total || loaded, source: String(url) });
+  return out;
+}
+
+// Node path or file: URL -> filesystem path, else null.
+export async function localPath(loc: string | URL): Promise<string | null> {
+  if (!isNode || isRemote(loc)) return null;
+  const s = String(loc);
+  if (s.startsWith('file:')) {
+    return (await import('#node')).fileURLToPath(s);
+  }
+  return s;
+}
+
+// Progress events, transformers.js style: per file 'initiate', then
+// 'progress' (progress = percent of total; 0 while the total is unknown), then
+// 'done'. The older fields loaded / total / source stay on every event.
+function progressReporter(onProgress: ((event: Progress) => void) | undefined, file: string) {
+  if (!onProgress) return undefined;
+  const emit = (status: Progress['status'], loaded: number, total: number) => onProgress({
+    status, file, loaded, total, progress: status === 'done' ? 100 : total > 0 ? (100 * loaded) / total : 0, source: file,
+  });
+  emit('initiate', 0, 0);
+  return {
+    progress: (({ loaded, total }) => emit('progress', loaded, total)) as ReadProgress,
+    done: (bytes: Uint8Array) => emit('done', bytes.length, bytes.length),
+  };
+}
+
+/**
+ * Reads a location (path / URL string / URL / Blob) into bytes.
+ * Returns {bytes, origin}; throws the raw error (callers wrap it), or the
+ * signal's reason once `signal` is aborted.
+ * load: {signal, fetchOptions} (fetchOptions: RequestInit for URLs).
+ */
+export async function readLocation(loc: string | URL | Blob, onProgress: ((event: Progress) => void) | undefined,
+  { signal, fetchOptions }: LoadControls = {}): Promise<{ bytes: Uint8Array; origin: string }> {
+  signal?.throwIfAborted();
+  const blob = isBlob(loc);
+  const path = blob ? null : await localPath(loc);
+  const origin = blob ? (loc as File).name || 'blob' : path ?? String(loc);
+  const report = progressReporter(onProgress, origin);
+  let bytes: Uint8Array;
+  try {
+    if (blob) {
+      bytes = new Uint8Array(await (loc as Blob).arrayBuffer());
+    } else if (path !== null) {
+      bytes = await (await import('#node')).readFileNode(path, report?.progress, signal);
+    } else {
+      let url = loc as string | URL;
+      if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);
+      else if (!isNode && typeof loc === 'string' && typeof location !== 'undefined') url = new URL(loc, location.href);
+      bytes = await fetchBytes(url, report?.progress, { signal, fetchOptions });
+    }
+  } catch (e) {
+    signal?.throwIfAborted(); // whatever fetch or the read made of the abort: the signal's reason
+    throw e;
+  }
+  signal?.throwIfAborted();
+  report?.done(bytes);
+  return { bytes, origin };
+}

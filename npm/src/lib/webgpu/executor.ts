@@ -1,0 +1,365 @@
+// The WebGPU executor: replays the program the engine's compiler emitted for a
+// session (runtime/webgpu_plan.cpp; docs/webgpu.md). It decides nothing about
+// the graph: placement, transfers, GPU memory and every kernel parameter come
+// from the plan. At create it builds the pipelines, parameter blocks and bind
+// groups once and uploads the constant weights; a run then encodes the GPU
+// parts into compute passes, runs the WASM parts in the engine (runSteps) and
+// moves values between the devices where the plan says.
+import { ExecutionError, check } from '../errors.js';
+import { BUFFER_USAGE, KernelLibrary, MAP_MODE_READ, elementwiseSource, kernelSource, packMeta, type GpuObject } from './kernels.js';
+import type { Placement } from '../model_types.js';
+import type { StreamedWeights } from './streaming.js';
+
+/**
+ * The engine's WebGPU plan of a session (runtime/webgpu_plan.cpp; its JSON, parsed): slots,
+ * values, the program, placement. Read as the engine writes it, not re-declared here.
+ */
+export type WebGpuPlan = any;
+type PlanItem = any;
+
+/** A plan value as the transfers read it: its dtype, element count, label, address and GPU slot. */
+interface PlanValue {
+  dtype: string;
+  numel: number;
+  label?: string;
+  ptr: number;
+  slot: number;
+  /** A weight streamed to the GPU (no bytes in WASM memory): its source tensor's name. */
+  streamed?: string;
+}
+
+/** The engine side of a run: runs the WASM parts of the plan (steps first..last). */
+export interface WasmSteps {
+  runSteps(first: number, last: number): unknown;
+}
+
+/** A view of WASM memory: `bytes` bytes at `ptr`. */
+export type MemoryView = (ptr: number, bytes: number) => Uint8Array;
+
+/** One entry of a profiled GPU run (Model.profile's NodeTiming fields). */
+export interface GpuTiming {
+  node: string;
+  covers: string[];
+  opType: string;
+  ms: number;
+  device: 'webgpu' | 'wasm';
+}
+
+/** Dispatches and transfers of an executor's runs so far. */
+export interface GpuStats {
+  dispatches: number;
+  uploads: number;
+  downloads: number;
+  uploadBytes: number;
+  downloadBytes: number;
+}
+
+const STORAGE = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_SRC | BUFFER_USAGE.COPY_DST;
+// One kernel library per device: models on the same device share compiled pipelines.
+const libraries = new WeakMap<GpuObject, KernelLibrary>();
+function libraryFor(device: GpuObject): KernelLibrary {
+  let lib = libraries.get(device);
+  if (!lib) libraries.set(device, (lib = new KernelLibrary(device)));
+  return lib;
+}
+
+// A value's bytes (in WASM memory, or `owned`: the caller's streamed weights) -> its GPU storage
+// (int64 narrowed to i32, bool widened to u32).
+function toGpuBytes(value: PlanValue, bytes: Uint8Array, owned = false): Uint8Array | Uint32Array | Int32Array {
+  if (value.dtype === 'int64' && bytes.byteOffset % 8) bytes = bytes.slice(); // BigInt64Array alignment
+  switch (value.dtype) {
+    case 'float32':
+    case 'int32':
+      return owned ? bytes : bytes.slice(); // a copy: never hand a view of (shared) WASM memory to the GPU queue
+    case 'bool':
+      return Uint32Array.from(bytes);
+    case 'int64': {
+      const src = new BigInt64Array(bytes.buffer, bytes.byteOffset, value.numel);
+      const out = new Int32Array(value.numel);
+      for (let i = 0; i < src.length; i++) {
+        const v = src[i]!;
+        if (v < -2147483648n || v > 2147483647n) {
+          throw new ExecutionError(`WebGPU: value '${value.label}' holds ${v}, outside the int32 range the GPU kernels take`);
+        }
+        out[i] = Number(v);
+      }
+      return out;
+    }
+    default:
+      throw new ExecutionError(`WebGPU: cannot upload value '${value.label}' of dtype ${value.dtype}`);
+  }
+}
+
+// GPU storage (an ArrayBuffer of numel 4-byte words) -> the value's bytes in WASM memory.
+function fromGpuBytes(value: PlanValue, words: ArrayBuffer, dst: Uint8Array): void {
+  switch (value.dtype) {
+    case 'float32':
+    case 'int32':
+      dst.set(new Uint8Array(words, 0, value.numel * 4));
+      return;
+    case 'bool':
+      dst.set(new Uint32Array(words, 0, value.numel));
+      return;
+    case 'int64': {
+      const out = new BigInt64Array(dst.buffer, dst.byteOffset, value.numel);
+      const src = new Int32Array(words, 0, value.numel);
+      for (let i = 0; i < src.length; i++) out[i] = BigInt(src[i]!);
+      return;
+    }
+    default:
+      throw new ExecutionError(`WebGPU: cannot download value '${value.label}' of dtype ${value.dtype}`);
+  }
+}
+
+const ITEM: Readonly<Record<string, number>> = { float32: 4, int32: 4, int64: 8, bool: 1 };
+
+function nodeRange(nodes: readonly string[] | null | undefined): string {
+  if (!nodes?.length) return 'no node';
+  return nodes.length === 1 ? `node '${nodes[0]}'` : `nodes '${nodes[0]}' .. '${nodes[nodes.length - 1]}'`;
+}
+
+export class WebGpuExecutor {
+  device: GpuObject;
+  plan: WebGpuPlan;
+  handle: WasmSteps;
+  memoryView: MemoryView;
+  lib: KernelLibrary;
+  stats: GpuStats;
+  /** The device's loss info, once lost: runs then fail naming it. */
+  lost: { message?: string; reason?: string } | null;
+  /** Set by the model: each GPU node is submitted alone and timed (run()). */
+  profiling?: boolean;
+  /** The timings of the last profiled run. */
+  lastProfile?: GpuTiming[];
+  slots!: GpuObject[];
+  private dummyRead: GpuObject;
+  private dummyWrite: GpuObject;
+  private steps!: PlanItem[];
+  private _owned: GpuObject[];
+  private _building?: string | null;
+  /** The streamed weights' bytes, until create() has uploaded them. */
+  private streamed: StreamedWeights | null = null;
+
+  /**
+   * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
+   * memoryView(ptr, bytes): a Uint8Array on the WASM memory; streamed: the StreamedWeights
+   * holding the bytes of the plan's "streamed" weights (read once, here), or null.
+   */
+  static async create({ device, plan, handle, memoryView, streamed = null }:
+    { device: GpuObject; plan: WebGpuPlan; handle: WasmSteps; memoryView: MemoryView; streamed?: StreamedWeights | null }):
+    Promise<WebGpuExecutor> {
+    const ex = new WebGpuExecutor(device, plan, handle, memoryView);
+    ex.streamed = streamed;
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let failed = null;
+    try {
+      ex._build();
+    } catch (e) {
+      failed = e;
+    }
+    const validation = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (failed) throw failed;
+    if (oom) throw new ExecutionError(`WebGPU: out of GPU memory while creating the model's buffers: ${oom.message}`);
+    if (validation) throw new ExecutionError(`WebGPU: ${ex._building ?? 'building the model'}: ${validation.message}`);
+    ex._uploadWeights();
+    ex.streamed = null;
+    return ex;
+  }
+
+  constructor(device: GpuObject, plan: WebGpuPlan, handle: WasmSteps, memoryView: MemoryView) {
+    this.device = device;
+    this.plan = plan;
+    this.handle = handle;
+    this.memoryView = memoryView;
+    this.lib = libraryFor(device);
+    this.stats = { dispatches: 0, uploads: 0, downloads: 0, uploadBytes: 0, downloadBytes: 0 };
+    this._owned = [];
+    this.lost = null; // the device's loss info, once lost: runs then fail naming it
+    device.lost?.then((info: { message?: string; reason?: string }) => { this.lost = info; });
+  }
+
+  /** The GPU buffer holding value `id` of the plan (a graph I/O's: plan.inputs / plan.outputs). */
+  bufferOf(id: number): GpuObject {
+    const v = this.plan.values[id];
+    if (!v || v.slot < 0) throw new ExecutionError(`WebGPU: value ${id} has no GPU buffer in this plan`);
+    return this.slots[v.slot];
+  }
+
+  private _buffer(size: number, usage: number): GpuObject {
+    const b = this.device.createBuffer({ size: Math.max(4, Math.ceil(size / 4) * 4), usage });
+    this._owned.push(b);
+    return b;
+  }
+
+  private _build(): void {
+    const { plan, device } = this;
+    this.slots = plan.slots.map((bytes: number) => this._buffer(bytes, STORAGE));
+    this.dummyRead = this._buffer(4, STORAGE);
+    this.dummyWrite = this._buffer(4, STORAGE);
+    this.steps = [];
+    for (const item of plan.program) {
+      if (item.op !== 'gpu') {
+        if (item.op === 'download') item.staging = this._buffer(plan.values[item.value].numel * 4, BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST);
+        this.steps.push(item);
+        continue;
+      }
+      this._building = `node '${item.node}' (${item.op_type})`;
+      const dispatches = item.dispatches.map((d: PlanItem) => {
+        const source = d.kernel === 'elementwise'
+          ? elementwiseSource(d.ew.op, d.ew.in, d.ew.out, d.ew.alias)
+          : kernelSource(d.kernel, { types: d.types, subst: d.subst });
+        const p = this.lib.pipeline(d.kernel, source);
+        const u = packMeta(d.kernel, d.meta);
+        const ub = this._buffer(u.byteLength, BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST);
+        device.queue.writeBuffer(ub, 0, u);
+        const written = new Set(d.written);
+        const entries: object[] = [{ binding: 0, resource: { buffer: ub } }];
+        for (let i = 0; i < p.bindings; i++) {
+          const id = d.bind[i] ?? -1;
+          const buffer = id >= 0 ? this.slots[plan.values[id].slot] : written.has(i) ? this.dummyWrite : this.dummyRead;
+          entries.push({ binding: i + 1, resource: { buffer } });
+        }
+        return { pipeline: p.pipeline, bindGroup: device.createBindGroup({ layout: p.bgl, entries }), wg: d.wg };
+      });
+      this.steps.push({ ...item, dispatches });
+    }
+    this._building = null;
+  }
+
+  private _valueBytes(v: PlanValue): Uint8Array {
+    return this.memoryView(v.ptr, v.numel * ITEM[v.dtype]!);
+  }
+
+  private _upload(id: number): void {
+    const v = this.plan.values[id];
+    const data = v.streamed !== undefined
+      ? toGpuBytes(v, this._streamedBytes(v), true)
+      : toGpuBytes(v, this._valueBytes(v));
+    if (data.byteLength) this.device.queue.writeBuffer(this.slots[v.slot], 0, data);
+    this.stats.uploads++;
+    this.stats.uploadBytes += data.byteLength;
+  }
+
+  private _streamedBytes(v: PlanValue): Uint8Array {
+    if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its bytes are gone`);
+    return this.streamed.bytesOf(v.streamed!, v.dtype);
+  }
+
+  private _uploadWeights(): void {
+    for (const id of this.plan.prepare) this._upload(id);
+  }
+
+  /**
+   * One run: the graph inputs are in the engine's input slots; the outputs end there too.
+   * With `profiling` set, each GPU node is submitted alone and awaited, and `lastProfile` gets
+   * its wall time from submit to done (GPU time plus ~tens of µs of submit/sync latency: dawn.node
+   * has no timestamp queries to separate them); such runs are slower than normal ones.
+   */
+  async run(): Promise<void> {
+    const { device } = this;
+    if (this.lost) throw this._lostError(null);
+    const prof: GpuTiming[] | null = this.profiling ? [] : null;
+    let encoder: GpuObject = null;
+    let pass: GpuObject = null;
+    // Each submitted segment has its own error scope, popped without waiting, so an error
+    // names the nodes it came from and a run still syncs only on its downloads.
+    const segments: { nodes: string[] | null; errors: Promise<GpuObject>[] }[] = [];
+    let nodes: string[] | null = null;
+    const flush = () => {
+      if (!encoder) return;
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+      segments.push({ nodes, errors: [device.popErrorScope(), device.popErrorScope()] });
+      encoder = pass = null;
+    };
+    device.pushErrorScope('validation');
+    let failure: unknown = null;
+    let current: PlanItem = null;
+    try {
+      for (const step of this.steps) {
+        current = step;
+        if (step.op === 'gpu') {
+          if (!encoder) {
+            device.pushErrorScope('internal');
+            device.pushErrorScope('validation');
+            nodes = [];
+            encoder = device.createCommandEncoder();
+            pass = encoder.beginComputePass();
+          }
+          nodes!.push(step.node);
+          for (const d of step.dispatches) {
+            pass.setPipeline(d.pipeline);
+            pass.setBindGroup(0, d.bindGroup);
+            pass.dispatchWorkgroups(d.wg[0], d.wg[1], d.wg[2]);
+            this.stats.dispatches++;
+          }
+          if (prof) {
+            const t0 = performance.now();
+            flush();
+            await device.queue.onSubmittedWorkDone();
+            prof.push({ node: step.node, covers: [], opType: step.op_type, ms: performance.now() - t0, device: 'webgpu' });
+          }
+        } else if (step.op === 'upload') {
+          flush(); // the slot may still be read by dispatches recorded before
+          this._upload(step.value);
+        } else if (step.op === 'download') {
+          flush();
+          const v = this.plan.values[step.value];
+          const enc = device.createCommandEncoder();
+          enc.copyBufferToBuffer(this.slots[v.slot], 0, step.staging, 0, step.staging.size);
+          device.queue.submit([enc.finish()]);
+          await step.staging.mapAsync(MAP_MODE_READ);
+          fromGpuBytes(v, step.staging.getMappedRange(), this._valueBytes(v));
+          step.staging.unmap();
+          this.stats.downloads++;
+          this.stats.downloadBytes += v.numel * ITEM[v.dtype]!;
+        } else if (step.op === 'wasm') {
+          const t0 = prof ? performance.now() : 0;
+          check(this.handle.runSteps(step.first, step.last), 'ExecutionError');
+          if (prof) prof.push({ node: step.nodes?.[0] ?? '', covers: step.nodes?.slice(1) ?? [], opType: 'wasm', ms: performance.now() - t0, device: 'wasm' });
+        }
+      }
+      flush();
+      if (prof) this.lastProfile = prof;
+    } catch (e) {
+      failure = e;
+    }
+    if (encoder) { // a throw mid-segment: close its scope
+      encoder = pass = null;
+      segments.push({ nodes, errors: [device.popErrorScope(), device.popErrorScope()] });
+    }
+    const errors = await Promise.all(segments.map(async (g) => {
+      const [validation, internal] = await Promise.all(g.errors.map((e) => e.catch(() => null)));
+      return validation ?? internal;
+    }));
+    const err = await device.popErrorScope().catch(() => null);
+    if (this.lost) throw this._lostError(current, failure);
+    if (failure) throw failure;
+    const k = errors.findIndex(Boolean);
+    if (k >= 0) throw new ExecutionError(`WebGPU: ${errors[k].message} (in ${nodeRange(segments[k]!.nodes)})`);
+    if (err) throw new ExecutionError(`WebGPU: ${err.message}`);
+  }
+
+  private _lostError(step: PlanItem, cause?: unknown): ExecutionError {
+    // GPU work is asynchronous: name where the run had got to, not a culprit.
+    const at = step?.op === 'gpu' ? ` (the run had reached node '${step.node}', ${step.op_type})`
+      : step?.op === 'wasm' ? ` (the run had reached WASM ${nodeRange(step.nodes)})`
+        : step ? ` (the run had reached a ${step.op} of value '${this.plan.values[step.value]?.label}')` : ' before the run';
+    const why = this.lost!.message || this.lost!.reason || 'unknown reason';
+    return new ExecutionError(`WebGPU: the device was lost${at}: ${why}`, cause ? { cause } : undefined);
+  }
+
+  /** Compute nodes per device and the transfers of one run (views are not nodes). */
+  placement(): Placement {
+    const p = this.plan.placement;
+    return { nodes: { webgpu: p.webgpu, wasm: p.wasm }, transfers: { uploads: p.uploads, downloads: p.downloads } };
+  }
+
+  destroy(): void {
+    for (const b of this._owned) b.destroy();
+    this._owned = [];
+  }
+}
+
