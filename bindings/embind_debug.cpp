@@ -2,7 +2,7 @@
 // Linked only into the test-only modules (CMake target tir_wasm_test,
 // scripts/build_wasm.sh --tests -> build/wasm-test/), never into npm/dist:
 // - _debugFault(kind) makes the engine fail the way a hostile file could before
-//   issue 10's limits, so the JS layer's dead-instance recovery (npm/lib/backend.js)
+//   issue 10's limits, so the JS layer's dead-instance recovery (npm/src/lib/backend.ts)
 //   can be tested without depending on a bug that the limits have since fixed.
 //   It only ever harms the instance that calls it, which the JS layer discards.
 // - _debugHeapInUse() for the soak test, kernelSelfcheck() for the kernel sweeps.

@@ -7,7 +7,7 @@
 // 2. A pthread that dies (trap, abort, stack overflow) makes its Worker fire
 //    'error', and Emscripten's handler rethrows it: in Node an uncaught
 //    exception that ends the host process. Ours reports it to the JS loader
-//    (Module.tirOnWorkerError; npm/lib/trap.js discards the instance). One that
+//    (Module.tirOnWorkerError; npm/src/lib/trap.ts discards the instance). One that
 //    dies while the module starts rejects the module's promise, which would
 //    otherwise wait for it forever. The main thread is not left waiting either:
 //    worker.js marks the thread crashed (_emscripten_thread_crashed) and the
@@ -33,7 +33,7 @@ if (!ENVIRONMENT_IS_PTHREAD && typeof PThread == 'object') {
       tirWorkerFailed(worker, e);
     };
     worker.tirHooked = true;
-    // Died before this hook (npm/lib/backend.js's Node shim remembers it).
+    // Died before this hook (npm/src/lib/backend.ts's Node shim remembers it).
     if (worker.tirError) tirWorkerFailed(worker, worker.tirError);
   };
 }

@@ -27,4 +27,6 @@ if [ ! -f "$dir/prefill_io.safetensors" ]; then
     --io-dir "/repo/$rel" --skip-reference --prefill-len 16 --cache-len 32
 fi
 bash scripts/setup_webgpu.sh  # lavapipe and dawn.node (tests/webgpu)
+[ -f npm/dist/torch-ir-wasm-simd.js ] || bash scripts/build_wasm.sh simd
+bash scripts/build_npm.sh
 node bench/gpu/big_decoder.mjs "$dir" "${extra[@]}"

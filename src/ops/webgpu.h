@@ -4,7 +4,7 @@
 // pass (runtime/webgpu_plan.cpp) asks each node's lowering; a node without
 // one, or whose lowering declines these dtypes/shapes, stays on WASM. The
 // kernels and their parameter layouts are src/kernels/wgsl (kernels.json);
-// the JS executor (npm/lib/webgpu) replays the dispatches (docs/webgpu.md).
+// the JS executor (npm/src/lib/webgpu) replays the dispatches (docs/webgpu.md).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,7 +34,7 @@ inline void gpu_need(bool cond, const char* why) {
 const char* gpu_dtype(DType dtype);
 
 // A kernel's parameter block as JSON ({field: u32 | [u32...] | {"f32": x}}),
-// the form npm/lib/webgpu/kernels.js packs. Values outside u32 decline the lowering.
+// the form npm/src/lib/webgpu/kernels.ts packs. Values outside u32 decline the lowering.
 class GpuMeta {
  public:
   GpuMeta& u(const char* field, int64_t value);

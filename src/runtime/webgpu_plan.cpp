@@ -12,7 +12,7 @@
 //     reused between values whose GPU lifetimes do not overlap (the arena's
 //     idea with whole buffers, so that a dispatch never binds one buffer twice
 //     with a write).
-// The result is a JSON program that the JS executor replays (npm/lib/webgpu).
+// The result is a JSON program that the JS executor replays (npm/src/lib/webgpu).
 #include <algorithm>
 #include <cstdint>
 #include <map>

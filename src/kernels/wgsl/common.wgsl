@@ -1,11 +1,11 @@
-// Prelude of every kernel (npm/lib/webgpu/kernels.js prepends it, then the kernel's
+// Prelude of every kernel (npm/src/lib/webgpu/kernels.ts prepends it, then the kernel's
 // M_* field constants from kernels.json). Binding 0 is the kernel's parameter block: 64 u32
 // slots, read by field index; f32 parameters are stored as their bits.
 struct Meta { v: array<vec4<u32>, 16> }
 @group(0) @binding(0) var<uniform> params: Meta;
 fn mu(i: u32) -> u32 { return params.v[i >> 2u][i & 3u]; }
 fn mf(i: u32) -> f32 { return bitcast<f32>(mu(i)); }
-// Workgroup grids wider than 65535 are folded into y (npm/lib/webgpu/kernels.js grid()).
+// Workgroup grids wider than 65535 are folded into y (npm/src/lib/webgpu/kernels.ts grid()).
 fn wg_linear(wid: vec3<u32>, nwg: vec3<u32>) -> u32 { return wid.x + wid.y * nwg.x; }
 // erf for f32 (WGSL has none): the rational approximation Eigen and XLA use, |err| ~ 1 ulp.
 fn erf_f(x0: f32) -> f32 {

@@ -1,7 +1,7 @@
 // Elementwise kernel template: one output element per invocation over an N-d (rank <= 6) output
 // view (y_off, y_strides: writes into a slice of a larger buffer, e.g. cat); every input is a
 // strided view broadcast to the output shape (stride 0 on broadcast dims). Generated per op and
-// dtypes from elementwise_ops.json by npm/lib/webgpu/kernels.js (T: compute type, TY: output type).
+// dtypes from elementwise_ops.json by npm/src/lib/webgpu/kernels.ts (T: compute type, TY: output type).
 alias T = {{T}};
 alias TY = {{TY}};
 {{DECLS}}
