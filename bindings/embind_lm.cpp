@@ -33,8 +33,10 @@ class WasmLM : public TensorSources {
       // caches resident and index_copy writes them in place on the GPU.
       if (webgpu_) options.fusion = false;
       lm_.reset();
-      lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, weights_,
-                                                 constants_, options);
+      lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, options);
+      // Streamed weights: place first, then give data to those the CPU reads.
+      if (webgpu_ && has_streamed()) fill_streamed(lm_->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
+      lm_->bind(weights_, constants_);
       prefill_.reset();
       decode_.reset();
       weights_ = {};
@@ -56,6 +58,20 @@ class WasmLM : public TensorSources {
   }
   // The next compile() plans for WebGPU (webgpuPlan()).
   void setWebGpu(bool on) { webgpu_ = on; }  // next compile: no fusion
+  // As WasmModel's: the device's largest binding for compile's placement, the streamed weights' reader.
+  void setMaxBinding(double bytes) { max_binding_ = bytes; }
+  void setWeightReader(const val& reader) { weight_reader_ = reader; }
+  // Bytes of the prefill graph's weights (the decode graph reads the same ones) in WASM memory
+  // and streamed to the GPU: {wasm, streamed}.
+  val weightBytes() const {
+    return or_throw<val>([&] {
+      const tir::Session& prefill = need().prefill_session();
+      val o = val::object();
+      o.set("wasm", double(prefill.weight_bytes(false)));
+      o.set("streamed", double(prefill.weight_bytes(true)));
+      return o;
+    });
+  }
   // Both sessions' plans and the cache copies (LanguageModel::webgpu_plan), or an error JSON.
   std::string webgpuPlan(double max_binding_bytes) {
     std::string plan;
@@ -144,6 +160,8 @@ class WasmLM : public TensorSources {
   tir::Limits limits_;  // setLimits, applied by compile
   int64_t last_ = 0;
   bool webgpu_ = false;  // setWebGpu, applied by compile
+  double max_binding_ = double(uint64_t(128) << 20);
+  val weight_reader_ = val::undefined();
 };
 
 }  // namespace
@@ -160,6 +178,9 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("lastToken", &WasmLM::lastToken)
       .function("stats", &WasmLM::stats)
       .function("setWebGpu", &WasmLM::setWebGpu)
+      .function("setMaxBinding", &WasmLM::setMaxBinding)
+      .function("setWeightReader", &WasmLM::setWeightReader)
+      .function("weightBytes", &WasmLM::weightBytes)
       .function("webgpuPlan", &WasmLM::webgpuPlan)
       .function("useGpuCaches", &WasmLM::useGpuCaches)
       .function("runSteps", &WasmLM::runSteps)

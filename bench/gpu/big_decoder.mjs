@@ -2,13 +2,15 @@
 // decoder of 856M float32 parameters (3.4 GB of weights; WASM memory is capped at 2 GiB). Its
 // safetensors weights are streamed to the GPU (docs/webgpu.md, "Weights"): this loads the prefill
 // IR with executionProviders ['webgpu'] (strict), runs it on the prompt PyTorch ran, and compares
-// the logits with PyTorch's. Prints where the weights live, the WASM memory size and the process's
-// peak memory. Manual (not in CI): about 10 GB of disk and RAM, minutes on lavapipe.
+// the logits with PyTorch's; then, with DIR/expected.json, generates with loadLM (caches on the GPU)
+// and compares the greedy tokens with PyTorch's. Prints where the weights live, the WASM memory
+// size and the process's peak memory. Manual (not in CI): about 10 GB of disk and RAM, minutes on
+// lavapipe.
 //
 //   node bench/gpu/big_decoder.mjs [DIR] [--wasm]
 //
 // --wasm also tries the same load on WASM alone, which must fail cleanly (the weights do not fit).
-import { statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as tir from '../../npm/index.js';
@@ -70,9 +72,33 @@ for (let k = 1; k < outs.length; k++) {
 }
 console.log(`${outs.length - 1} KV-cache outputs vs PyTorch: max |diff| ${cacheDiff.toExponential(2)}`);
 model.dispose();
-console.log(`peak RSS of this process: ${gb(process.resourceUsage().maxRSS * 1024)}`);
 
 let ok = agree === P && maxDiff <= 1e-4 * Math.max(1, scale);
+
+// Greedy generation with loadLM (prefill + decode, caches on the GPU) against PyTorch's greedy
+// tokens for the first prompt of expected.json (export_llm.py without --skip-reference).
+const expectedPath = join(dir, 'expected.json');
+if (existsSync(expectedPath)) {
+  const ref = JSON.parse(readFileSync(expectedPath, 'utf8'));
+  const t2 = performance.now();
+  const lm = await tir.loadLM({
+    prefill: join(dir, 'prefill.json'), decode: join(dir, 'decode.json'), kvMapping: join(dir, 'kv_mapping.json'),
+    weights, threads: 1, executionProviders: ['webgpu'],
+  });
+  const lp = lm.placement();
+  console.log(`loadLM in ${((performance.now() - t2) / 1000).toFixed(1)} s: weights streamed ${gb(lp.weights.webgpu)}, ` +
+    `in WASM memory ${gb(lp.weights.wasm)}; WASM memory ${gb(lm._backend.module.HEAPU8.length)}`);
+  const prompt = ref.prompts[0];
+  const got = await lm.generate(prompt.input_ids, { maxNewTokens: ref.max_new_tokens });
+  lm.dispose();
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  console.log(`greedy tokens (${prompt.input_ids.length}-token prompt): ours ${JSON.stringify(got)}, ` +
+    `PyTorch wrappers ${JSON.stringify(prompt.wrapper_ids)}, Hugging Face generate ${JSON.stringify(prompt.generated_ids)}`);
+  ok = ok && same(got, prompt.wrapper_ids);
+} else {
+  console.log(`no ${expectedPath}: generation not checked`);
+}
+console.log(`peak RSS of this process: ${gb(process.resourceUsage().maxRSS * 1024)}`);
 if (alsoWasm) {
   try {
     const m = await tir.loadIR(join(dir, 'prefill.json'), { weights, threads: 1 });

@@ -26,6 +26,10 @@ if [ ! -f "$dir/prefill_io.safetensors" ]; then
   tools/torch2-chroot.sh run -- python3 tools/export_llm.py --out "/repo/$rel" --weights "/repo/$rel/weights.safetensors" \
     --io-dir "/repo/$rel" --skip-reference --prefill-len 16 --cache-len 32
 fi
+if [ ! -f "$dir/expected.json" ]; then  # PyTorch's greedy tokens (8 per prompt)
+  tools/torch2-chroot.sh run -- python3 tools/export_llm.py --out "/repo/$rel" --weights "/repo/$rel/weights.safetensors" \
+    --skip-export --skip-io --prefill-len 16 --cache-len 32 --max-new-tokens 8
+fi
 bash scripts/setup_webgpu.sh  # lavapipe and dawn.node (tests/webgpu)
 [ -f npm/dist/torch-ir-wasm-simd.js ] || bash scripts/build_wasm.sh simd
 bash scripts/build_npm.sh

@@ -145,6 +145,20 @@ struct LanguageModel::Impl {
     }
   }
 
+  // The caches as the WebGPU plans keep them on the GPU: prefill's outputs, decode's inputs and outputs.
+  struct ResidentCaches {
+    std::vector<size_t> prefill_kv, decode_in, decode_out;
+  };
+  ResidentCaches resident_caches() const {
+    ResidentCaches r;
+    for (const auto& c : caches) {
+      r.prefill_kv.push_back(c.prefill_out);
+      r.decode_in.push_back(c.decode_in);
+      r.decode_out.push_back(c.decode_out);
+    }
+    return r;
+  }
+
   void write_mask_row(const Tensor& t, int64_t offset, int64_t n, int64_t allowed) {
     float* m = t.data<float>() + offset;
     for (int64_t k = 0; k < n; ++k) m[k] = k < allowed ? 0.0f : kMasked;
@@ -153,6 +167,24 @@ struct LanguageModel::Impl {
 
 LanguageModel::LanguageModel(Model prefill, Model decode, const KvMapping& mapping, const TensorMap& weights,
                              const TensorMap& constants, SessionOptions options)
+    : LanguageModel(std::move(prefill), std::move(decode), mapping, std::move(options)) {
+  bind(weights, constants);
+}
+
+void LanguageModel::bind(const TensorMap& weights, const TensorMap& constants) {
+  impl_->prefill->bind(weights, constants);
+  impl_->decode->bind(weights, constants);
+}
+
+std::vector<std::string> LanguageModel::place_for_webgpu(uint64_t max_binding_bytes) {
+  Impl& s = *impl_;
+  const Impl::ResidentCaches r = s.resident_caches();
+  std::vector<std::string> names = s.prefill->place_for_webgpu(max_binding_bytes, {}, r.prefill_kv);
+  for (auto& n : s.decode->place_for_webgpu(max_binding_bytes, r.decode_in, r.decode_out)) names.push_back(std::move(n));
+  return names;
+}
+
+LanguageModel::LanguageModel(Model prefill, Model decode, const KvMapping& mapping, SessionOptions options)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.check_models(prefill, decode, mapping);
@@ -160,8 +192,6 @@ LanguageModel::LanguageModel(Model prefill, Model decode, const KvMapping& mappi
   if (!options.shared_prepare) options.shared_prepare = make_shared_prepare_cache(options.weight_dtype);
   s.prefill = std::make_unique<Session>(std::move(prefill), options);
   s.decode = std::make_unique<Session>(std::move(decode), options);
-  s.prefill->bind(weights, constants);
-  s.decode->bind(weights, constants);
   // The masks are written as float32 (float16/bfloat16 inputs compute in float32).
   if (s.prefill->input_slot(s.p_mask).dtype != DType::F32 || s.decode->input_slot(s.d_mask).dtype != DType::F32)
     throw IRFormatError("attention_mask must be a float32 (or float16/bfloat16) input in both IRs");
@@ -288,14 +318,9 @@ int64_t LanguageModel::finish_step() {
 
 std::string LanguageModel::webgpu_plan(uint64_t max_binding_bytes) const {
   const Impl& s = *impl_;
-  std::vector<size_t> prefill_kv, decode_in, decode_out;
-  for (const auto& c : s.caches) {
-    prefill_kv.push_back(c.prefill_out);
-    decode_in.push_back(c.decode_in);
-    decode_out.push_back(c.decode_out);
-  }
-  const std::string pre = s.prefill->webgpu_plan(max_binding_bytes, {}, prefill_kv);
-  const std::string dec = s.decode->webgpu_plan(max_binding_bytes, decode_in, decode_out);
+  const Impl::ResidentCaches r = s.resident_caches();
+  const std::string pre = s.prefill->webgpu_plan(max_binding_bytes, {}, r.prefill_kv);
+  const std::string dec = s.decode->webgpu_plan(max_binding_bytes, r.decode_in, r.decode_out);
   // GPU buffers hold 4 bytes per element; copies are byte ranges of the
   // values' buffers (offsets from the views the sessions planned).
   auto range = [](int64_t src, int64_t dst, int64_t n) {

@@ -50,7 +50,14 @@ class LanguageModel {
   // shapes, dtypes, layer count), naming the tensor and file.
   LanguageModel(Model prefill, Model decode, const KvMapping& mapping, const TensorMap& weights,
                 const TensorMap& constants = {}, SessionOptions options = {});
+  // Compiles both graphs without binding them, for weights streamed to the GPU:
+  // place_for_webgpu(), then bind().
+  LanguageModel(Model prefill, Model decode, const KvMapping& mapping, SessionOptions options);
   ~LanguageModel();
+  // Session::place_for_webgpu of both graphs, with the caches resident as
+  // webgpu_plan() has them: every name of a weight the CPU reads in either.
+  std::vector<std::string> place_for_webgpu(uint64_t max_binding_bytes);
+  void bind(const TensorMap& weights, const TensorMap& constants = {});
 
   int64_t prefill_len() const;    // P
   int64_t max_cache_len() const;  // C

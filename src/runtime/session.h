@@ -140,7 +140,9 @@ class Session {
   // prepare() skips the nodes placed on the GPU, and webgpu_plan() marks those
   // weights "streamed" (the caller uploads them). Such a session runs only
   // through its WebGPU plan: run() names the first GPU-only node.
-  std::vector<std::string> place_for_webgpu(uint64_t max_binding_bytes);
+  // gpu_inputs / gpu_outputs: as webgpu_plan() will be given them.
+  std::vector<std::string> place_for_webgpu(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs = {},
+                                            const std::vector<size_t>& gpu_outputs = {});
   // Bytes of the bound weights held in memory, and of those streamed (no data here).
   size_t weight_bytes(bool streamed) const;
   // Runs steps [first, last] of the graph (the executor's WASM parts), with the

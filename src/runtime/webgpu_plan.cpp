@@ -61,11 +61,12 @@ std::string Session::webgpu_plan(uint64_t max_binding_bytes, const std::vector<s
   return impl_->webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs);
 }
 
-std::vector<std::string> Session::place_for_webgpu(uint64_t max_binding_bytes) {
+std::vector<std::string> Session::place_for_webgpu(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+                                                   const std::vector<size_t>& gpu_outputs) {
   Impl& s = *impl_;
   if (s.bound) throw ExecutionError("place_for_webgpu() after bind(): place first, then bind the weights");
   auto placed = std::make_unique<GpuPlacement>();
-  s.webgpu_plan_json(max_binding_bytes, {}, {}, placed.get());
+  s.webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs, placed.get());
   std::vector<std::string> keys;
   // Every name bind() may find such a weight under (runtime/binder.cpp).
   for (const auto& kv : s.weights) {

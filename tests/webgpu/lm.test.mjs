@@ -94,6 +94,11 @@ for (const fx of fixtures) {
       assert.ok(s.webgpu.step.downloadBytes + s.webgpu.step.uploadBytes < s.cacheBytes / 8,
         `per-step transfers (${JSON.stringify(s.webgpu.step)}) must be far below the caches (${s.cacheBytes} bytes)`);
       const p = gpu.placement();
+      // The weights went from the file to the GPU (not into WASM memory), one copy for both graphs.
+      assert.ok(p.weights.webgpu > 0 && p.weights.wasm < p.weights.webgpu, JSON.stringify(p.weights));
+      const { prefillEx, decodeEx } = gpu._gpu;
+      const both = new Set([...prefillEx.slots, ...decodeEx.slots]);
+      assert.ok(both.size < prefillEx.slots.length + decodeEx.slots.length, 'prefill and decode share their weight buffers');
       rows.push(`${fx.name}: prefill ${p.prefill.nodes.webgpu} webgpu / ${p.prefill.nodes.wasm} wasm nodes, ` +
         `${s.webgpu.prefill.uploads} up (${s.webgpu.prefill.uploadBytes} B) / ${s.webgpu.prefill.downloads} down (${s.webgpu.prefill.downloadBytes} B); ` +
         `decode ${p.decode.nodes.webgpu} webgpu / ${p.decode.nodes.wasm} wasm nodes, per step ${s.webgpu.step.dispatches} dispatches, ` +

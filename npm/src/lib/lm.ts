@@ -10,6 +10,7 @@ import { parseJsonLoose } from './json.js';
 import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
 import { warn } from './warn.js';
 import { GpuGeneration } from './webgpu/lm.js';
+import { StreamedWeights } from './webgpu/streaming.js';
 import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
@@ -161,10 +162,14 @@ export class LanguageModel {
 
   /**
    * Where each graph's compute nodes run and its transfers per run:
-   * {prefill, decode}, each {nodes: {webgpu, wasm}, transfers: {uploads, downloads}}, or null on WASM.
+   * {prefill, decode}, each {nodes: {webgpu, wasm}, transfers: {uploads, downloads}}, and weights:
+   * the bytes of the weights in WASM memory and of those streamed to the GPU only (both graphs
+   * read one copy); null on WASM.
    */
-  placement(): { prefill: Placement; decode: Placement } | null {
-    return this._gpu ? this._gpu.placement() : null;
+  placement(): { prefill: Placement; decode: Placement; weights: { wasm: number; webgpu: number } } | null {
+    if (!this._gpu) return null;
+    const w = this._h.weightBytes();
+    return { ...this._gpu.placement(), weights: { wasm: w.wasm, webgpu: w.streamed } };
   }
 
   /** Which build runs it: {variant, threads}. */
@@ -233,15 +238,21 @@ function withOrigins(e: Error, { prefill, decode, kvMapping }: LoadLMOptions): E
 
 // The GPU side of a model compiled for WebGPU, or null after a warning (a failed GPU load
 // falls back to WASM: the same sessions run there, unfused; env.webgpu.strict makes it an error).
-async function startGpu(device: GpuObject, backend: Backend, handle: EmbindObject): Promise<GpuGeneration | null> {
+async function startGpu(device: GpuObject, backend: Backend, handle: EmbindObject,
+  streamed: StreamedWeights | null): Promise<GpuGeneration | null> {
   let gen: GpuGeneration | null = null;
   try {
-    gen = await GpuGeneration.create(device, backend, handle);
+    gen = await GpuGeneration.create(device, backend, handle, streamed);
     check(handle.useGpuCaches(true), 'ExecutionError');
     return gen;
   } catch (e) {
     gen?.destroy();
     if (backend.dead) throw e;
+    // Weights streamed to the GPU are not in WASM memory: the sessions cannot run there.
+    if (handle.weightBytes().streamed > 0) {
+      throw new ExecutionError(`loadLM: ${(e as Error).message.replace(/^WebGPU: /, '')} (its weights were streamed ` +
+        'to the GPU, not kept in WASM memory: no fallback to WASM)', { cause: e });
+    }
     declineWebGpu(`loadLM: ${(e as Error).message.replace(/^WebGPU: /, '')}`);
     return null;
   }
@@ -275,6 +286,7 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
   // The last point an abort can stop the load: what follows is synchronous but the GPU start.
   load.signal?.throwIfAborted();
   const handle = backend.create('WasmLM');
+  let streamed: StreamedWeights | null = null;
   try {
     applyLimits(handle, limits, 'loadLM');
     try {
@@ -282,17 +294,28 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
     } catch (e) {
       throw withOrigins(e as Error, options);
     }
-    addTensors(handle, weightOps, constantOps);
+    streamed = gpu ? new StreamedWeights() : null;
+    addTensors(handle, weightOps, constantOps, streamed);
     // Both graphs bind from the one weights source: a key either uses is known.
     checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
       options.strictWeights);
-    if (gpu) handle.setWebGpu(true);
+    if (gpu) {
+      handle.setWebGpu(true);
+      handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);
+      if (streamed?.count) handle.setWeightReader(streamed.reader);
+    }
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
+    if (streamed?.count) {
+      handle.setWeightReader(undefined);
+      streamed.bind(handle);
+    }
     const lm = LanguageModel._create(backend, handle);
-    if (gpu) lm._gpu = await startGpu(gpu, backend, handle);
+    if (gpu) lm._gpu = await startGpu(gpu, backend, handle, streamed?.count ? streamed : null);
     return lm;
   } catch (e) {
     handle.delete();
     throw e;
+  } finally {
+    streamed?.release(); // the GPU holds them now (or the load failed)
   }
 }

@@ -11,6 +11,7 @@
 #include "core/file_io.h"
 #include "core/json.h"
 #include "ir/json_loader.h"
+#include "runtime/language_model.h"
 #include "runtime/session.h"
 #include "test_util.h"
 #include "weights/safetensors.h"
@@ -168,6 +169,24 @@ TEST(WebGpuStreaming, ANodeThatAnInt64ConstantMovesToWasmKeepsItsWeights) {
   for (const json::Value fb : doc.root()["fallbacks"])
     named = named || fb["why"].str().find("int64 constant outside") != std::string::npos;
   EXPECT_TRUE(named) << doc.root()["fallbacks"].to_json();
+}
+
+TEST(WebGpuStreaming, LanguageModelPlacesBothGraphsBeforeBind) {
+  const std::string dir = test::fixtures_dir() + "/llm/tiny_llama/";
+  Fixture f{dir, test::generated_fixtures_dir() + "/llm/tiny_llama/weights.safetensors"};
+  if (!test::file_exists(f.weights)) GTEST_SKIP() << "no generated LLM weights (tools/make_fixtures.sh)";
+  SessionOptions o = webgpu_options();
+  o.update_in_place = true;  // loadLM donates the caches
+  LanguageModel lm(load_model_json(test::read_text(dir + "prefill.json")),
+                   load_model_json(test::read_text(dir + "decode.json")),
+                   parse_kv_mapping(test::read_text(dir + "kv_mapping.json"), "kv_mapping.json"), o);
+  const std::vector<std::string> cpu = lm.place_for_webgpu(uint64_t(128) << 20);
+  lm.bind(streamed_weights(f, cpu));
+  EXPECT_GT(lm.prefill_session().weight_bytes(true), 0u);
+  const json::Document doc = json::Document::parse(lm.webgpu_plan(uint64_t(128) << 20));
+  EXPECT_GT(doc.root()["decode"]["placement"]["webgpu"].as_int64(), 0);
+  // Generation on the CPU alone would read streamed weights: refused, naming a node.
+  expect_throws_with<ExecutionError>([&] { lm.start({1, 2, 3}, SamplingOptions{}, 2); }, "placed on the GPU");
 }
 
 TEST(WebGpuStreaming, PlacementComesBeforeBind) {

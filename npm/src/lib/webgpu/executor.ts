@@ -139,17 +139,26 @@ export class WebGpuExecutor {
   private _building?: string | null;
   /** The streamed weights' bytes, until create() has uploaded them. */
   private streamed: StreamedWeights | null = null;
+  /** Constant weights' GPU buffers shared with other executors on the same weights (a model's prefill and decode). */
+  private weightBuffers: Map<string, GpuObject> | null = null;
+  /** Values whose buffer another executor already filled. */
+  private sharedValues = new Set<number>();
 
   /**
    * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
    * memoryView(ptr, bytes): a Uint8Array on the WASM memory; streamed: the StreamedWeights
-   * holding the bytes of the plan's "streamed" weights (read once, here), or null.
+   * holding the bytes of the plan's "streamed" weights (read once, here), or null; weightBuffers:
+   * constant weights' GPU buffers by weight, shared by the executors given the same map (their
+   * owner is the executor that made them: destroy those together).
    */
-  static async create({ device, plan, handle, memoryView, streamed = null }:
-    { device: GpuObject; plan: WebGpuPlan; handle: WasmSteps; memoryView: MemoryView; streamed?: StreamedWeights | null }):
-    Promise<WebGpuExecutor> {
+  static async create({ device, plan, handle, memoryView, streamed = null, weightBuffers = null }:
+    {
+      device: GpuObject; plan: WebGpuPlan; handle: WasmSteps; memoryView: MemoryView;
+      streamed?: StreamedWeights | null; weightBuffers?: Map<string, GpuObject> | null;
+    }): Promise<WebGpuExecutor> {
     const ex = new WebGpuExecutor(device, plan, handle, memoryView);
     ex.streamed = streamed;
+    ex.weightBuffers = weightBuffers;
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
     let failed = null;
@@ -195,7 +204,22 @@ export class WebGpuExecutor {
 
   private _build(): void {
     const { plan, device } = this;
-    this.slots = plan.slots.map((bytes: number) => this._buffer(bytes, STORAGE));
+    // A constant weight has a slot of its own: one buffer per weight, shared through weightBuffers.
+    const weightOfSlot = new Map<number, number>(plan.prepare.map((id: number) => [plan.values[id].slot, id]));
+    this.slots = plan.slots.map((bytes: number, slot: number) => {
+      const id = weightOfSlot.get(slot);
+      if (id === undefined || !this.weightBuffers) return this._buffer(bytes, STORAGE);
+      const v: PlanValue = plan.values[id];
+      const key = v.streamed !== undefined ? `streamed ${v.streamed}` : `at ${v.ptr} ${v.numel} ${v.dtype}`;
+      const shared = this.weightBuffers.get(key);
+      if (shared) {
+        this.sharedValues.add(id);
+        return shared;
+      }
+      const b = this._buffer(bytes, STORAGE);
+      this.weightBuffers.set(key, b);
+      return b;
+    });
     this.dummyRead = this._buffer(4, STORAGE);
     this.dummyWrite = this._buffer(4, STORAGE);
     this.steps = [];
@@ -248,7 +272,7 @@ export class WebGpuExecutor {
   }
 
   private _uploadWeights(): void {
-    for (const id of this.plan.prepare) this._upload(id);
+    for (const id of this.plan.prepare) if (!this.sharedValues.has(id)) this._upload(id);
   }
 
   /**

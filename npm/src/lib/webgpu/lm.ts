@@ -11,6 +11,7 @@ import type { Backend, EmbindObject } from '../backend.js';
 import type { GpuTransfers } from '../lm_types.js';
 import type { Placement } from '../model_types.js';
 import type { GpuObject } from './kernels.js';
+import type { StreamedWeights } from './streaming.js';
 
 const PREFILL = 0;
 const DECODE = 1;
@@ -40,8 +41,12 @@ export class GpuGeneration {
   private _fills: BufferCopy[];
   private _carries: BufferCopy[];
 
-  /** device: a GPUDevice; handle: a compiled WasmLM (setWebGpu before compile). Throws on failure. */
-  static async create(device: GpuObject, backend: Backend, handle: EmbindObject): Promise<GpuGeneration> {
+  /**
+   * device: a GPUDevice; handle: a compiled WasmLM (setWebGpu before compile); streamed: its
+   * StreamedWeights when weights skipped WASM memory (streaming.js). Throws on failure.
+   */
+  static async create(device: GpuObject, backend: Backend, handle: EmbindObject,
+    streamed: StreamedWeights | null = null): Promise<GpuGeneration> {
     const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
     const plan = parseJsonLoose(text);
     if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
@@ -49,6 +54,7 @@ export class GpuGeneration {
     if (placed === 0) throw new ExecutionError(`no node of the prefill or decode graph can run on the GPU (${plan.decode.fallbacks[0]?.why ?? 'no compute node'})`);
     const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
     const executors: WebGpuExecutor[] = [];
+    const weightBuffers = new Map<string, GpuObject>(); // both graphs read one copy of each weight
     try {
       for (const which of [PREFILL, DECODE]) {
         executors.push(await WebGpuExecutor.create({
@@ -56,6 +62,8 @@ export class GpuGeneration {
           plan: which === PREFILL ? plan.prefill : plan.decode,
           handle: { runSteps: (first: number, last: number) => handle.runSteps(which, first, last) },
           memoryView,
+          streamed,
+          weightBuffers,
         }));
       }
       const gen = new GpuGeneration(device, plan, executors as [WebGpuExecutor, WebGpuExecutor]);
