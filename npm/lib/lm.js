@@ -259,8 +259,7 @@ export async function loadLM(options = {}) {
     }
     addTensors(handle, weightOps, constantOps);
     // Both graphs bind from the one weights source: a key either uses is known.
-    checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
-      options.strictWeights);
+    checkTensorKeys(handle, options.strictWeights);
     if (gpu) handle.setWebGpu(true);
     check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
     const lm = new LanguageModel(backend, handle);

@@ -90,7 +90,9 @@ export function addTensors(handle, weightOps, constantOps) {
 }
 
 // Lazily parsed facts from the IR text that the glue doesn't expose: the
-// shape/dtype of weights, buffers and constants by original name.
+// shape/dtype of weights, buffers and constants by original name (for tensors
+// given as plain arrays, read before the engine has the IR). Unknown keys are
+// the engine's to find (weight_keys.js), so most loads never parse this.
 export function irMetaFrom(text) {
   let parsed;
   const load = () => {
@@ -104,8 +106,6 @@ export function irMetaFrom(text) {
     return parsed;
   };
   return () => ({
-    /** The parsed IR object, or null when the text is not JSON. */
-    ir: load,
     tensor(name) {
       const ir = load();
       if (!ir) return undefined;
