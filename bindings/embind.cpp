@@ -221,11 +221,7 @@ class WasmModel : public TensorSources {
   std::string verify(double rtol, double atol) {
     std::string report;
     std::string err = guarded([&] {
-      need_session();
-      if (outputs_.empty() && !expected_.empty()) throw tir::VerificationError("verify() needs a successful run() first");
-      for (size_t i = 0; i < expected_.size(); ++i)
-        if (!expected_[i].defined())
-          throw tir::VerificationError("expected output " + std::to_string(i) + " was not set");
+      require_run_and_expected("verify()");
       report = tir::report_to_json(tir::verify_outputs(outputs_, expected_, rtol, atol));
     });
     return err.empty() ? report : err;
@@ -245,9 +241,7 @@ class WasmModel : public TensorSources {
   // withinBound}], errorMessage (null when none)}. Doubles go as JS numbers (Infinity too).
   val compareWithTruth() const {
     return or_throw<val>([&] {
-      need_session();
-      if (outputs_.empty() && !expected_.empty())
-        throw tir::VerificationError("compareWithTruth() needs a successful run() first");
+      require_run_and_expected("compareWithTruth()");
       const tir::TruthReport r = tir::compare_with_truth(outputs_, expected_, reference64_);
       val outputs = val::array();
       for (const auto& o : r.outputs) {
@@ -338,6 +332,15 @@ class WasmModel : public TensorSources {
     for (size_t i = 0; i < inputs_.size(); ++i)
       if (!inputs_[i].defined())
         throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name + "') was not set");
+  }
+  // What verify() and compareWithTruth() compare: the last run's outputs and every expected output.
+  void require_run_and_expected(const char* who) const {
+    need_session();
+    if (outputs_.empty() && !expected_.empty())
+      throw tir::VerificationError(std::string(who) + " needs a successful run() first");
+    for (size_t i = 0; i < expected_.size(); ++i)
+      if (!expected_[i].defined())
+        throw tir::VerificationError("expected output " + std::to_string(i) + " was not set");
   }
   // Contiguous outputs are read in place (valid until the next run).
   void collect_outputs() {
