@@ -12,6 +12,7 @@
 #include "ir/mermaid.h"
 #include "ir/validator.h"
 #include "runtime/session.h"
+#include "verify/truth.h"
 #include "verify/verify.h"
 #include "weights/torch_save.h"
 
@@ -29,6 +30,7 @@ class WasmModel : public TensorSources {
       inputs_.clear();
       outputs_.clear();
       expected_.clear();
+      reference64_.clear();
       tir::Model m = tir::load_model_json(text, origin.empty() ? "<string>" : origin);
       tir::validate_model_or_throw(m);
       model_ = std::move(m);
@@ -238,14 +240,51 @@ class WasmModel : public TensorSources {
   std::string verify(double rtol, double atol) {
     std::string report;
     std::string err = guarded([&] {
-      need_session();
-      if (outputs_.empty() && !expected_.empty()) throw tir::VerificationError("verify() needs a successful run() first");
-      for (size_t i = 0; i < expected_.size(); ++i)
-        if (!expected_[i].defined())
-          throw tir::VerificationError("expected output " + std::to_string(i) + " was not set");
+      require_run_and_expected("verify()");
       report = tir::report_to_json(tir::verify_outputs(outputs_, expected_, rtol, atol));
     });
     return err.empty() ? report : err;
+  }
+
+  // verify's {reference64}: the float64 outputs, cleared and then added one by one (any count:
+  // compareWithTruth reports a count mismatch).
+  void clearReference64() { reference64_.clear(); }
+  std::string addReference64(const std::string& dtype, const val& shape, const val& bytes) {
+    return guarded([&] {
+      reference64_.push_back(tensor_from_js<tir::VerificationError>(
+          "reference64 output " + std::to_string(reference64_.size()), dtype, shape, bytes));
+    });
+  }
+  // compare_with_truth (verify/truth.h) of the last run's outputs and the expected outputs
+  // against reference64: {withinBound, outputs: [{index, judged, ours, reference, scale, bound,
+  // withinBound}], errorMessage (null when none)}. Doubles go as JS numbers (Infinity too).
+  val compareWithTruth() const {
+    return or_throw<val>([&] {
+      require_run_and_expected("compareWithTruth()");
+      const tir::TruthReport r = tir::compare_with_truth(outputs_, expected_, reference64_);
+      val outputs = val::array();
+      for (const auto& o : r.outputs) {
+        val v = val::object();
+        v.set("index", double(o.index));
+        v.set("judged", o.judged);
+        v.set("ours", o.ours);
+        v.set("reference", o.torch);
+        v.set("scale", o.scale);
+        v.set("bound", o.bound);
+        v.set("withinBound", o.ok);
+        outputs.call<void>("push", v);
+      }
+      val report = val::object();
+      report.set("withinBound", r.ok);
+      report.set("outputs", outputs);
+      report.set("errorMessage", r.error_message.empty() ? val::null() : val(r.error_message));
+      return report;
+    });
+  }
+
+  // Keys of the weights or constants given that bind to nothing in this IR: the message, or "".
+  std::string unknownKeysMessage(const std::string& kind) const {
+    return or_throw<std::string>([&] { return unknown_keys_message({&model()}, kind); });
   }
 
   std::string info(bool as_json) const {
@@ -313,6 +352,15 @@ class WasmModel : public TensorSources {
       if (!inputs_[i].defined())
         throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name + "') was not set");
   }
+  // What verify() and compareWithTruth() compare: the last run's outputs and every expected output.
+  void require_run_and_expected(const char* who) const {
+    need_session();
+    if (outputs_.empty() && !expected_.empty())
+      throw tir::VerificationError(std::string(who) + " needs a successful run() first");
+    for (size_t i = 0; i < expected_.size(); ++i)
+      if (!expected_[i].defined())
+        throw tir::VerificationError("expected output " + std::to_string(i) + " was not set");
+  }
   // Contiguous outputs are read in place (valid until the next run).
   void collect_outputs() {
     outputs_.clear();
@@ -341,7 +389,7 @@ class WasmModel : public TensorSources {
   // shareWeights (one cache per weight dtype: it decides the packed layout).
   std::shared_ptr<tir::PrepareContext> shared_prepare_;
   tir::DType prepare_dtype_ = tir::DType::F32;
-  std::vector<tir::Tensor> inputs_, outputs_, expected_;
+  std::vector<tir::Tensor> inputs_, outputs_, expected_, reference64_;
   tir::Tensor buffer_copy_;
 };
 
@@ -416,6 +464,10 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("outputBytes", &WasmModel::outputBytes)
       .function("setExpected", &WasmModel::setExpected)
       .function("verify", &WasmModel::verify)
+      .function("clearReference64", &WasmModel::clearReference64)
+      .function("addReference64", &WasmModel::addReference64)
+      .function("compareWithTruth", &WasmModel::compareWithTruth)
+      .function("unknownKeysMessage", &WasmModel::unknownKeysMessage)
       .function("info", &WasmModel::info)
       .function("mermaid", &WasmModel::mermaid)
       .function("pie", &WasmModel::pie)

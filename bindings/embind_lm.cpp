@@ -48,6 +48,15 @@ class WasmLM : public TensorSources {
     return guarded([&] { limits_ = limits_from_js(max_tensor_bytes, max_arena_bytes, max_run_work); });
   }
 
+  // Keys of the weights or constants given that bind to nothing in either IR (both graphs bind
+  // from the one source): the message, or "". Before compile(), which consumes the IRs.
+  std::string unknownKeysMessage(const std::string& kind) const {
+    return or_throw<std::string>([&] {
+      if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
+      return unknown_keys_message({&*prefill_, &*decode_}, kind);
+    });
+  }
+
   std::string info() const {
     return or_throw<std::string>([&] {
       const auto& lm = need();
@@ -173,6 +182,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("compile", &WasmLM::compile)
       .function("setLimits", &WasmLM::setLimits)
       .function("info", &WasmLM::info)
+      .function("unknownKeysMessage", &WasmLM::unknownKeysMessage)
       .function("start", &WasmLM::start)
       .function("step", &WasmLM::step)
       .function("lastToken", &WasmLM::lastToken)

@@ -22,6 +22,7 @@
 #include "core/json.h"
 #include "core/tensor.h"
 #include "runtime/session.h"
+#include "runtime/weight_keys.h"
 #include "weights/tensor_map.h"
 #include "weights/safetensors.h"
 #include "weights/torch_save.h"
@@ -234,6 +235,15 @@ class TensorSources {
       copy_in(u8, b.owned.data(), src.nbytes);
       b.data = b.owned.data();
     }
+  }
+
+  // The engine's message for the keys of the weights or constants given so far that bind to
+  // nothing in `models` (runtime/weight_keys.h), or "" when all do. JS adds strictWeights'
+  // suffix and warns or throws.
+  std::string unknown_keys_message(const std::vector<const tir::Model*>& models, const std::string& kind) const {
+    if (kind != "weights" && kind != "constants")
+      throw tir::Error("unknownKeysMessage: kind must be 'weights' or 'constants', got '" + kind + "'");
+    return tir::unknown_keys_message(models, kind == "weights" ? weights_ : constants_, kind);
   }
 
   tir::TensorMap weights_, constants_;

@@ -3,7 +3,7 @@
 // against the float64 truth (tools/fixture_truth.py) in both WASM builds, and
 // compared with the native build's outputs for the same inputs (rtol = atol = 1e-5).
 //
-// Float64 criterion (verify's reference64, lib/truth.js), per floating output:
+// Float64 criterion (verify's reference64, the engine's src/verify/truth.cpp), per floating output:
 // error = max |x - truth|, scale = max |truth|, and our error must be <= 2 x
 // PyTorch float32's error + 1e-6 x scale. Every fixture must pass it; the
 // rtol/atol check must pass too unless the criterion shows the difference is

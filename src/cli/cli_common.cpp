@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iostream>
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "runtime/weight_keys.h"
 #include "weights/safetensors.h"
 #include "weights/torch_save.h"
 
@@ -78,6 +80,14 @@ std::vector<Tensor> io_outputs(const Model& model, const TensorMap& io, const st
 
 TensorMap load_optional_tensors(const std::string& path) {
   return path.empty() ? TensorMap{} : read_weights_file(path);
+}
+
+void check_weight_keys(const std::vector<const Model*>& models, const TensorMap& source, const std::string& kind,
+                       bool strict) {
+  const std::string message = unknown_keys_message(models, source, kind);
+  if (message.empty()) return;
+  if (strict) throw WeightLoadError(message + " (--strict-weights)");
+  std::cerr << "torchir: warning: " << message << "; ignored (--strict-weights makes this an error)\n";
 }
 
 const char* const kLimitsUsage =

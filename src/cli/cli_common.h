@@ -49,6 +49,11 @@ std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std
 std::vector<Tensor> io_outputs(const Model& model, const TensorMap& io, const std::string& origin);
 TensorMap load_optional_tensors(const std::string& path);
 
+// Unknown keys of `source` (runtime/weight_keys.h): a warning on stderr, or a
+// WeightLoadError when strict (--strict-weights).
+void check_weight_keys(const std::vector<const Model*>& models, const TensorMap& source, const std::string& kind,
+                       bool strict);
+
 // Session options from the flags run/verify/generate/parity share
 // (--weight-dtype, --max-tensor-bytes, --max-arena-bytes, --max-run-work).
 SessionOptions session_options(const Args& a);

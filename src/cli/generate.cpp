@@ -7,7 +7,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/weight_keys.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/thread_pool.h"

@@ -11,7 +11,6 @@
 #include "cli/cli_common.h"
 #include "cli/generate.h"
 #include "cli/parity.h"
-#include "cli/weight_keys.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 #include "ir/info.h"

@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 // torch-ir-wasm: the native `torchir` CLI's commands and flags, running on the
 // WASM build in Node (info / visualize / pie / run / verify).
+// The engine does the work with torchir's own code (loading and validation,
+// verify, the float64-truth comparison, the unknown weight-key check and its
+// message). What is JS here is this program's front end: argument parsing and
+// usage text run before any engine exists (--threads picks which WASM build to
+// instantiate; --help and usage errors load none), Node file I/O, exit codes,
+// and the report text (lib/report.js: a public function of a report object,
+// which must work where no engine is loaded; cli.test.mjs compares it with
+// torchir's).
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadIR, loadLM, TorchIrError, WeightLoadError } from '../index.js';
 import { parseSafetensors, writeSafetensors } from '../lib/safetensors.js';

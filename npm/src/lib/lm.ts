@@ -297,8 +297,7 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
     streamed = gpu ? new StreamedWeights() : null;
     addTensors(handle, weightOps, constantOps, streamed);
     // Both graphs bind from the one weights source: a key either uses is known.
-    checkTensorKeys({ weights: weightOps, constants: constantOps }, [meta().ir(), irMetaFrom(decodeText)().ir()],
-      options.strictWeights);
+    checkTensorKeys(handle, options.strictWeights);
     if (gpu) {
       handle.setWebGpu(true);
       handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);

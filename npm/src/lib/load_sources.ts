@@ -17,9 +17,8 @@ export interface TensorOp {
   tensor?: { name: string; dtype: string; shape: number[]; bytes: Uint8Array };
 }
 
-/** An IR's lazily parsed facts (irMetaFrom): the parsed IR, and a weight's or constant's dtype and shape. */
+/** An IR's lazily parsed facts (irMetaFrom): a weight's or constant's dtype and shape. */
 export type IrMeta = () => {
-  ir: () => any;
   tensor(name: string): TensorMeta | undefined;
 };
 
@@ -113,7 +112,9 @@ export function addTensors(handle: EmbindObject, weightOps: readonly TensorOp[],
 }
 
 // Lazily parsed facts from the IR text that the glue doesn't expose: the
-// shape/dtype of weights, buffers and constants by original name.
+// shape/dtype of weights, buffers and constants by original name (for tensors
+// given as plain arrays, read before the engine has the IR). Unknown keys are
+// the engine's to find (weight_keys.ts), so most loads never parse this.
 export function irMetaFrom(text: string): IrMeta {
   let parsed: any;
   const load = () => {
@@ -127,8 +128,6 @@ export function irMetaFrom(text: string): IrMeta {
     return parsed;
   };
   return () => ({
-    /** The parsed IR object, or null when the text is not JSON. */
-    ir: load,
     tensor(name: string): TensorMeta | undefined {
       const ir = load();
       if (!ir) return undefined;

@@ -10,7 +10,6 @@ import {
 import { parseJsonLoose } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
-import { compareWithTruth } from './truth.js';
 import { executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY, type NormalizedTensor } from './tensor.js';
@@ -325,7 +324,7 @@ export class Model {
    * Runs and compares with `expected` (graph_outputs order) like pytorch-ir's verify_ir.
    * options.reference64: float64 outputs (same forms as `expected`); the report then also has
    * `reference64`: per output our max error and `expected`'s max error against them, and whether
-   * an rtol/atol failure is only reassociation (lib/truth.js). isValid stays rtol/atol's.
+   * an rtol/atol failure is only reassociation (the engine's src/verify/truth.cpp). isValid stays rtol/atol's.
    * Rejects with VerificationError only for unusable expected values (e.g. data that does not fit its shape).
    */
   async verify(inputs: Inputs, expected: Expected, { rtol = 1e-5, atol = 1e-5, reference64 }: VerifyOptions = {}): Promise<VerifyReport> {
@@ -341,12 +340,11 @@ export class Model {
         errorMessage: `Output count mismatch: expected ${list.length}, got ${numOutputs}`,
       };
     }
-    const tensors = list.map((v, i) => {
+    list.forEach((v, i) => {
       const t = toTensor(v, metas[i], (msg) => {
         throw new VerificationError(`expected output ${i} ('${metas[i]!.name}'): ${msg}`);
       });
       check(h.setExpected(i, t.dtype, t.shape, t.bytes), 'VerificationError');
-      return t;
     });
     const r = parseJsonLoose(h.verify(rtol, atol));
     if (r && r.kind && r.message !== undefined) check(JSON.stringify(r), 'VerificationError');
@@ -355,7 +353,10 @@ export class Model {
       const truth = outputList(reference64, metas, 'reference64').map((v, i) => toTensor(
         v, metas[i] ? { shape: metas[i].shape, dtype: 'float64' } : undefined,
         (msg) => { throw new VerificationError(`reference64 output ${i} ('${metas[i]?.name}'): ${msg}`); }));
-      const t = compareWithTruth(this._readOutputs(), tensors, truth);
+      // The engine compares its outputs and the expected ones set above (verify/truth.cpp).
+      h.clearReference64();
+      truth.forEach((t) => check(h.addReference64(t.dtype, t.shape, t.bytes), 'VerificationError'));
+      const t = h.compareWithTruth();
       report.reference64 = { ...t, reassociationOnly: !report.isValid && t.withinBound };
     }
     return report;
@@ -512,7 +513,7 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
       addTensors(handle, weightOps, constantOps, streamed);
       // After the engine read the sources (a broken file is reported as such),
       // before compile (whose missing-weight error a typo would explain).
-      checkTensorKeys({ weights: weightOps, constants: constantOps }, [irMeta().ir()], options.strictWeights);
+      checkTensorKeys(handle, options.strictWeights);
     }
     // Compile now when weights/constants are given (errors surface here);
     // otherwise at the first execute, so info/visualize work on a bare IR.

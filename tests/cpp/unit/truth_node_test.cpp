@@ -1,6 +1,9 @@
-// judge_node (verify/truth.h): the per-node float64 criterion of `torchir parity --criterion truth64`.
+// verify/truth.h: judge_node, the per-node float64 criterion of `torchir parity --criterion truth64`,
+// and compare_with_truth, the per-output one of `torchir verify --reference64` and of the npm
+// package's verify({reference64}) (through the bindings' compareWithTruth).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "test_util.h"
@@ -66,6 +69,32 @@ TEST(TruthNode, NotJudgedWhenNotFloatingOrShapesDiffer) {
   const NodeTruth shapes = judge_node(off_by(0), tensor_f32({2}, {1, 2}), off_by(0), kTruth);
   EXPECT_FALSE(shapes.judged);
   EXPECT_NE(shapes.note.find("shapes differ"), std::string::npos) << shapes.note;
+}
+
+TEST(TruthCompare, WithinTwiceTorchsErrorPlusScaleTerm) {
+  const TruthReport r = compare_with_truth({off_by(0.019f)}, {off_by(0.01f)}, {kTruth});
+  ASSERT_TRUE(r.ok) << r.error_message;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TRUE(r.outputs[0].judged);
+  EXPECT_NEAR(r.outputs[0].bound, 2 * r.outputs[0].torch + 1e-6 * 100, 1e-12);
+  EXPECT_FALSE(compare_with_truth({off_by(0.03f)}, {off_by(0.01f)}, {kTruth}).ok);
+  EXPECT_NE(format_truth_report(r, true).find("=> the rtol/atol failure is only reassociation"), std::string::npos);
+}
+
+TEST(TruthCompare, CountAndShapeMismatchesAndIntegerOutputs) {
+  TruthReport r = compare_with_truth({off_by(0)}, {off_by(0)}, {kTruth, kTruth});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.outputs.empty());
+  EXPECT_EQ(r.error_message, "output count mismatch: 1 outputs, 1 reference, 2 float64 reference");
+  r = compare_with_truth({off_by(0)}, {off_by(0)}, {to_dtype_owned(tensor_f32({2, 2}, {1, 2, 3, 4}), DType::F64)});
+  EXPECT_FALSE(r.ok);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TRUE(std::isinf(r.outputs[0].ours));
+  EXPECT_EQ(r.error_message, "output 0: shape [4] (reference [4]) but the float64 reference is [2, 2]");
+  const Tensor ids = test::tensor_i64({2}, {1, 2});
+  r = compare_with_truth({ids}, {ids}, {ids});
+  EXPECT_TRUE(r.ok);
+  EXPECT_FALSE(r.outputs[0].judged);
 }
 
 }  // namespace
