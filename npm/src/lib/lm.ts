@@ -248,11 +248,6 @@ async function startGpu(device: GpuObject, backend: Backend, handle: EmbindObjec
   } catch (e) {
     gen?.destroy();
     if (backend.dead) throw e;
-    // Weights streamed to the GPU are not in WASM memory: the sessions cannot run there.
-    if (handle.weightBytes().streamed > 0) {
-      throw new ExecutionError(`loadLM: ${(e as Error).message.replace(/^WebGPU: /, '')} (its weights were streamed ` +
-        'to the GPU, not kept in WASM memory: no fallback to WASM)', { cause: e });
-    }
     declineWebGpu(`loadLM: ${(e as Error).message.replace(/^WebGPU: /, '')}`);
     return null;
   }
@@ -285,34 +280,48 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
   const gpu = providers.includes('webgpu') ? await gpuOrFallback() : null;
   // The last point an abort can stop the load: what follows is synchronous but the GPU start.
   load.signal?.throwIfAborted();
-  const handle = backend.create('WasmLM');
-  let streamed: StreamedWeights | null = null;
-  try {
-    applyLimits(handle, limits, 'loadLM');
+  // A compiled WasmLM; with a GPU, its safetensors weights are streamed (`streamed` gets them).
+  const compiled = (forGpu: GpuObject | null, streamed: StreamedWeights | null): EmbindObject => {
+    const handle = backend.create('WasmLM');
     try {
-      check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
+      applyLimits(handle, limits, 'loadLM');
+      try {
+        check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
+      } catch (e) {
+        throw withOrigins(e as Error, options);
+      }
+      addTensors(handle, weightOps, constantOps, streamed);
+      streamed?.bind(handle);
+      // Both graphs bind from the one weights source: a key either uses is known.
+      checkTensorKeys(handle, options.strictWeights);
+      if (forGpu) {
+        handle.setWebGpu(true);
+        handle.setMaxBinding(forGpu.limits.maxStorageBufferBindingSize);
+        if (streamed?.count) handle.setWeightReader(streamed.reader);
+      }
+      check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
+      handle.setWeightReader?.(undefined);
+      return handle;
     } catch (e) {
-      throw withOrigins(e as Error, options);
+      handle.delete();
+      throw e;
     }
-    streamed = gpu ? new StreamedWeights() : null;
-    addTensors(handle, weightOps, constantOps, streamed);
-    // Both graphs bind from the one weights source: a key either uses is known.
-    checkTensorKeys(handle, options.strictWeights);
-    if (gpu) {
-      handle.setWebGpu(true);
-      handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);
-      if (streamed?.count) handle.setWeightReader(streamed.reader);
-    }
-    check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
-    if (streamed?.count) {
-      handle.setWeightReader(undefined);
-      streamed.bind(handle);
-    }
-    const lm = LanguageModel._create(backend, handle);
+  };
+  const streamed = gpu ? new StreamedWeights() : null;
+  let lm: LanguageModel | null = null;
+  try {
+    const handle = compiled(gpu, streamed);
+    lm = LanguageModel._create(backend, handle);
     if (gpu) lm._gpu = await startGpu(gpu, backend, handle, streamed?.count ? streamed : null);
+    if (gpu && !lm._gpu && handle.weightBytes().streamed > 0) {
+      // The WASM fallback needs the weights the GPU was to hold: compile again, unstreamed.
+      lm.dispose();
+      lm = null;
+      return LanguageModel._create(backend, compiled(null, null));
+    }
     return lm;
   } catch (e) {
-    handle.delete();
+    lm?.dispose();
     throw e;
   } finally {
     streamed?.release(); // the GPU holds them now (or the load failed)

@@ -511,6 +511,7 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
     } else {
       streamed = gpu ? new StreamedWeights() : null;
       addTensors(handle, weightOps, constantOps, streamed);
+      streamed?.bind(handle);
       // After the engine read the sources (a broken file is reported as such),
       // before compile (whose missing-weight error a typo would explain).
       checkTensorKeys(handle, options.strictWeights);
@@ -525,10 +526,7 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
       if (streamed?.count) handle.setWeightReader(streamed.reader);
     }
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
-    if (streamed?.count) {
-      handle.setWeightReader(undefined);
-      streamed.bind(handle);
-    }
+    if (streamed?.count) handle.setWeightReader(undefined);
     if (profile) handle.setProfiling(true);
     model = Model._create(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
     if (gpu) model._gpu = await startWebGpu(gpu, backend, handle, streamed?.count ? streamed : null);

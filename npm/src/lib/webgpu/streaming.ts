@@ -64,7 +64,7 @@ export class StreamedWeights {
     return this.files?.length ?? 0;
   }
 
-  /** After compile: where each weight left without data in WASM memory lives. */
+  /** After the files were added (before compile, which fills some): where each streamed tensor lives. */
   bind(handle: EmbindObject): void {
     const list = JSON.parse(String(handle.streamedWeights())) as StreamedSource[];
     this.sources = new Map(list.map((s) => [s.name, s]));
