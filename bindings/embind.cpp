@@ -58,7 +58,9 @@ class WasmModel : public TensorSources {
       auto s = std::make_unique<tir::Session>(model(), o);
       s->set_profiling(profiling_);
       // Streamed weights: place first, then give data to those the CPU reads.
-      if (webgpu_ && has_streamed()) fill_streamed(s->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
+      // Streamed weights (its own, or shared through weightsFrom): place first, then give data to
+      // those the CPU reads.
+      if (webgpu_) fill_streamed(s->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
       s->bind(weights_, constants_);
       session_ = std::move(s);
       inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
@@ -73,9 +75,6 @@ class WasmModel : public TensorSources {
   std::string shareWeights(const WasmModel& other) {
     return guarded([&] {
       if (!other.session_) throw tir::ExecutionError("weightsFrom: that model is not compiled yet");
-      if (other.session_->weight_bytes(true))
-        throw tir::ExecutionError("weightsFrom: that model's weights were streamed to the GPU (not kept in WASM "
-                                  "memory); load this IR with its own weights");
       weights_ = other.weights_;
       constants_ = other.constants_;
       shared_prepare_ = other.shared_prepare_;

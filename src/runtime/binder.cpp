@@ -93,8 +93,9 @@ void Session::Impl::bind(const TensorMap& given_weights, const TensorMap& consta
       const bool converts = src->dtype == slot.tensor.dtype ||
                             (slot.tensor.dtype == DType::F32 && (src->dtype == DType::F16 || src->dtype == DType::BF16));
       if (!gpu_only || slot.mutated || !converts || !src->is_contiguous())
-        throw WeightLoadError("weight '" + slot.key + "' has no data: only weights that GPU nodes alone read (float, "
-                              "int32, int64 or bool) can be streamed to the GPU");
+        throw WeightLoadError("weight '" + slot.key + "' has no data in this memory (it was streamed to the GPU), "
+                              "but this session needs it here: a node on the CPU reads it, or its dtype is converted "
+                              "(a model sharing a WebGPU model's weights must run on WebGPU too)");
       buf.owned.clear();
       buf.data = nullptr;
       buf.keepalive = src->buffer;

@@ -40,8 +40,23 @@ test('an all-GPU model keeps no weight in WASM memory', async (t) => {
     const io = readIo(fx.io);
     const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
     assert.ok(report.isValid || report.reference64.reassociationOnly, `maxDiff ${report.maxDiff}`);
-    // weightsFrom needs the weights in WASM memory: refused, naming why.
-    await assert.rejects(tir.loadIR(fx.model, { weightsFrom: model }), /streamed to the GPU/);
+    // weightsFrom on the GPU shares the first model's GPU weights (nothing uploaded again), and
+    // outlives it; on WASM alone it would need the weights in WASM memory: refused, naming why.
+    const twin = await tir.loadIR(fx.model, { weightsFrom: model, executionProviders: ['webgpu'] });
+    try {
+      assert.equal(twin._gpu.stats.uploads, 0);
+      model.dispose();
+      const again = await twin.verify(ioInputs(twin, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+      assert.ok(again.isValid || again.reference64.reassociationOnly, `maxDiff ${again.maxDiff}`);
+    } finally {
+      twin.dispose();
+    }
+    const gpuModel = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
+    try {
+      await assert.rejects(tir.loadIR(fx.model, { weightsFrom: gpuModel }), /streamed to the GPU/);
+    } finally {
+      gpuModel.dispose();
+    }
   } finally {
     model.dispose();
   }

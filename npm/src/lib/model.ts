@@ -529,7 +529,7 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
     if (streamed?.count) handle.setWeightReader(undefined);
     if (profile) handle.setProfiling(true);
     model = Model._create(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
-    if (gpu) model._gpu = await startWebGpu(gpu, backend, handle, streamed?.count ? streamed : null);
+    if (gpu) model._gpu = await startWebGpu(gpu, backend, handle, streamed?.count ? streamed : null, from?._gpu?.weightBuffers);
     if (model._gpu) model._gpu.profiling = Boolean(profile);
   } catch (e) {
     if (model) model.dispose(); // also unregisters its finalizer (which would delete the handle again)

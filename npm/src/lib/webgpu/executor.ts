@@ -118,6 +118,33 @@ function nodeRange(nodes: readonly string[] | null | undefined): string {
   return nodes.length === 1 ? `node '${nodes[0]}'` : `nodes '${nodes[0]}' .. '${nodes[nodes.length - 1]}'`;
 }
 
+/**
+ * Constant weights' GPU buffers, shared by the executors of graphs bound to the same weights (an
+ * LLM's prefill and decode, models loaded with weightsFrom), counted: the last user destroys one.
+ */
+export class SharedWeightBuffers {
+  private entries = new Map<string, { buffer: GpuObject; users: number }>();
+
+  /** The buffer of weight `key` (counted as used), or null. */
+  take(key: string): GpuObject | null {
+    const e = this.entries.get(key);
+    if (!e) return null;
+    e.users++;
+    return e.buffer;
+  }
+
+  add(key: string, buffer: GpuObject): void {
+    this.entries.set(key, { buffer, users: 1 });
+  }
+
+  release(key: string): void {
+    const e = this.entries.get(key);
+    if (!e || --e.users > 0) return;
+    e.buffer.destroy();
+    this.entries.delete(key);
+  }
+}
+
 export class WebGpuExecutor {
   device: GpuObject;
   plan: WebGpuPlan;
@@ -140,25 +167,26 @@ export class WebGpuExecutor {
   /** The streamed weights' bytes, until create() has uploaded them. */
   private streamed: StreamedWeights | null = null;
   /** Constant weights' GPU buffers shared with other executors on the same weights (a model's prefill and decode). */
-  private weightBuffers: Map<string, GpuObject> | null = null;
+  weightBuffers: SharedWeightBuffers = new SharedWeightBuffers();
   /** Values whose buffer another executor already filled. */
   private sharedValues = new Set<number>();
+  /** The weightBuffers keys this executor uses (released at destroy). */
+  private weightKeys: string[] = [];
 
   /**
    * device: a GPUDevice; plan: the parsed plan; handle: the model's WasmModel;
    * memoryView(ptr, bytes): a Uint8Array on the WASM memory; streamed: the StreamedWeights
    * holding the bytes of the plan's "streamed" weights (read once, here), or null; weightBuffers:
-   * constant weights' GPU buffers by weight, shared by the executors given the same map (their
-   * owner is the executor that made them: destroy those together).
+   * the constant weights' GPU buffers of executors on the same weights (its own otherwise).
    */
   static async create({ device, plan, handle, memoryView, streamed = null, weightBuffers = null }:
     {
       device: GpuObject; plan: WebGpuPlan; handle: WasmSteps; memoryView: MemoryView;
-      streamed?: StreamedWeights | null; weightBuffers?: Map<string, GpuObject> | null;
+      streamed?: StreamedWeights | null; weightBuffers?: SharedWeightBuffers | null;
     }): Promise<WebGpuExecutor> {
     const ex = new WebGpuExecutor(device, plan, handle, memoryView);
     ex.streamed = streamed;
-    ex.weightBuffers = weightBuffers;
+    if (weightBuffers) ex.weightBuffers = weightBuffers;
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
     let failed = null;
@@ -169,10 +197,17 @@ export class WebGpuExecutor {
     }
     const validation = await device.popErrorScope();
     const oom = await device.popErrorScope();
+    // A failed create frees what it made (shared weight buffers it added were never filled).
+    if (failed || oom || validation) ex.destroy();
     if (failed) throw failed;
     if (oom) throw new ExecutionError(`WebGPU: out of GPU memory while creating the model's buffers: ${oom.message}`);
     if (validation) throw new ExecutionError(`WebGPU: ${ex._building ?? 'building the model'}: ${validation.message}`);
-    ex._uploadWeights();
+    try {
+      ex._uploadWeights();
+    } catch (e) {
+      ex.destroy();
+      throw e;
+    }
     ex.streamed = null;
     return ex;
   }
@@ -208,16 +243,17 @@ export class WebGpuExecutor {
     const weightOfSlot = new Map<number, number>(plan.prepare.map((id: number) => [plan.values[id].slot, id]));
     this.slots = plan.slots.map((bytes: number, slot: number) => {
       const id = weightOfSlot.get(slot);
-      if (id === undefined || !this.weightBuffers) return this._buffer(bytes, STORAGE);
+      if (id === undefined) return this._buffer(bytes, STORAGE);
       const v: PlanValue = plan.values[id];
       const key = v.streamed !== undefined ? `streamed ${v.streamed}` : `at ${v.ptr} ${v.numel} ${v.dtype}`;
-      const shared = this.weightBuffers.get(key);
+      this.weightKeys.push(key);
+      const shared = this.weightBuffers.take(key);
       if (shared) {
         this.sharedValues.add(id);
         return shared;
       }
-      const b = this._buffer(bytes, STORAGE);
-      this.weightBuffers.set(key, b);
+      const b = this.device.createBuffer({ size: Math.max(4, Math.ceil(bytes / 4) * 4), usage: STORAGE });
+      this.weightBuffers.add(key, b);
       return b;
     });
     this.dummyRead = this._buffer(4, STORAGE);
@@ -384,6 +420,8 @@ export class WebGpuExecutor {
   destroy(): void {
     for (const b of this._owned) b.destroy();
     this._owned = [];
+    for (const key of this.weightKeys) this.weightBuffers.release(key);
+    this.weightKeys = [];
   }
 }
 

@@ -6,7 +6,7 @@
 // only the small per-step inputs go up and the logits come down.
 import { ExecutionError, check } from '../errors.js';
 import { parseJsonLoose } from '../json.js';
-import { WebGpuExecutor, type GpuStats, type WebGpuPlan } from './executor.js';
+import { SharedWeightBuffers, WebGpuExecutor, type GpuStats, type WebGpuPlan } from './executor.js';
 import type { Backend, EmbindObject } from '../backend.js';
 import type { GpuTransfers } from '../lm_types.js';
 import type { Placement } from '../model_types.js';
@@ -54,7 +54,7 @@ export class GpuGeneration {
     if (placed === 0) throw new ExecutionError(`no node of the prefill or decode graph can run on the GPU (${plan.decode.fallbacks[0]?.why ?? 'no compute node'})`);
     const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
     const executors: WebGpuExecutor[] = [];
-    const weightBuffers = new Map<string, GpuObject>(); // both graphs read one copy of each weight
+    const weightBuffers = new SharedWeightBuffers(); // both graphs read one copy of each weight
     try {
       for (const which of [PREFILL, DECODE]) {
         executors.push(await WebGpuExecutor.create({

@@ -5,7 +5,7 @@ import { ExecutionError, check } from '../errors.js';
 import { parseJsonLoose } from '../json.js';
 import { warn } from '../warn.js';
 import { webgpuDevice } from './device.js';
-import { WebGpuExecutor } from './executor.js';
+import { WebGpuExecutor, type SharedWeightBuffers } from './executor.js';
 import type { Backend, EmbindObject } from '../backend.js';
 import type { ExecutionProvider } from '../model_types.js';
 import type { GpuObject } from './kernels.js';
@@ -41,9 +41,10 @@ export async function gpuOrFallback(): Promise<GpuObject | null> {
 
 // The WebGPU executor of a session compiled for it, or null when the plan puts no node on
 // the GPU (the session then runs on WASM as planned: node by node, without fusion).
-// streamed: the model's StreamedWeights when its weights skipped WASM memory (streaming.js).
+// streamed: the model's StreamedWeights when its weights skipped WASM memory (streaming.js);
+// weightBuffers: the GPU weights of the model whose weights this one shares (weightsFrom).
 export async function startWebGpu(device: GpuObject, backend: Backend, handle: EmbindObject,
-  streamed: StreamedWeights | null = null): Promise<WebGpuExecutor | null> {
+  streamed: StreamedWeights | null = null, weightBuffers: SharedWeightBuffers | null = null): Promise<WebGpuExecutor | null> {
   const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
   const plan = parseJsonLoose(text);
   if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
@@ -52,5 +53,5 @@ export async function startWebGpu(device: GpuObject, backend: Backend, handle: E
     return null;
   }
   const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
-  return WebGpuExecutor.create({ device, plan, handle, memoryView, streamed });
+  return WebGpuExecutor.create({ device, plan, handle, memoryView, streamed, weightBuffers });
 }
