@@ -55,17 +55,22 @@ class WasmModel : public TensorSources {
         prepare_dtype_ = o.weight_dtype;
       }
       o.shared_prepare = shared_prepare_;
-      auto s = std::make_unique<tir::Session>(model(), o);
-      s->set_profiling(profiling_);
-      // Streamed weights: place first, then give data to those the CPU reads.
-      // Streamed weights (its own, or shared through weightsFrom): place first, then give data to
-      // those the CPU reads.
-      if (webgpu_) fill_streamed(s->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
-      s->bind(weights_, constants_);
-      session_ = std::move(s);
-      inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
-      expected_.assign(model_->graph_outputs.size(), tir::Tensor{});
-      outputs_.clear();
+      pending_ = std::make_unique<tir::Session>(model(), o);
+      pending_->set_profiling(profiling_);
+      // Streamed weights (its own, or shared through weightsFrom): place first; the ones the CPU
+      // reads are given their bytes (streamedToRead, setStreamedBytes) before finishCompile binds.
+      to_read_.clear();
+      if (webgpu_) plan_streamed_reads(pending_->place_for_webgpu(uint64_t(max_binding_)));
+      if (to_read_.empty()) bind_pending();
+    });
+  }
+  // Whether compile() waits for streamed bytes (then finishCompile()).
+  bool compilePending() const { return pending_ != nullptr; }
+  std::string finishCompile() {
+    return guarded([&] {
+      if (!pending_) throw tir::ExecutionError("finishCompile(): no compile() is waiting for streamed weights");
+      require_streamed_reads();
+      bind_pending();
     });
   }
 
@@ -90,9 +95,8 @@ class WasmModel : public TensorSources {
   // The next compile() plans for WebGPU placement (webgpuPlan()).
   void setWebGpu(bool on) { webgpu_ = on; }
   // The device's largest storage binding, for the placement that decides which
-  // streamed weights the CPU needs (compile), and the reader of their bytes.
+  // streamed weights the CPU needs (compile).
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
-  void setWeightReader(const val& reader) { weight_reader_ = reader; }
   // Bytes of the weights in WASM memory and of those streamed to the GPU: {wasm, streamed}.
   val weightBytes() const {
     return or_throw<val>([&] {
@@ -236,11 +240,25 @@ class WasmModel : public TensorSources {
     });
   }
 
+  // How many expected outputs the caller has (setExpected then fills them): another count than
+  // the graph's makes verify() report the mismatch, as the native CLI does.
+  void setExpectedCount(int n) {
+    or_throw<bool>([&] {
+      need_session();
+      expected_.assign(size_t(std::max(n, 0)), tir::Tensor{});
+      return true;
+    });
+  }
+
+  // verify_outputs' report JSON (tir::report_to_json) plus "text": the native CLI's report lines
+  // (format_report), so every front end prints the engine's words.
   std::string verify(double rtol, double atol) {
     std::string report;
     std::string err = guarded([&] {
       require_run_and_expected("verify()");
-      report = tir::report_to_json(tir::verify_outputs(outputs_, expected_, rtol, atol));
+      const tir::VerifyReport r = tir::verify_outputs(outputs_, expected_, rtol, atol);
+      report = tir::report_to_json(r);
+      report.insert(report.size() - 1, ", \"text\": " + json_string(tir::format_report(r)));
     });
     return err.empty() ? report : err;
   }
@@ -256,8 +274,10 @@ class WasmModel : public TensorSources {
   }
   // compare_with_truth (verify/truth.h) of the last run's outputs and the expected outputs
   // against reference64: {withinBound, outputs: [{index, judged, ours, reference, scale, bound,
-  // withinBound}], errorMessage (null when none)}. Doubles go as JS numbers (Infinity too).
-  val compareWithTruth() const {
+  // withinBound}], errorMessage (null when none), text}. Doubles go as JS numbers (Infinity too).
+  // text: the native CLI's float64 lines (format_truth_report), whose last line says whether an
+  // rtol/atol failure (rtolFailed: verify's result was not valid) is only reassociation.
+  val compareWithTruth(bool rtol_failed) const {
     return or_throw<val>([&] {
       require_run_and_expected("compareWithTruth()");
       const tir::TruthReport r = tir::compare_with_truth(outputs_, expected_, reference64_);
@@ -277,6 +297,7 @@ class WasmModel : public TensorSources {
       report.set("withinBound", r.ok);
       report.set("outputs", outputs);
       report.set("errorMessage", r.error_message.empty() ? val::null() : val(r.error_message));
+      report.set("text", tir::format_truth_report(r, rtol_failed));
       return report;
     });
   }
@@ -351,11 +372,20 @@ class WasmModel : public TensorSources {
       if (!inputs_[i].defined())
         throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name + "') was not set");
   }
+  void bind_pending() {
+    std::unique_ptr<tir::Session> s = std::move(pending_);
+    s->bind(weights_, constants_);
+    session_ = std::move(s);
+    inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
+    expected_.assign(model_->graph_outputs.size(), tir::Tensor{});
+    outputs_.clear();
+  }
   // What verify() and compareWithTruth() compare: the last run's outputs and every expected output.
   void require_run_and_expected(const char* who) const {
     need_session();
     if (outputs_.empty() && !expected_.empty())
       throw tir::VerificationError(std::string(who) + " needs a successful run() first");
+    if (expected_.size() != model_->graph_outputs.size()) return;  // verify_outputs reports the count
     for (size_t i = 0; i < expected_.size(); ++i)
       if (!expected_[i].defined())
         throw tir::VerificationError("expected output " + std::to_string(i) + " was not set");
@@ -383,7 +413,7 @@ class WasmModel : public TensorSources {
   bool profiling_ = false;
   bool webgpu_ = false;
   double max_binding_ = double(uint64_t(128) << 20);
-  val weight_reader_ = val::undefined();
+  std::unique_ptr<tir::Session> pending_;  // compiled and placed, waiting for streamed bytes
   // Packed/derived weight copies, shared with every model bound through
   // shareWeights (one cache per weight dtype: it decides the packed layout).
   std::shared_ptr<tir::PrepareContext> shared_prepare_;
@@ -432,6 +462,8 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("addWeightsFile", &TensorSources::addWeightsFile)
       .function("addWeightsFileStreamed", &TensorSources::addWeightsFileStreamed)
       .function("streamedWeights", &TensorSources::streamedWeights)
+      .function("streamedToRead", &TensorSources::streamedToRead)
+      .function("setStreamedBytes", &TensorSources::setStreamedBytes)
       .function("addWeightTensor", &TensorSources::addWeightTensor)
       .function("addConstantsFile", &TensorSources::addConstantsFile)
       .function("addConstantTensor", &TensorSources::addConstantTensor);
@@ -453,7 +485,8 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("setWebGpu", &WasmModel::setWebGpu)
       .function("webgpuPlan", &WasmModel::webgpuPlan)
       .function("setMaxBinding", &WasmModel::setMaxBinding)
-      .function("setWeightReader", &WasmModel::setWeightReader)
+      .function("compilePending", &WasmModel::compilePending)
+      .function("finishCompile", &WasmModel::finishCompile)
       .function("weightBytes", &WasmModel::weightBytes)
 
       .function("runSteps", &WasmModel::runSteps)
@@ -461,6 +494,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("collectOutputs", &WasmModel::collectOutputs)
       .function("carry", &WasmModel::carry)
       .function("outputBytes", &WasmModel::outputBytes)
+      .function("setExpectedCount", &WasmModel::setExpectedCount)
       .function("setExpected", &WasmModel::setExpected)
       .function("verify", &WasmModel::verify)
       .function("clearReference64", &WasmModel::clearReference64)

@@ -33,14 +33,25 @@ class WasmLM : public TensorSources {
       // caches resident and index_copy writes them in place on the GPU.
       if (webgpu_) options.fusion = false;
       lm_.reset();
+      pending_ = false;
       lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, options);
-      // Streamed weights: place first, then give data to those the CPU reads.
-      if (webgpu_ && has_streamed()) fill_streamed(lm_->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
-      lm_->bind(weights_, constants_);
       prefill_.reset();
       decode_.reset();
-      weights_ = {};
-      constants_ = {};
+      // Streamed weights: place first; the ones the CPU reads are given their bytes
+      // (streamedToRead, setStreamedBytes) before finishCompile binds.
+      to_read_.clear();
+      if (webgpu_ && has_streamed()) plan_streamed_reads(lm_->place_for_webgpu(uint64_t(max_binding_)));
+      pending_ = true;
+      if (to_read_.empty()) bind_pending();
+    });
+  }
+  // Whether compile() waits for streamed bytes (then finishCompile()).
+  bool compilePending() const { return pending_; }
+  std::string finishCompile() {
+    return guarded([&] {
+      if (!pending_) throw tir::ExecutionError("finishCompile(): no compile() is waiting for streamed weights");
+      require_streamed_reads();
+      bind_pending();
     });
   }
   // Caps for the next compile, for both sessions (0 = the build's default).
@@ -69,7 +80,6 @@ class WasmLM : public TensorSources {
   void setWebGpu(bool on) { webgpu_ = on; }  // next compile: no fusion
   // As WasmModel's: the device's largest binding for compile's placement, the streamed weights' reader.
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
-  void setWeightReader(const val& reader) { weight_reader_ = reader; }
   // Bytes of the prefill graph's weights (the decode graph reads the same ones) in WASM memory
   // and streamed to the GPU: {wasm, streamed}.
   val weightBytes() const {
@@ -160,9 +170,16 @@ class WasmLM : public TensorSources {
     });
   }
   tir::LanguageModel& need() const {
-    if (!lm_) throw tir::ExecutionError("the language model is not compiled");
+    if (!lm_ || pending_) throw tir::ExecutionError("the language model is not compiled");
     return *lm_;
   }
+  void bind_pending() {
+    lm_->bind(weights_, constants_);
+    pending_ = false;
+    weights_ = {};
+    constants_ = {};
+  }
+  bool pending_ = false;  // compiled and placed, waiting for streamed bytes
   std::optional<tir::Model> prefill_, decode_;
   tir::KvMapping mapping_;
   std::unique_ptr<tir::LanguageModel> lm_;
@@ -170,7 +187,6 @@ class WasmLM : public TensorSources {
   int64_t last_ = 0;
   bool webgpu_ = false;  // setWebGpu, applied by compile
   double max_binding_ = double(uint64_t(128) << 20);
-  val weight_reader_ = val::undefined();
 };
 
 }  // namespace
@@ -189,7 +205,8 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("stats", &WasmLM::stats)
       .function("setWebGpu", &WasmLM::setWebGpu)
       .function("setMaxBinding", &WasmLM::setMaxBinding)
-      .function("setWeightReader", &WasmLM::setWeightReader)
+      .function("compilePending", &WasmLM::compilePending)
+      .function("finishCompile", &WasmLM::finishCompile)
       .function("weightBytes", &WasmLM::weightBytes)
       .function("webgpuPlan", &WasmLM::webgpuPlan)
       .function("useGpuCaches", &WasmLM::useGpuCaches)

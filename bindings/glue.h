@@ -6,6 +6,7 @@
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -192,51 +193,80 @@ class TensorSources {
       merge(weights_, std::move(m));
     });
   }
-  // JSON [{name, file, offset, bytes}]: the streamed tensors still without data
+  // JSON [{name, dtype, file, offset, bytes}]: the streamed tensors still without data
   // (file: the addWeightsFileStreamed call's index, offset: bytes into that file).
   std::string streamedWeights() const {
     std::string out = "[";
-    for (const auto& kv : weights_.items) {
-      auto it = streamed_.find(kv.first);
-      if (it == streamed_.end() || kv.second.buffer->data || !kv.second.buffer->nbytes) continue;
-      out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": ";
-      tir::json::append_string(&out, kv.first);
-      out += ", \"dtype\": \"" + std::string(tir::dtype_name(kv.second.dtype)) + "\"";
-      out += ", \"file\": " + std::to_string(it->second.file) + ", \"offset\": " +
-             std::to_string(it->second.offset) + ", \"bytes\": " + std::to_string(it->second.nbytes) + "}";
-    }
+    for (const auto& kv : weights_.items)
+      if (streamed_.count(kv.first) && !kv.second.buffer->data && kv.second.buffer->nbytes) append_source(out, kv.first);
     return out + "]";
+  }
+  // Between a compile() that placed streamed weights and finishCompile(): the streamed tensors
+  // the CPU reads, as streamedWeights() lists them. JS reads each from its file (in any order)
+  // and hands the bytes to setStreamedBytes(); finishCompile() then binds.
+  std::string streamedToRead() const {
+    std::string out = "[";
+    for (const auto& name : to_read_) append_source(out, name);
+    return out + "]";
+  }
+  std::string setStreamedBytes(const std::string& name, const val& bytes) {
+    return guarded([&] {
+      auto it = streamed_.find(name);
+      const tir::Tensor* t = weights_.find(name);
+      if (it == streamed_.end() || !t || std::find(to_read_.begin(), to_read_.end(), name) == to_read_.end())
+        throw tir::WeightLoadError("setStreamedBytes: '" + name + "' is not a streamed weight the CPU reads");
+      const val u8 = as_u8(bytes);
+      const uint64_t n = it->second.nbytes;
+      if (u8["length"].as<double>() != double(n))
+        throw tir::WeightLoadError("weight '" + name + "': " + std::to_string(uint64_t(u8["length"].as<double>())) +
+                                   " bytes were given for its " + std::to_string(n));
+      tir::Buffer& b = *t->buffer;
+      b.owned.resize(n);
+      copy_in(u8, b.owned.data(), n);
+      b.data = b.owned.data();
+    });
   }
 
  protected:
   bool has_streamed() const { return !streamed_.empty(); }
-  // Gives data to the streamed tensors named in `names` (the ones the CPU
-  // reads), read by `reader(file, offset, bytes)` -> Uint8Array.
-  void fill_streamed(std::vector<std::string> names, const val& reader) {
-    // The uploader takes these dtypes (executor.js); the others are converted here, on the CPU.
+  // After placement: the streamed tensors named in `names` (the ones the CPU reads), and those of
+  // dtypes the uploader lacks (converted on the CPU), that have no data yet: streamedToRead().
+  void plan_streamed_reads(std::vector<std::string> names) {
+    // The uploader takes these dtypes (executor.ts); the others are converted here, on the CPU.
     for (const auto& kv : weights_.items)
       if (streamed_.count(kv.first) && kv.second.dtype != tir::DType::F32 && kv.second.dtype != tir::DType::F16 &&
           kv.second.dtype != tir::DType::BF16 && kv.second.dtype != tir::DType::I32 &&
           kv.second.dtype != tir::DType::I64 && kv.second.dtype != tir::DType::Bool)
         names.push_back(kv.first);
+    to_read_.clear();
     for (const std::string& name : names) {
-      auto it = streamed_.find(name);
       const tir::Tensor* t = weights_.find(name);
-      if (it == streamed_.end() || !t || t->buffer->data || !t->buffer->nbytes) continue;
-      if (reader.isUndefined() || reader.isNull())
-        throw tir::WeightLoadError("weight '" + name + "' was registered for streaming, but no reader was given");
-      const Streamed& src = it->second;
-      const val u8 = as_u8(reader(src.file, double(src.offset), double(src.nbytes)));
-      if (u8["length"].as<double>() != double(src.nbytes))
-        throw tir::WeightLoadError("weight '" + name + "': the reader gave " + std::to_string(u8["length"].as<double>()) +
-                                   " bytes for " + std::to_string(src.nbytes));
-      tir::Buffer& b = *t->buffer;
-      b.owned.resize(src.nbytes);
-      copy_in(u8, b.owned.data(), src.nbytes);
-      b.data = b.owned.data();
+      if (!streamed_.count(name) || !t || t->buffer->data || !t->buffer->nbytes) continue;
+      if (std::find(to_read_.begin(), to_read_.end(), name) == to_read_.end()) to_read_.push_back(name);
     }
   }
+  // Before bind: every planned read was given (a WeightLoadError names the first that was not).
+  void require_streamed_reads() {
+    for (const std::string& name : to_read_)
+      if (!weights_.find(name)->buffer->data)
+        throw tir::WeightLoadError("weight '" + name + "' is streamed and the CPU reads it, but its bytes were not " +
+                                   "given (streamedToRead, setStreamedBytes)");
+    to_read_.clear();
+  }
+  std::vector<std::string> to_read_;  // streamed weights the CPU reads, until finishCompile
 
+ private:
+  void append_source(std::string& out, const std::string& name) const {
+    const auto& src = streamed_.at(name);
+    const tir::Tensor& t = *weights_.find(name);
+    out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": ";
+    tir::json::append_string(&out, name);
+    out += ", \"dtype\": \"" + std::string(tir::dtype_name(t.dtype)) + "\"";
+    out += ", \"file\": " + std::to_string(src.file) + ", \"offset\": " + std::to_string(src.offset) +
+           ", \"bytes\": " + std::to_string(src.nbytes) + "}";
+  }
+
+ protected:
   // The engine's message for the keys of the weights or constants given so far that bind to
   // nothing in `models` (runtime/weight_keys.h), or "" when all do. JS adds strictWeights'
   // suffix and warns or throws.

@@ -147,3 +147,45 @@ test('errors: same kinds and messages as native, exit 1; usage errors exit 2', (
   r = cli('--help');
   assert.equal(r.status, 0);
 });
+
+test('the command line is the engine\'s: bad lines fail as torchir\'s do; native-only parts are refused', () => {
+  const ir = join(seeds, 'SimpleMLP.json');
+  const bad = [
+    ['info', ir, '--weights', 'x'],
+    ['pie', ir, '--top', 'x'],
+    ['run', ir, '--weights', 'w', '--inputs', 'i', '--repeat', '0'],
+    ['run', ir, '--weights', 'w', '--inputs', 'i', '--threads', '-2'],
+    ['run', ir, '--weights', 'w', '--inputs', 'i', '--max-arena-bytes', '12Q'],
+    ['verify', ir, '--weights', 'w', '--io', 'i', '--weight-dtype', 'int8'],
+    ['verify', ir, '--weights', 'w', '--io', 'i', '--backend', 'onnx'],
+    ['verify', '--weights', 'w', '--io', 'i'],
+    ['generate', ir, '--weights', 'w', '--kv-mapping', 'k', '--prompt-ids', '1'],
+    ['generate', ir, ir, '--weights', 'w', '--kv-mapping', 'k', '--prompt-ids', '1,x'],
+    ['run', ir, '--weights'],
+  ];
+  for (const args of bad) {
+    const r = cli(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^torch-ir-wasm: usage error: .+\nusage: torch-ir-wasm \S+/, args.join(' '));
+    if (native) {
+      const n = nat(...args);
+      assert.equal(n.status, 2, args.join(' '));
+      // The first line is the same words; the usage lines are the same command's.
+      assert.equal(r.stderr.split('\n')[0].replace('torch-ir-wasm', 'torchir'), n.stderr.split('\n')[0], args.join(' '));
+    }
+  }
+  let r = cli('parity', ir, '--weights', 'w', '--io', 'i');
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, "torch-ir-wasm: Error: 'parity' needs the native build with LibTorch (torchir parity)\n");
+  r = cli('verify', ir, '--weights', 'w', '--io', 'i', '--backend', 'libtorch');
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^torch-ir-wasm: Error: backend 'libtorch' needs the native build/);
+  r = cli('--help');
+  assert.doesNotMatch(r.stdout, /\n {2}parity /);
+  assert.match(r.stdout, /\n {2}generate PREFILL DECODE /);
+  if (native) {
+    // The commands both run have the same usage lines.
+    const lines = (t) => t.split('\n').filter((l) => /^ {2}(info|visualize|pie|run|verify|generate) /.test(l));
+    assert.deepEqual(lines(r.stdout), lines(nat('--help').stdout));
+  }
+});

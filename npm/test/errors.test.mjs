@@ -121,6 +121,8 @@ for (const threads of [undefined, 1]) {
     const r = await m.verify([x], [], TOL);
     assert.equal(r.isValid, false);
     assert.equal(r.errorMessage, 'Output count mismatch: expected 0, got 1');
+    assert.equal(r.text, 'Verification FAILED\n  outputs: 1\n  max_diff: 0.000000e+00\n  mean_diff: 0.000000e+00\n' +
+      '  error: Output count mismatch: expected 0, got 1\n');
     // wrong shape: not close, diff inf
     const s = await m.verify([x], [{ data: new Float32Array(3), shape: [1, 3] }], TOL);
     assert.equal(s.isValid, false);

@@ -15,44 +15,6 @@
 
 namespace tir::cli {
 
-double Args::num(const std::string& k, double def) const {
-  if (!has(k)) return def;
-  char* end = nullptr;
-  const std::string v = get(k);
-  const double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end) throw UsageError("option " + k + " expects a number, got '" + v + "'");
-  return d;
-}
-
-const std::vector<std::string> kLimitOptions = {"--max-tensor-bytes", "--max-arena-bytes", "--max-run-work"};
-
-Args parse_args(int argc, char** argv, int first, const CommandOptions& options) {
-  auto listed = [](const std::vector<std::string>& list, const std::string& s) {
-    return std::find(list.begin(), list.end(), s) != list.end();
-  };
-  Args a;
-  for (int i = first; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.size() > 1 && s[0] == '-') {
-      if (listed(options.flags, s)) {
-        a.options[s] = "";
-      } else {
-        if (!listed(options.values, s)) throw UsageError("unknown option " + s);
-        if (i + 1 >= argc) throw UsageError("option " + s + " expects a value");
-        a.options[s] = argv[++i];
-      }
-    } else {
-      a.positional.push_back(s);
-    }
-  }
-  return a;
-}
-
-std::string required(const Args& a, const std::string& opt) {
-  if (!a.has(opt)) throw UsageError("missing required option " + opt);
-  return a.get(opt);
-}
-
 std::vector<Tensor> io_inputs(const Model& model, const TensorMap& io, const std::string& origin) {
   // Hashed: TensorMap::find scans, and a model may have 40k inputs.
   std::unordered_map<std::string, const Tensor*> by_name;
@@ -90,42 +52,11 @@ void check_weight_keys(const std::vector<const Model*>& models, const TensorMap&
   std::cerr << "torchir: warning: " << message << "; ignored (--strict-weights makes this an error)\n";
 }
 
-const char* const kLimitsUsage =
-    "LIMITS: --max-tensor-bytes N, --max-arena-bytes N, --max-run-work N (suffixes K/M/G/T; 0: default): the caps a\n"
-    "session checks at load: bytes of one tensor and of the memory plan (default: physical memory; 2 GiB in\n"
-    "WASM) and elements touched per run (default 2^40). Accepted by run, verify, parity and generate.\n";
-
-uint64_t parse_size(const std::string& text, const std::string& option) {
-  const std::string bad = option + " expects a non-negative integer with an optional K/M/G/T suffix, got '" + text + "'";
-  size_t i = 0;
-  uint64_t v = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    if (v > (UINT64_MAX - 9) / 10) throw UsageError(option + ": '" + text + "' is too large");
-    v = v * 10 + uint64_t(text[i] - '0');
-  }
-  if (i == 0) throw UsageError(bad);
-  int shift = 0;
-  if (i < text.size()) {
-    switch (text[i] | 0x20) {
-      case 'k': shift = 10; break;
-      case 'm': shift = 20; break;
-      case 'g': shift = 30; break;
-      case 't': shift = 40; break;
-      default: throw UsageError(bad);
-    }
-    ++i;
-    if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
-  }
-  if (i != text.size()) throw UsageError(bad);
-  if (shift && v > (UINT64_MAX >> shift)) throw UsageError(option + ": '" + text + "' is too large");
-  return v << shift;
-}
-
 Limits limits_from_args(const Args& a) {
   Limits l;
   auto get = [&](const std::string& opt, uint64_t max) -> uint64_t {
     if (!a.has(opt)) return 0;
-    const uint64_t v = parse_size(a.get(opt), opt);
+    const uint64_t v = command_line::parse_size(a.get(opt), opt);
     if (v > max) throw UsageError(opt + ": " + a.get(opt) + " is more than this build can address");
     return v;
   };
@@ -138,10 +69,9 @@ Limits limits_from_args(const Args& a) {
 SessionOptions session_options(const Args& a) {
   SessionOptions o;
   o.limits = limits_from_args(a);
-  const std::string wd = a.get("--weight-dtype", "float32");
-  if (!try_parse_dtype(wd, &o.weight_dtype) ||
-      (o.weight_dtype != DType::F32 && o.weight_dtype != DType::F16 && o.weight_dtype != DType::BF16))
-    throw UsageError("--weight-dtype must be float32, float16 or bfloat16, got '" + wd + "'");
+  // Checked against its choices at parse time.
+  if (!try_parse_dtype(a.get("--weight-dtype", "float32"), &o.weight_dtype))
+    throw UsageError("--weight-dtype: unknown dtype '" + a.get("--weight-dtype") + "'");
   return o;
 }
 

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "core/errors.h"
 #include "core/file_io.h"
@@ -17,32 +16,7 @@
 
 namespace tir::cli {
 
-const char* kGenerateUsage =
-    "  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n"
-    "      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n"
-    "      [--threads N] [--weight-dtype D] [--no-donate] [--strict-weights] [LIMITS]\n"
-    "      (new ids on the last stdout line; timing on stderr)\n";
-
 namespace {
-
-std::vector<int64_t> parse_ids(const std::string& text, const char* opt) {
-  std::vector<int64_t> ids;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size())
-      throw UsageError(std::string(opt) + ": '" + item + "' is not an integer token id (expected e.g. 1,2,3)");
-    ids.push_back(v);
-  }
-  return ids;
-}
 
 std::string read_text(const std::string& path) {
   auto bytes = read_file_bytes(path);
@@ -52,12 +26,9 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 int cmd_generate(const Args& a) {
-  if (a.positional.size() != 2) throw UsageError("generate needs two IR files: PREFILL DECODE");
-  const std::string mapping_path = required(a, "--kv-mapping"), weights_path = required(a, "--weights");
-  required(a, "--prompt-ids");
-  const int64_t threads = int64_t(a.num("--threads", 0));
-  if (threads < 0) throw UsageError("--threads must be positive");
-  if (threads > 0) set_num_threads(int(threads));
+  // The arguments were checked against the command table (command_line/command_line.cpp).
+  const std::string mapping_path = a.get("--kv-mapping"), weights_path = a.get("--weights");
+  if (const int64_t threads = int64_t(a.num("--threads", 0)); threads > 0) set_num_threads(int(threads));
   SessionOptions options = session_options(a);
   options.update_in_place = !a.has("--no-donate");
   Model prefill = load_model_file(a.positional[0]), decode = load_model_file(a.positional[1]);
@@ -68,13 +39,11 @@ int cmd_generate(const Args& a) {
   check_weight_keys({&prefill, &decode}, constants, "constants", a.has("--strict-weights"));
   LanguageModel lm(std::move(prefill), std::move(decode), mapping, weights, constants, options);
   SamplingOptions sampling;
-  sampling.temperature = a.num("--temperature", 0);
-  sampling.top_k = int64_t(a.num("--top-k", 0));
-  sampling.top_p = a.num("--top-p", 1);
-  sampling.seed = uint64_t(a.num("--seed", 0));
-  const int64_t max_new = int64_t(a.num("--max-new-tokens", 32));
-  const std::vector<int64_t> stop = a.has("--stop") ? parse_ids(a.get("--stop"), "--stop") : std::vector<int64_t>{};
-  const auto ids = generate(lm, parse_ids(a.get("--prompt-ids"), "--prompt-ids"), max_new, sampling, stop);
+  sampling.temperature = a.num("--temperature");
+  sampling.top_k = int64_t(a.num("--top-k"));
+  sampling.top_p = a.num("--top-p");
+  sampling.seed = uint64_t(a.num("--seed"));
+  const auto ids = generate(lm, a.ids("--prompt-ids"), int64_t(a.num("--max-new-tokens")), sampling, a.ids("--stop"));
   const GenerationStats& st = lm.stats();
   std::fprintf(stderr,
                "prefill: %lld tokens (padded to %lld) in %.2f ms; decode: %lld steps in %.2f ms (%.1f tokens/s); "

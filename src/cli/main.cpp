@@ -29,19 +29,6 @@ using namespace tir::cli;
 
 namespace {
 
-// One entry per command: its usage lines (each starting "  ") and options.
-struct Command {
-  const char* name;
-  std::string usage;
-  CommandOptions options;
-  int (*run)(const Args&);
-};
-
-std::vector<std::string> with_limits(std::vector<std::string> values) {
-  values.insert(values.end(), kLimitOptions.begin(), kLimitOptions.end());
-  return values;
-}
-
 int cmd_info(const Args& a);
 int cmd_visualize(const Args& a);
 int cmd_pie(const Args& a);
@@ -50,59 +37,15 @@ int cmd_verify(const Args& a);
 int cmd_parity(const Args& a);
 int cmd_ops(const Args& a);
 
-const std::vector<Command>& commands() {
-  static const std::vector<Command> list = {
-      {"info", "  info IR [--json] [-o FILE]\n", {{"-o"}, {"--json"}}, cmd_info},
-      {"visualize", "  visualize IR [--max-nodes N] [--no-weights] [-o FILE]\n", {{"--max-nodes", "-o"}, {"--no-weights"}},
-       cmd_visualize},
-      {"pie", "  pie IR [--top N] [-o FILE]\n", {{"--top", "-o"}, {}}, cmd_pie},
-      {"run",
-       "  run IR --weights W [--constants C] --inputs IO [-o OUT.safetensors] [--profile] [--repeat N]\n"
-       "      [--threads N] [--weight-dtype D] [--strict-weights] [LIMITS]   (--repeat: N runs, median time and\n"
-       "      per-node median profile)\n",
-       {with_limits({"--weights", "--constants", "--inputs", "-o", "--repeat", "--threads", "--weight-dtype"}),
-        {"--profile", "--strict-weights"}},
-       cmd_run},
-      {"verify",
-       "  verify IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--backend native|libtorch]\n"
-       "      [--device cpu|cuda (libtorch)] [--threads N] [--weight-dtype D] [--strict-weights] [--reference64 T] [LIMITS]\n"
-       "      (--reference64: float64 outputs output.<i>; also reports, per output, our max error and the\n"
-       "      reference's max error against them, and whether an rtol/atol failure is only reassociation;\n"
-       "      the exit status still follows rtol/atol)\n",
-       {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--backend", "--device", "--threads",
-                     "--weight-dtype", "--reference64"}),
-        {"--strict-weights"}},
-       cmd_verify},
-      {"parity",
-       "  parity IR --weights W [--constants C] --io IO [--rtol R] [--atol A] [--device cpu|cuda]\n"
-       "      [--criterion rtol|truth64] [--strict-weights] [LIMITS]   (per node, ours vs LibTorch on the device;\n"
-       "      truth64, the default off cpu: ours and the device both within 2x LibTorch-cpu's error vs a\n"
-       "      float64 run of the graph + 1e-6 x scale; see docs/gpu-parity.md)\n",
-       {with_limits({"--weights", "--constants", "--io", "--rtol", "--atol", "--device", "--criterion"}),
-        {"--strict-weights"}},
-       cmd_parity},
-      {"generate", kGenerateUsage,
-       {with_limits({"--kv-mapping", "--weights", "--constants", "--prompt-ids", "--max-new-tokens", "--temperature",
-                     "--top-k", "--top-p", "--seed", "--stop", "--threads", "--weight-dtype"}),
-        {"--no-donate", "--strict-weights"}},
-       cmd_generate},
-      {"ops", "  ops                       (lists the supported op types)\n", {}, cmd_ops},
-  };
-  return list;
-}
-
-std::string usage() {
-  std::string u = "usage: torchir <command> ...\n";
-  for (const auto& c : commands()) u += c.usage;
-  u += "  torchir --version | --help\n"
-       "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
-       "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
-       "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
-       "--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n"
-       "TIR_SIMD_TARGET=SSE4|AVX2|...: caps the SIMD kernels' target (default: the best this CPU runs; run prints it).\n";
-  u += kLimitsUsage;
-  return u + "Exit status: 0 success, 1 error (verify: outputs differ; parity: a node diverges), 2 usage error,\n"
-             "3 the --device is not available to LibTorch (e.g. \"CUDA is not available to LibTorch ...\").\n";
+// The handler of each command of the table in command_line/command_line.cpp
+// (which checks the arguments before a handler runs).
+int (*handler(const std::string& command))(const Args&) {
+  static const std::map<std::string, int (*)(const Args&)> handlers = {
+      {"info", cmd_info}, {"visualize", cmd_visualize}, {"pie", cmd_pie},           {"run", cmd_run},
+      {"verify", cmd_verify}, {"parity", cmd_parity}, {"generate", cmd_generate}, {"ops", cmd_ops}};
+  const auto it = handlers.find(command);
+  if (it == handlers.end()) throw Error("torchir: no handler for command '" + command + "'");
+  return it->second;
 }
 
 void write_text(const std::string& text, const std::string& path) {
@@ -116,10 +59,7 @@ void write_text(const std::string& text, const std::string& path) {
   if (!f.flush()) throw Error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
-const std::string& ir_path(const Args& a) {
-  if (a.positional.empty()) throw UsageError("missing IR file argument");
-  return a.positional[0];
-}
+const std::string& ir_path(const Args& a) { return a.positional.at(0); }  // the parser checked it is there
 
 
 int cmd_info(const Args& a) {
@@ -130,19 +70,19 @@ int cmd_info(const Args& a) {
 
 int cmd_visualize(const Args& a) {
   Model m = load_model_file(ir_path(a));
-  write_text(ir_to_mermaid(m, int(a.num("--max-nodes", 30)), !a.has("--no-weights")), a.get("-o"));
+  write_text(ir_to_mermaid(m, int(a.num("--max-nodes")), !a.has("--no-weights")), a.get("-o"));
   return 0;
 }
 
 int cmd_pie(const Args& a) {
   Model m = load_model_file(ir_path(a));
-  write_text(op_distribution_pie(m, int(a.num("--top", 10))), a.get("-o"));
+  write_text(op_distribution_pie(m, int(a.num("--top"))), a.get("-o"));
   return 0;
 }
 
 // The weights and constants files, their keys checked against the IR.
 std::pair<TensorMap, TensorMap> read_sources(const Args& a, const Model& model) {
-  std::pair<TensorMap, TensorMap> s{read_weights_file(required(a, "--weights")),
+  std::pair<TensorMap, TensorMap> s{read_weights_file(a.get("--weights")),
                                     load_optional_tensors(a.get("--constants"))};
   check_weight_keys({&model}, s.first, "weights", a.has("--strict-weights"));
   check_weight_keys({&model}, s.second, "constants", a.has("--strict-weights"));
@@ -151,9 +91,7 @@ std::pair<TensorMap, TensorMap> read_sources(const Args& a, const Model& model) 
 
 // --threads N (0 or absent: every core).
 void apply_threads(const Args& a) {
-  const int64_t threads = int64_t(a.num("--threads", 0));
-  if (threads < 0) throw UsageError("--threads must be positive");
-  if (threads > 0) set_num_threads(int(threads));
+  if (const int64_t threads = int64_t(a.num("--threads", 0)); threads > 0) set_num_threads(int(threads));
 }
 
 // Loads IR + weights + constants into a bound native session.
@@ -200,11 +138,10 @@ void print_profile(const std::vector<std::vector<NodeTiming>>& runs) {
 
 int cmd_run(const Args& a) {
   Model m = load_model_file(ir_path(a));
-  const std::string io_path = required(a, "--inputs");
+  const std::string io_path = a.get("--inputs");
   TensorMap io = read_weights_file(io_path);
   auto inputs = io_inputs(m, io, io_path);
-  const int64_t repeat = a.num("--repeat", 1);
-  if (repeat < 1) throw UsageError("--repeat must be at least 1");
+  const int64_t repeat = int64_t(a.num("--repeat"));
   apply_threads(a);
   auto session = open_session(a, m);
   session->set_profiling(a.has("--profile"));
@@ -244,15 +181,14 @@ int cmd_verify(const Args& a) {
   if (a.get("--backend", "native") == "libtorch") require_device(device);
   else if (device != "cpu") throw UsageError("--device " + device + " needs --backend libtorch (the native engine runs on cpu)");
   Model m = load_model_file(ir_path(a));
-  const std::string io_path = required(a, "--io");
+  const std::string io_path = a.get("--io");
   TensorMap io = read_weights_file(io_path);
   auto inputs = io_inputs(m, io, io_path);
   auto expected = io_outputs(m, io, io_path);
   const std::string truth_path = a.get("--reference64");
   const std::vector<Tensor> truth =
       truth_path.empty() ? std::vector<Tensor>{} : io_outputs(m, read_weights_file(truth_path), truth_path);
-  const std::string backend = a.get("--backend", "native");
-  if (backend != "native" && backend != "libtorch") throw UsageError("unknown backend '" + backend + "' (native|libtorch)");
+  const std::string backend = a.get("--backend");
   apply_threads(a);
   std::vector<Tensor> actual;
   if (backend == "native") {
@@ -261,7 +197,7 @@ int cmd_verify(const Args& a) {
     auto [weights, constants] = read_sources(a, m);
     actual = run_reference(m, weights, constants, inputs, device);
   }
-  VerifyReport r = verify_outputs(actual, expected, a.num("--rtol", 1e-5), a.num("--atol", 1e-5));
+  VerifyReport r = verify_outputs(actual, expected, a.num("--rtol"), a.num("--atol"));
   std::cout << format_report(r);
   if (!truth_path.empty()) std::cout << format_truth_report(compare_with_truth(actual, expected, truth), !r.is_valid);
   return r.is_valid ? 0 : 1;
@@ -274,15 +210,15 @@ int cmd_ops(const Args&) {
 
 int cmd_parity(const Args& a) {
   ParityOptions o;
-  o.rtol = a.num("--rtol", 1e-4);
-  o.atol = a.num("--atol", 1e-4);
+  o.rtol = a.num("--rtol");
+  o.atol = a.num("--atol");
   o.device = a.get("--device", "cpu");
   o.criterion = a.get("--criterion");
   o.criterion = parity_criterion(o);
   o.limits = limits_from_args(a);
   require_device(o.device);  // before anything is loaded
   Model m = load_model_file(ir_path(a));
-  const std::string io_path = required(a, "--io");
+  const std::string io_path = a.get("--io");
   TensorMap io = read_weights_file(io_path);
   auto [weights, constants] = read_sources(a, m);
   return run_parity(m, weights, constants, io_inputs(m, io, io_path), o, std::cout);
@@ -291,8 +227,9 @@ int cmd_parity(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using command_line::Front;
   if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
-    std::cout << usage();
+    std::cout << command_line::usage(Front::Native);
     return argc < 2 ? 2 : 0;
   }
   const std::string name = argv[1];
@@ -300,21 +237,19 @@ int main(int argc, char** argv) {
     std::cout << "torchir " << TIR_VERSION << "\n";
     return 0;
   }
-  const auto& list = commands();
-  const auto cmd = std::find_if(list.begin(), list.end(), [&](const Command& c) { return name == c.name; });
-  if (cmd == list.end()) {
-    std::cerr << "torchir: unknown command '" << name << "'\n" << usage();
+  if (!command_line::find_command(name)) {
+    std::cerr << "torchir: unknown command '" << name << "'\n" << command_line::usage(Front::Native);
     return 2;
   }
   try {
     simd_target_from_env();
-    return cmd->run(parse_args(argc, argv, 2, cmd->options));
+    const Args a = command_line::parse(Front::Native, std::vector<std::string>(argv + 1, argv + argc));
+    return handler(a.command)(a);
   } catch (const DeviceUnavailableError& e) {
     std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";
     return kExitNoDevice;
   } catch (const UsageError& e) {
-    std::cerr << "torchir: usage error: " << e.what() << "\nusage: torchir " << cmd->usage.substr(2)
-              << "(torchir --help lists every command and option)\n";
+    std::cerr << "torchir: usage error: " << e.what() << "\n" << command_line::usage_hint(Front::Native, name);
     return 2;
   } catch (const Error& e) {
     std::cerr << "torchir: " << e.kind() << ": " << e.what() << "\n";

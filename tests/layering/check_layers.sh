@@ -7,6 +7,7 @@
 #   ops                     -> core, kernels, ir     (ops plan from IR nodes and their attrs)
 #   runtime                 -> core, kernels, ir, weights, ops
 #   verify                  -> core                  (output comparison only)
+#   command_line            -> core                  (both CLIs' grammar: commands, options, usage)
 #   torch_backend           -> core, ir, weights     (the LibTorch reference never shares our ops
 #                                                     or kernels, so parity tests stay independent)
 #   bindings (../bindings)  -> every layer of src/ but cli and torch_backend
@@ -29,7 +30,7 @@ repo=$(dirname "$src")
 allowed_violations=(
 )
 
-ours='core|kernels|ir|weights|ops|runtime|verify|torch_backend|cli'
+ours='core|kernels|ir|weights|ops|runtime|verify|command_line|torch_backend|cli'
 declare -A allow=(
   [core]=''
   [kernels]='core'
@@ -38,9 +39,10 @@ declare -A allow=(
   [ops]='core|kernels|ir'
   [runtime]='core|kernels|ir|weights|ops'
   [verify]='core'
+  [command_line]='core'
   [torch_backend]='core|ir|weights'
-  [bindings]='core|kernels|ir|weights|ops|runtime|verify'
-  [cli]='core|kernels|ir|weights|ops|runtime|verify|torch_backend'
+  [bindings]='core|kernels|ir|weights|ops|runtime|verify|command_line'
+  [cli]='core|kernels|ir|weights|ops|runtime|verify|command_line|torch_backend'
 )
 declare -A third_party=([kernels]='hwy' [torch_backend]='torch|ATen|c10' [bindings]='emscripten')
 all_third_party='hwy|torch|ATen|c10|emscripten'

@@ -120,3 +120,106 @@ test('weights given as tensors (not a safetensors file) go to WASM memory as bef
     model.dispose();
   }
 });
+
+// A local HTTP server for one file. ranges: answer Range requests with 206 (else the whole file,
+// 200, as a server without Range support does); failRanges: answer those past the start 500.
+// Records each response's status and body length.
+async function serveFile(path, { ranges = true, failRanges = false } = {}) {
+  const { createServer } = await import('node:http');
+  const bytes = readFileSync(path);
+  const served = [];
+  const server = createServer((req, res) => {
+    const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (m && failRanges && Number(m[1]) > 0) {
+      served.push({ status: 500, bytes: 0 });
+      res.writeHead(500).end();
+    } else if (m && ranges) {
+      const start = Number(m[1]);
+      const end = Math.min(Number(m[2]), bytes.length - 1);
+      served.push({ status: 206, bytes: end - start + 1 });
+      res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${bytes.length}`, 'content-length': end - start + 1 });
+      res.end(bytes.subarray(start, end + 1));
+    } else {
+      served.push({ status: 200, bytes: bytes.length });
+      res.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}/weights.safetensors`;
+  return { url, served, size: bytes.length, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+async function verifyStreamed(model, fx) {
+  const io = readIo(fx.io);
+  const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+  assert.ok(report.isValid || report.reference64.reassociationOnly, `maxDiff ${report.maxDiff}`);
+}
+
+test('a URL is read by Range requests, each tensor once, never the whole file', async (t) => {
+  if (!(await device(t))) return;
+  // gpt2_wide: some of its weights stay in WASM memory (their readers run on WASM), the others go
+  // to the GPU. Both are read by range.
+  const fx = fixture('gpt2_wide/torch2.14-training');
+  const server = await serveFile(fx.weights);
+  try {
+    const events = [];
+    let bound = 0;
+    const model = await tir.loadIR(fx.model, {
+      weights: server.url, threads: 1, executionProviders: ['webgpu'], onProgress: (e) => events.push(e),
+    });
+    try {
+      const p = model.placement();
+      assert.ok(p.weights.wasm > 0 && p.weights.webgpu > 0, JSON.stringify(p.weights));
+      bound = p.weights.wasm + p.weights.webgpu;
+      await verifyStreamed(model, fx);
+    } finally {
+      model.dispose();
+    }
+    assert.ok(server.served.every((r) => r.status === 206), JSON.stringify(server.served.filter((r) => r.status !== 206)));
+    // The probe (16 bytes), the header twice (its length, then itself), then each tensor once.
+    const total = server.served.reduce((s, r) => s + r.bytes, 0);
+    assert.ok(total <= server.size + 2 * (server.size - tensorBytes(fx.weights)) + 16, `${total} bytes served for a ${server.size}-byte file`);
+    // Every bound weight was read (a file may hold tensors no node reads: those are not).
+    assert.ok(total >= bound, `${total} bytes served, ${bound} bound`);
+    const mine = events.filter((e) => e.file === server.url);
+    assert.equal(mine[0].status, 'initiate');
+    assert.equal(mine.at(-1).status, 'done');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a server without Range support sends the file once; a Blob is sliced; a failing range names the URL', async (t) => {
+  if (!(await device(t))) return;
+  const fx = fixture('small_cnn/torch2.14-training');
+  const plain = await serveFile(fx.weights, { ranges: false });
+  try {
+    const model = await tir.loadIR(fx.model, { weights: plain.url, threads: 1, executionProviders: ['webgpu'] });
+    try {
+      await verifyStreamed(model, fx);
+    } finally {
+      model.dispose();
+    }
+    assert.deepEqual(plain.served.map((r) => r.status), [200]);
+  } finally {
+    await plain.close();
+  }
+  const blob = new Blob([readFileSync(fx.weights)]);
+  const model = await tir.loadIR(fx.model, { weights: blob, threads: 1, executionProviders: ['webgpu'] });
+  try {
+    assert.ok(model.placement().weights.webgpu > 0);
+    await verifyStreamed(model, fx);
+  } finally {
+    model.dispose();
+  }
+  // The probe and the header are read, then every tensor's range fails: the load rejects
+  // naming the URL.
+  const failing = await serveFile(fx.weights, { failRanges: true });
+  try {
+    await assert.rejects(tir.loadIR(fx.model, { weights: failing.url, threads: 1, executionProviders: ['webgpu'] }),
+      (e) => e instanceof tir.WeightLoadError && e.message.includes(failing.url) && /HTTP 500/.test(e.message));
+    assert.ok(failing.served.some((r) => r.status === 500));
+  } finally {
+    await failing.close();
+  }
+});

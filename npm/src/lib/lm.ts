@@ -7,13 +7,15 @@
 import { env, getBackend } from './backend.js';
 import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { addTensors, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
+import { addTensors, closeTensorFiles, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
+import type { TensorOp } from './load_sources.js';
 import { warn } from './warn.js';
 import { GpuGeneration } from './webgpu/lm.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
+import type { Limits } from './limits.js';
 import type { Backend, EmbindObject } from './backend.js';
 import type { LoadControls } from './source.js';
 import type { GpuObject } from './webgpu/kernels.js';
@@ -268,39 +270,52 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
     warn('loadLM runs on the calling thread: env.proxy applies to loadIR models only');
   }
   const providers = executionProviders(options.executionProviders);
-  const { prefill, decode, kvMapping, weights, constants, onProgress, donate = true, weightDtype = 'float32' } = options;
+  const { prefill, decode, kvMapping, weights, constants, onProgress } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');
   const prefillText = await readIrText(prefill, onProgress, load);
   const decodeText = await readIrText(decode, onProgress, load);
   const mappingText = await readMapping(kvMapping, onProgress, load);
   const meta = irMetaFrom(prefillText);
-  const weightOps = await collectTensors(weights, 'weights', meta, onProgress, load);
-  const constantOps = await collectTensors(constants, 'constants', meta, onProgress, load);
+  // With WebGPU, the weights files are opened for ranged reads (streamed to the GPU).
+  const weightOps = await collectTensors(weights, 'weights', meta, onProgress, load, providers.includes('webgpu'));
+  try {
+    const constantOps = await collectTensors(constants, 'constants', meta, onProgress, load);
+    return await compileLM(options, limits, load, [prefillText, decodeText, mappingText], weightOps, constantOps);
+  } finally {
+    await closeTensorFiles(weightOps);
+  }
+}
+
+async function compileLM(options: LoadLMOptions, limits: Limits | null, load: LoadControls, texts: string[],
+  weightOps: TensorOp[], constantOps: TensorOp[]): Promise<LanguageModel> {
+  const { donate = true, weightDtype = 'float32' } = options;
   const backend = await getBackend(options);
-  const gpu = providers.includes('webgpu') ? await gpuOrFallback() : null;
-  // The last point an abort can stop the load: what follows is synchronous but the GPU start.
+  const gpu = executionProviders(options.executionProviders).includes('webgpu') ? await gpuOrFallback() : null;
   load.signal?.throwIfAborted();
   // A compiled WasmLM; with a GPU, its safetensors weights are streamed (`streamed` gets them).
-  const compiled = (forGpu: GpuObject | null, streamed: StreamedWeights | null): EmbindObject => {
+  const compiled = async (forGpu: GpuObject | null, streamed: StreamedWeights | null): Promise<EmbindObject> => {
     const handle = backend.create('WasmLM');
     try {
       applyLimits(handle, limits, 'loadLM');
       try {
-        check(handle.load(prefillText, decodeText, mappingText), 'IRFormatError');
+        check(handle.load(...texts), 'IRFormatError');
       } catch (e) {
         throw withOrigins(e as Error, options);
       }
-      addTensors(handle, weightOps, constantOps, streamed);
+      await addTensors(handle, weightOps, constantOps, streamed);
       streamed?.bind(handle);
       // Both graphs bind from the one weights source: a key either uses is known.
       checkTensorKeys(handle, options.strictWeights);
       if (forGpu) {
         handle.setWebGpu(true);
         handle.setMaxBinding(forGpu.limits.maxStorageBufferBindingSize);
-        if (streamed?.count) handle.setWeightReader(streamed.reader);
       }
       check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
-      handle.setWeightReader?.(undefined);
+      // Streamed weights: compile placed the nodes; the CPU's weights are read, then bound.
+      if (handle.compilePending()) {
+        await streamed!.supply(handle);
+        check(handle.finishCompile(), 'ExecutionError');
+      }
       return handle;
     } catch (e) {
       handle.delete();
@@ -310,14 +325,14 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
   const streamed = gpu ? new StreamedWeights() : null;
   let lm: LanguageModel | null = null;
   try {
-    const handle = compiled(gpu, streamed);
+    const handle = await compiled(gpu, streamed);
     lm = LanguageModel._create(backend, handle);
     if (gpu) lm._gpu = await startGpu(gpu, backend, handle, streamed?.count ? streamed : null);
     if (gpu && !lm._gpu && handle.weightBytes().streamed > 0) {
       // The WASM fallback needs the weights the GPU was to hold: compile again, unstreamed.
       lm.dispose();
       lm = null;
-      return LanguageModel._create(backend, compiled(null, null));
+      return LanguageModel._create(backend, await compiled(null, null));
     }
     return lm;
   } catch (e) {

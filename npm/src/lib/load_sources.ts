@@ -8,11 +8,17 @@ import { toTensor, type TensorMeta } from './tensor.js';
 import type { LoadControls } from './source.js';
 import type { EmbindObject } from './backend.js';
 import type { StreamedWeights } from './webgpu/streaming.js';
+import { bytesFile, openWeightFile } from './weight_file.js';
+import type { WeightFile } from './weight_file.js';
 import type { IRSource, Progress, TensorSource } from './model_types.js';
 
-/** One glue call of a weights/constants source: a whole file's bytes, or one tensor. */
+/**
+ * One glue call of a weights/constants source: a whole file's bytes, a file opened for ranged
+ * reads (`lazy`: a WebGPU model's weights, streamed when they are safetensors), or one tensor.
+ */
 export interface TensorOp {
   file?: Uint8Array;
+  lazy?: WeightFile;
   origin?: string;
   tensor?: { name: string; dtype: string; shape: number[]; bytes: Uint8Array };
 }
@@ -61,20 +67,25 @@ export function irOrigin(ir: unknown): string {
 }
 
 // weights / constants argument -> list of glue calls to make.
-//   bytes | path | URL | Blob        -> {file: bytes, origin}
+//   bytes | path | URL | Blob        -> {file: bytes, origin}   (lazy: path | URL | Blob -> {lazy, origin})
 //   {name: tensor} | Map             -> {tensor: {name, dtype, shape, bytes}}
 //   array of any of these            -> concatenated
+// lazy: open files for ranged reads instead of reading them (closeTensorFiles closes them).
 export async function collectTensors(src: TensorSource | undefined | null, kind: string, irMeta: IrMeta, onProgress: OnProgress,
-  load?: LoadControls): Promise<TensorOp[]> {
+  load?: LoadControls, lazy = false): Promise<TensorOp[]> {
   if (src === undefined || src === null) return [];
   if (Array.isArray(src)) {
     const lists: TensorOp[] = [];
-    for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress, load)));
+    for (const s of src) lists.push(...(await collectTensors(s, kind, irMeta, onProgress, load, lazy)));
     return lists;
   }
   if (isBytesLike(src)) return [{ file: asUint8(src), origin: kind }];
   if (isLocation(src) || isBlob(src)) {
     try {
+      if (lazy) {
+        const file = await openWeightFile(src, onProgress, load);
+        return [{ lazy: file, origin: file.origin }];
+      }
       const { bytes, origin } = await readLocation(src, onProgress, load);
       return [{ file: bytes, origin }];
     } catch (e) {
@@ -98,17 +109,35 @@ export async function collectTensors(src: TensorSource | undefined | null, kind:
 // Hands collected weights/constants to a WasmModel or WasmLM (their shared
 // TensorSources base). streamed: a WebGPU model's StreamedWeights (safetensors
 // weights files go to the engine as their header; webgpu/streaming.js), or null.
-export function addTensors(handle: EmbindObject, weightOps: readonly TensorOp[], constantOps: readonly TensorOp[],
-  streamed: StreamedWeights | null = null): void {
+export async function addTensors(handle: EmbindObject, weightOps: readonly TensorOp[], constantOps: readonly TensorOp[],
+  streamed: StreamedWeights | null = null): Promise<void> {
   for (const op of weightOps) {
-    if (op.file && streamed?.add(handle, { file: op.file, origin: op.origin ?? 'weights' })) continue;
-    if (op.file) check(handle.addWeightsFile(op.file, op.origin), 'WeightLoadError');
-    else check(handle.addWeightTensor(op.tensor!.name, op.tensor!.dtype, op.tensor!.shape, op.tensor!.bytes), 'WeightLoadError');
+    if (op.tensor) {
+      check(handle.addWeightTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+      continue;
+    }
+    if (streamed && (await streamed.add(handle, op.lazy ?? bytesFile(op.file!, op.origin ?? 'weights')))) continue;
+    check(handle.addWeightsFile(await wholeFile(op), op.origin), 'WeightLoadError');
   }
   for (const op of constantOps) {
-    if (op.file) check(handle.addConstantsFile(op.file, op.origin), 'WeightLoadError');
-    else check(handle.addConstantTensor(op.tensor!.name, op.tensor!.dtype, op.tensor!.shape, op.tensor!.bytes), 'WeightLoadError');
+    if (op.tensor) check(handle.addConstantTensor(op.tensor.name, op.tensor.dtype, op.tensor.shape, op.tensor.bytes), 'WeightLoadError');
+    else check(handle.addConstantsFile(await wholeFile(op), op.origin), 'WeightLoadError');
   }
+}
+
+// A file op's bytes, read whole (a lazily opened file that is not streamed: torch.save, or no GPU).
+async function wholeFile(op: TensorOp): Promise<Uint8Array> {
+  if (op.file) return op.file;
+  try {
+    return await op.lazy!.read(0, op.lazy!.size);
+  } catch (e) {
+    throw new WeightLoadError(`cannot read '${op.origin}': ${errnoText(e)}`, { cause: e });
+  }
+}
+
+/** Closes the files collectTensors opened lazily (errors ignored: the reads are over). */
+export async function closeTensorFiles(ops: readonly TensorOp[]): Promise<void> {
+  await Promise.all(ops.map((op) => op.lazy?.close().catch(() => {})));
 }
 
 // Lazily parsed facts from the IR text that the glue doesn't expose: the

@@ -160,6 +160,11 @@ export interface VerifyReport {
   errorMessage: string | null;
   /** Present when verify() was given options.reference64. */
   reference64?: Reference64Report;
+  /**
+   * The report as the CLIs print it (`torchir verify`, `torch-ir-wasm verify`), written by the
+   * engine (src/verify): the rtol/atol lines, then the float64 lines with reference64.
+   */
+  text: string;
 }
 
 export interface NodeTiming {

@@ -104,7 +104,7 @@ export async function localPath(loc: string | URL): Promise<string | null> {
 // Progress events, transformers.js style: per file 'initiate', then
 // 'progress' (progress = percent of total; 0 while the total is unknown), then
 // 'done'. The older fields loaded / total / source stay on every event.
-function progressReporter(onProgress: ((event: Progress) => void) | undefined, file: string) {
+export function progressReporter(onProgress: ((event: Progress) => void) | undefined, file: string) {
   if (!onProgress) return undefined;
   const emit = (status: Progress['status'], loaded: number, total: number) => onProgress({
     status, file, loaded, total, progress: status === 'done' ? 100 : total > 0 ? (100 * loaded) / total : 0, source: file,

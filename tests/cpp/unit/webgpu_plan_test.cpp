@@ -12,24 +12,18 @@
 #include "model_fixtures.h"
 #include "runtime/session.h"
 #include "test_util.h"
+#include "webgpu_test_util.h"
 #include "weights/safetensors.h"
 
 namespace tir {
 namespace {
-
-SessionOptions webgpu_options() {
-  SessionOptions o;
-  o.fusion = false;
-  o.update_in_place = false;
-  return o;
-}
 
 std::string plan_of(const std::string& fixture, uint64_t max_binding = uint64_t(128) << 20) {
   const std::string dir = test::fixtures_dir() + "/models/" + fixture;
   std::string weights = dir + "/weights.safetensors";
   if (!test::file_exists(weights)) weights = test::generated_fixtures_dir() + "/models/" + fixture + "/weights.safetensors";
   if (!test::file_exists(weights)) weights = test::generated_fixtures_dir() + "/" + fixture + "/weights.safetensors";
-  Session s(load_model_json(test::read_text(dir + "/model.json")), webgpu_options());
+  Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
   s.bind(read_safetensors_file(weights));
   return s.webgpu_plan(max_binding);
 }
@@ -139,12 +133,12 @@ TEST(WebGpuPlan, DataDependentGraphsStayOnWasmWithTheReason) {
 
 TEST(WebGpuPlan, RunStepsRefusesBadRangesAndDataDependentGraphs) {
   const std::string dir = test::fixtures_dir() + "/models/small_cnn/torch2.14-training";
-  Session s(load_model_json(test::read_text(dir + "/model.json")), webgpu_options());
+  Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
   s.bind(read_safetensors_file(dir + "/weights.safetensors"));
   EXPECT_THROW(s.run_steps(3, 2), ExecutionError);
   EXPECT_THROW(s.run_steps(0, 1000), ExecutionError);
   const std::string dd = test::fixtures_dir() + "/models/datadep_probe/torch2.14-training";
-  Session d(load_model_json(test::read_text(dd + "/model.json")), webgpu_options());
+  Session d(load_model_json(test::read_text(dd + "/model.json")), test::webgpu_session_options());
   d.bind(read_safetensors_file(dd + "/weights.safetensors"));
   EXPECT_THROW(d.run_steps(0, 0), ExecutionError);
 }

@@ -14,17 +14,11 @@
 #include "runtime/language_model.h"
 #include "runtime/session.h"
 #include "test_util.h"
+#include "webgpu_test_util.h"
 #include "weights/safetensors.h"
 
 namespace tir {
 namespace {
-
-SessionOptions webgpu_options() {
-  SessionOptions o;
-  o.fusion = false;
-  o.update_in_place = false;
-  return o;
-}
 
 Tensor filled(Shape shape, float start) {
   Tensor t = make_owned(DType::F32, shape);
@@ -111,7 +105,7 @@ TensorMap streamed_weights(const Fixture& f, const std::vector<std::string>& kee
 
 TEST(WebGpuStreaming, AllGpuModelKeepsNoWeightInMemory) {
   const Fixture f = fixture("resnet18/torch2.14-training");
-  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), test::webgpu_session_options());
   const std::vector<std::string> cpu = s.place_for_webgpu(uint64_t(128) << 20);
   EXPECT_TRUE(cpu.empty()) << cpu.front();
   s.bind(streamed_weights(f, cpu));
@@ -133,12 +127,12 @@ TEST(WebGpuStreaming, AllGpuModelKeepsNoWeightInMemory) {
 TEST(WebGpuStreaming, WeightsOfWasmNodesStayInMemory) {
   // A 1 KiB binding limit keeps most of small_cnn on WASM: their weights must have data.
   const Fixture f = fixture("small_cnn/torch2.14-training");
-  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), test::webgpu_session_options());
   const std::vector<std::string> cpu = s.place_for_webgpu(1024);
   ASSERT_FALSE(cpu.empty());
   // Binding without their data is refused, naming the weight.
   expect_throws_with<WeightLoadError>([&] { s.bind(streamed_weights(f, {})); }, "has no data");
-  Session t(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  Session t(load_model_json(test::read_text(f.dir + "/model.json")), test::webgpu_session_options());
   t.place_for_webgpu(1024);
   t.bind(streamed_weights(f, cpu));
   EXPECT_GT(t.weight_bytes(false), 0u);
@@ -160,7 +154,7 @@ TEST(WebGpuStreaming, ANodeThatAnInt64ConstantMovesToWasmKeepsItsWeights) {
   // bind the placement cannot see its values and puts the readers on the GPU, the plan then puts
   // them on WASM. Their weights were kept in memory for that, and they are prepared then.
   const Fixture f = fixture("t5/torch2.14-training");
-  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), test::webgpu_session_options());
   const std::vector<std::string> cpu = s.place_for_webgpu(uint64_t(128) << 20);
   s.bind(streamed_weights(f, cpu));
   EXPECT_GT(s.weight_bytes(true), 0u);
@@ -175,7 +169,7 @@ TEST(WebGpuStreaming, LanguageModelPlacesBothGraphsBeforeBind) {
   const std::string dir = test::fixtures_dir() + "/llm/tiny_llama/";
   Fixture f{dir, test::generated_fixtures_dir() + "/llm/tiny_llama/weights.safetensors"};
   if (!test::file_exists(f.weights)) GTEST_SKIP() << "no generated LLM weights (tools/make_fixtures.sh)";
-  SessionOptions o = webgpu_options();
+  SessionOptions o = test::webgpu_session_options();
   o.update_in_place = true;  // loadLM donates the caches
   LanguageModel lm(load_model_json(test::read_text(dir + "prefill.json")),
                    load_model_json(test::read_text(dir + "decode.json")),
@@ -191,11 +185,11 @@ TEST(WebGpuStreaming, LanguageModelPlacesBothGraphsBeforeBind) {
 
 TEST(WebGpuStreaming, PlacementComesBeforeBind) {
   const Fixture f = fixture("small_cnn/torch2.14-training");
-  Session s(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  Session s(load_model_json(test::read_text(f.dir + "/model.json")), test::webgpu_session_options());
   s.bind(read_safetensors_file(f.weights));
   expect_throws_with<ExecutionError>([&] { s.place_for_webgpu(1024); }, "after bind()");
   // Without a placement, a weight with no data is refused at bind.
-  Session t(load_model_json(test::read_text(f.dir + "/model.json")), webgpu_options());
+  Session t(load_model_json(test::read_text(f.dir + "/model.json")), test::webgpu_session_options());
   expect_throws_with<WeightLoadError>([&] { t.bind(streamed_weights(f, {})); }, "has no data");
 }
 

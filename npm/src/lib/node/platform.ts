@@ -43,6 +43,26 @@ export async function readFileNode(path: string, onProgress: ReadProgress | unde
   }
 }
 
+/** An open file read by ranges (lib/weight_file.js): what a streamed weights file needs. */
+export async function openFileNode(path: string): Promise<{ size: number; read(offset: number, bytes: number): Promise<Uint8Array>; close(): Promise<void> }> {
+  const fh = await open(path, 'r');
+  const { size } = await fh.stat();
+  return {
+    size,
+    async read(offset, bytes) {
+      const out = new Uint8Array(bytes);
+      let pos = 0;
+      while (pos < bytes) {
+        const { bytesRead } = await fh.read(out, pos, bytes - pos, offset + pos);
+        if (bytesRead === 0) throw new Error(`${path}: the file ends at ${offset + pos} bytes, ${offset + bytes} were expected (did it change?)`);
+        pos += bytesRead;
+      }
+      return out;
+    },
+    close: () => fh.close(),
+  };
+}
+
 function toNodePath(loc: string): string {
   if (/^file:/i.test(loc)) return fileURLToPath(loc);
   if (/^[a-z]+:\/\//i.test(loc)) throw new Error(`Node can only load the WASM files from local paths, got ${loc}`);

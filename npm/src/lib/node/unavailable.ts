@@ -9,6 +9,7 @@ const unavailable = (name: string) => (..._args: unknown[]): never => {
 export const fileURLToPath = unavailable('fileURLToPath');
 export const cpuCount = unavailable('cpuCount');
 export const readFileNode = unavailable('readFileNode');
+export const openFileNode = unavailable('openFileNode');
 export const instantiateNode = unavailable('instantiateNode');
 export const createEngineWorker = unavailable('createEngineWorker (env.proxy worker-thread mode)');
 export const nodeWebGpu = unavailable('nodeWebGpu (dawn.node; in browsers the GPU is navigator.gpu or env.webgpu)');

@@ -203,7 +203,7 @@ export class WebGpuExecutor {
     if (oom) throw new ExecutionError(`WebGPU: out of GPU memory while creating the model's buffers: ${oom.message}`);
     if (validation) throw new ExecutionError(`WebGPU: ${ex._building ?? 'building the model'}: ${validation.message}`);
     try {
-      ex._uploadWeights();
+      await ex._uploadWeights();
     } catch (e) {
       ex.destroy();
       throw e;
@@ -294,21 +294,29 @@ export class WebGpuExecutor {
 
   private _upload(id: number): void {
     const v = this.plan.values[id];
-    const data = v.streamed !== undefined
-      ? toGpuBytes(v, this._streamedBytes(v), true)
-      : toGpuBytes(v, this._valueBytes(v));
+    if (v.streamed !== undefined) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed: it uploads once, at create`);
+    this._write(v, toGpuBytes(v, this._valueBytes(v)));
+  }
+
+  private _write(v: PlanValue, data: ArrayBufferView): void {
     if (data.byteLength) this.device.queue.writeBuffer(this.slots[v.slot], 0, data);
     this.stats.uploads++;
     this.stats.uploadBytes += data.byteLength;
   }
 
-  private _streamedBytes(v: PlanValue): Uint8Array {
-    if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its bytes are gone`);
-    return this.streamed.bytesOf(v.streamed!, v.dtype);
-  }
-
-  private _uploadWeights(): void {
-    for (const id of this.plan.prepare) if (!this.sharedValues.has(id)) this._upload(id);
+  // The constant weights, once; streamed ones are read from their file one at a time (only one
+  // tensor's bytes are held at once), in plan order.
+  private async _uploadWeights(): Promise<void> {
+    for (const id of this.plan.prepare) {
+      if (this.sharedValues.has(id)) continue;
+      const v = this.plan.values[id];
+      if (v.streamed === undefined) {
+        this._upload(id);
+        continue;
+      }
+      if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its file is gone`);
+      this._write(v, toGpuBytes(v, await this.streamed.bytesOf(v.streamed, v.dtype), true));
+    }
   }
 
   /**

@@ -1,10 +1,13 @@
 // Weights streamed to the GPU instead of copied into WASM memory (docs/webgpu.md, "Weights"):
-// a WebGPU model's safetensors files reach the engine as their header alone. At compile the
-// engine places the nodes, then asks (reader) for the bytes of the weights the CPU reads; the
-// executor uploads every other weight straight from these bytes at create, after which they are
-// released. torch.save archives and tensors given as objects still go to WASM memory whole.
-import { check } from '../errors.js';
+// a WebGPU model's safetensors files reach the engine as their header alone, read by ranges
+// (lib/weight_file.js: paths, Blobs, URLs with Range requests, or bytes already in memory). At
+// compile the engine places the nodes and names the weights the CPU reads: those are read into
+// WASM memory (supply). The executor then uploads every other weight, one tensor at a time, from
+// the file. torch.save archives and tensors given as objects still go to WASM memory whole.
+import { check, WeightLoadError } from '../errors.js';
+import { errnoText } from '../source.js';
 import type { EmbindObject } from '../backend.js';
+import type { WeightFile } from '../weight_file.js';
 
 /** Where a streamed tensor's bytes are: file (index of its addWeightsFileStreamed), offset, length. */
 interface StreamedSource {
@@ -16,8 +19,16 @@ interface StreamedSource {
 }
 
 // A safetensors file (not a torch.save zip or pickle): an 8-byte header length, then '{'.
-function isSafetensors(bytes: Uint8Array): boolean {
-  return bytes.length >= 10 && bytes[8] === 0x7b && !(bytes[0] === 0x50 && bytes[1] === 0x4b);
+function isSafetensors(head: Uint8Array): boolean {
+  return head.length >= 10 && head[8] === 0x7b && !(head[0] === 0x50 && head[1] === 0x4b);
+}
+
+async function readRange(file: WeightFile, offset: number, bytes: number, what: string): Promise<Uint8Array> {
+  try {
+    return await file.read(offset, bytes);
+  } catch (e) {
+    throw new WeightLoadError(`${file.origin}: cannot read ${what}: ${errnoText(e)}`, { cause: e });
+  }
 }
 
 let halfTable: Float32Array | null = null; // float16 bits -> float32 value, built on first use
@@ -44,19 +55,20 @@ function widenHalf(bytes: Uint8Array, dtype: string): Uint8Array {
 }
 
 export class StreamedWeights {
-  private files: Uint8Array[] | null = [];
+  private files: WeightFile[] | null = [];
   private sources: Map<string, StreamedSource> | null = null; // once the engine has bound the weights
-  /** The engine's reader: (file index, byte offset, byte count) -> the bytes. */
-  readonly reader = (file: number, offset: number, bytes: number): Uint8Array => this.files![file]!.subarray(offset, offset + bytes);
 
-  /** Hands `op` (collectTensors' {file, origin}) to the engine as a header; false if not safetensors. */
-  add(handle: EmbindObject, op: { file: Uint8Array; origin: string }): boolean {
-    if (!this.files || !isSafetensors(op.file)) return false;
-    const dv = new DataView(op.file.buffer, op.file.byteOffset, op.file.byteLength);
-    // The engine checks the header length; this only bounds what is copied into WASM memory.
-    const headEnd = Math.min(op.file.length, 8 + Number(dv.getBigUint64(0, true)));
-    check(handle.addWeightsFileStreamed(op.file.subarray(0, headEnd), op.file.length, op.origin), 'WeightLoadError');
-    this.files.push(op.file);
+  /** Hands `file` to the engine as its header; false if it is not safetensors (read it whole instead). */
+  async add(handle: EmbindObject, file: WeightFile): Promise<boolean> {
+    if (!this.files || file.size < 10) return false;
+    const head = await readRange(file, 0, 10, 'its header');
+    if (!isSafetensors(head)) return false;
+    const dv = new DataView(head.buffer, head.byteOffset, head.byteLength);
+    // The engine checks the header length; this only bounds what is read and copied into WASM memory.
+    const headEnd = Math.min(file.size, 8 + Number(dv.getBigUint64(0, true)));
+    const header = await readRange(file, 0, headEnd, 'its header');
+    check(handle.addWeightsFileStreamed(header, file.size, file.origin), 'WeightLoadError');
+    this.files.push(file);
     return true;
   }
 
@@ -71,19 +83,36 @@ export class StreamedWeights {
   }
 
   /**
+   * Between compile() and finishCompile(): reads the streamed weights the CPU reads (the
+   * engine's streamedToRead(), in file order) into WASM memory.
+   */
+  async supply(handle: EmbindObject): Promise<void> {
+    const list = (JSON.parse(String(handle.streamedToRead())) as StreamedSource[])
+      .sort((a, b) => a.file - b.file || a.offset - b.offset);
+    for (const s of list) {
+      const bytes = await this._read(s);
+      check(handle.setStreamedBytes(s.name, bytes), 'WeightLoadError');
+    }
+  }
+
+  /**
    * The bytes of streamed source tensor `name` (a plan value's "streamed") as the engine would
    * hold them for a value of `dtype`: half floats widened to float32, as bind() does on the CPU.
    */
-  bytesOf(name: string, dtype: string): Uint8Array {
+  async bytesOf(name: string, dtype: string): Promise<Uint8Array> {
     const s = this.sources?.get(name);
     if (!s || !this.files) throw new Error(`WebGPU: no streamed bytes for weight '${name}'`);
-    const bytes = this.reader(s.file, s.offset, s.bytes);
+    const bytes = await this._read(s);
     if (s.dtype === dtype) return bytes;
     if (dtype === 'float32' && (s.dtype === 'float16' || s.dtype === 'bfloat16')) return widenHalf(bytes, s.dtype);
     throw new Error(`WebGPU: weight '${name}' is ${s.dtype} in its file, the engine holds it as ${dtype}`);
   }
 
-  /** Drops the file bytes (the GPU holds the weights now). */
+  private _read(s: StreamedSource): Promise<Uint8Array> {
+    return readRange(this.files![s.file]!, s.offset, s.bytes, `weight '${s.name}' (${s.bytes} bytes at ${s.offset})`);
+  }
+
+  /** Forgets the files (the GPU holds the weights now); whoever opened them closes them. */
   release(): void {
     this.files = null;
     this.sources = null;
