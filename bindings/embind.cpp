@@ -60,7 +60,7 @@ class WasmModel : public TensorSources {
       // Streamed weights: place first, then give data to those the CPU reads.
       // Streamed weights (its own, or shared through weightsFrom): place first, then give data to
       // those the CPU reads.
-      if (webgpu_) fill_streamed(s->place_for_webgpu(uint64_t(max_binding_)), weight_reader_);
+      if (webgpu_) fill_streamed(s->place_for_webgpu(gpu_device(max_binding_)), weight_reader_);
       s->bind(weights_, constants_);
       session_ = std::move(s);
       inputs_.assign(model_->graph_inputs.size(), tir::Tensor{});
@@ -92,6 +92,8 @@ class WasmModel : public TensorSources {
   // The device's largest storage binding, for the placement that decides which
   // streamed weights the CPU needs (compile), and the reader of their bytes.
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
+  // Whether the device has shader-f16: float16 weights are then held as f16 on the GPU.
+  void setShaderF16(bool on) { shader_f16_ = on; }
   void setWeightReader(const val& reader) { weight_reader_ = reader; }
   // Bytes of the weights in WASM memory and of those streamed to the GPU: {wasm, streamed}.
   val weightBytes() const {
@@ -104,12 +106,13 @@ class WasmModel : public TensorSources {
     });
   }
   // The session's WebGPU program (JSON; runtime/webgpu_plan.cpp) for a device whose largest
-  // storage binding is max_binding_bytes, or an error JSON {kind, message}.
+  // storage binding is max_binding_bytes (shader-f16 as setShaderF16 said), or an error JSON
+  // {kind, message}.
   std::string webgpuPlan(double max_binding_bytes) {
     std::string plan;
     std::string err = guarded([&] {
       need_session();
-      plan = session_->webgpu_plan(uint64_t(max_binding_bytes));
+      plan = session_->webgpu_plan(gpu_device(max_binding_bytes));
     });
     return err.empty() ? plan : err;
   }
@@ -383,6 +386,8 @@ class WasmModel : public TensorSources {
   bool profiling_ = false;
   bool webgpu_ = false;
   double max_binding_ = double(uint64_t(128) << 20);
+  bool shader_f16_ = false;
+  tir::WebGpuDevice gpu_device(double max_binding) const { return {uint64_t(max_binding), shader_f16_}; }
   val weight_reader_ = val::undefined();
   // Packed/derived weight copies, shared with every model bound through
   // shareWeights (one cache per weight dtype: it decides the packed layout).
@@ -453,6 +458,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("setWebGpu", &WasmModel::setWebGpu)
       .function("webgpuPlan", &WasmModel::webgpuPlan)
       .function("setMaxBinding", &WasmModel::setMaxBinding)
+      .function("setShaderF16", &WasmModel::setShaderF16)
       .function("setWeightReader", &WasmModel::setWeightReader)
       .function("weightBytes", &WasmModel::weightBytes)
 

@@ -325,6 +325,7 @@ bool lower_group_norm(const OpCall& c, GpuLowering& g) {
   d.meta.us("shape", {rows}, 6).us("x_strides", {r}, 6).us("y_strides", {r}, 6);
   d.meta.u("y_r_stride", 1);
   d.bindings = {y, x, w, b};
+  d.names = {"Y", "X", "W", "Bias"};  // rowwise.wgsl reads them through f32(...)
   gpu_grid(d, rows);
   g.dispatches.push_back(d);
   return true;

@@ -523,6 +523,7 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
     if (gpu) {
       handle.setWebGpu(true);
       handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);
+      handle.setShaderF16(gpu.features?.has('shader-f16') ?? false);
       if (streamed?.count) handle.setWeightReader(streamed.reader);
     }
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');

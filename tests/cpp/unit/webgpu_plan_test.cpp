@@ -3,6 +3,7 @@
 // implementation by tests/webgpu (lavapipe in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -24,14 +25,14 @@ SessionOptions webgpu_options() {
   return o;
 }
 
-std::string plan_of(const std::string& fixture, uint64_t max_binding = uint64_t(128) << 20) {
+std::string plan_of(const std::string& fixture, WebGpuDevice device = {}) {
   const std::string dir = test::fixtures_dir() + "/models/" + fixture;
   std::string weights = dir + "/weights.safetensors";
   if (!test::file_exists(weights)) weights = test::generated_fixtures_dir() + "/models/" + fixture + "/weights.safetensors";
   if (!test::file_exists(weights)) weights = test::generated_fixtures_dir() + "/" + fixture + "/weights.safetensors";
   Session s(load_model_json(test::read_text(dir + "/model.json")), webgpu_options());
   s.bind(read_safetensors_file(weights));
-  return s.webgpu_plan(max_binding);
+  return s.webgpu_plan(device);
 }
 
 // Whether dispatch d writes its binding b (the plan's "written" list).
@@ -129,6 +130,63 @@ TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
     named = named || f["why"].str().find("int64 constant outside") != std::string::npos;
   EXPECT_TRUE(named) << doc.root()["fallbacks"].to_json();
   check_invariants(doc.root());
+}
+
+// The values a plan holds as float16 on the GPU (gpu_dtype).
+std::set<int64_t> half_values(const json::Value& plan) {
+  std::set<int64_t> half;
+  int64_t id = 0;
+  for (const json::Value v : plan["values"]) {
+    if (v["gpu_dtype"].str() == "float16") half.insert(id);
+    ++id;
+  }
+  return half;
+}
+
+TEST(WebGpuPlan, Float16WeightsAreHeldAsF16OnlyOnADeviceWithShaderF16) {
+  // convnext_half's weights are float16 in the IR (float32 in the engine's memory, exactly).
+  const std::string fx = "convnext_half/torch2.14-training";
+  const json::Document plain = json::Document::parse(plan_of(fx));
+  const json::Document f16 = json::Document::parse(plan_of(fx, WebGpuDevice(uint64_t(128) << 20, true)));
+  EXPECT_TRUE(half_values(plain.root()).empty());
+  const std::set<int64_t> half = half_values(f16.root());
+  // The conv, linear and layer_norm weights and biases (their kernels load through f32(...)).
+  EXPECT_GE(half.size(), 10u);
+  // Placement and transfers do not change: only the weights' GPU storage.
+  EXPECT_EQ(plain.root()["placement"].to_json(), f16.root()["placement"].to_json());
+  EXPECT_EQ(plain.root()["placement"]["wasm"].as_int64(), 0);
+  check_invariants(f16.root());
+  const json::Value values = f16.root()["values"];
+  size_t weights_f32 = 0;
+  for (size_t id = 0; id < values.size(); ++id) {
+    const json::Value v = values.at(id);
+    if (!half.count(int64_t(id))) {
+      weights_f32 += v["kind"].str() == "weight" && v["slot"].as_int64() >= 0;
+      continue;
+    }
+    EXPECT_EQ(v["kind"].str(), "weight");
+    EXPECT_EQ(v["dtype"].str(), "float32");  // the engine's copy; f16 on the GPU
+    const int64_t bytes = f16.root()["slots"].at(size_t(v["slot"].as_int64())).as_int64();
+    EXPECT_EQ(bytes, std::max<int64_t>(4, (v["numel"].as_int64() * 2 + 3) / 4 * 4)) << v["label"].str();
+  }
+  // The layer scale (gamma, read by an elementwise mul) stays float32 on the GPU.
+  EXPECT_GT(weights_f32, 0u);
+  const std::set<std::string> f16_kernels = {"matmul", "gemv", "conv2d", "conv2d_gemm", "rowwise", "pool2d"};
+  size_t typed = 0;
+  for (const json::Value item : f16.root()["program"]) {
+    if (item["op"].str() != "gpu") continue;
+    for (const json::Value d : item["dispatches"]) {
+      size_t bound = 0, f16_types = 0;
+      for (const json::Value id : d["bind"]) bound += half.count(id.as_int64());
+      for (const json::Value t : d["types"]) f16_types += t.str() == "f16";
+      EXPECT_EQ(bound, f16_types) << item["node"].str();
+      if (bound) EXPECT_TRUE(f16_kernels.count(d["kernel"].string())) << d["kernel"].str();
+      typed += f16_types;
+    }
+  }
+  EXPECT_GE(typed, half.size());
+  // A float32 model is unchanged by the option.
+  EXPECT_TRUE(half_values(json::Document::parse(plan_of("small_cnn/torch2.14-training", WebGpuDevice(1 << 27, true))).root()).empty());
 }
 
 TEST(WebGpuPlan, DataDependentGraphsStayOnWasmWithTheReason) {
