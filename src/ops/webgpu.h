@@ -63,10 +63,11 @@ struct GpuDispatch {
   // In the kernel's binding order; an undefined tensor binds a dummy buffer.
   std::vector<Tensor> bindings;
   std::vector<int> written{0};  // bindings the kernel writes (kernels.json "rw")
-  // Set by lowerings of kernels that load every float binding through f32(...) (matmul, gemv,
-  // conv2d, conv2d_gemm, rowwise, pool2d): the bindings' names (kernels.json), so the plan may
-  // type a read-only binding "f16" where it binds a float16 weight held as f16 on the GPU
-  // (WebGpuDevice::shader_f16). Empty: every binding keeps its lowering's type (f32 weights).
+  // Set by lowerings of kernels that load every float binding through f32(...) or a conversion
+  // to Y's type (matmul, gemv, conv2d, conv2d_gemm, rowwise, pool2d, batch_norm, index_select):
+  // the bindings' names (kernels.json), so the plan may type a read-only binding "f16" where it
+  // binds a float16 weight held as f16 on the GPU (WebGpuDevice::shader_f16). Empty: every
+  // binding keeps its lowering's type. (Elementwise dispatches are typed by ew_in instead.)
   std::vector<std::string> names;
   int64_t workgroups[3] = {1, 1, 1};
 };

@@ -310,6 +310,7 @@ bool lower_batch_norm(const OpCall& c, GpuLowering& g) {
   d.meta.u("numel", y.numel()).u("c", x.shape[1]).u("hw", hw).f("eps", c.f("eps", 1e-5));
   d.meta.u("has_w", c.in[1].defined() ? 1 : 0).u("has_b", c.in[2].defined() ? 1 : 0);
   d.bindings = {y, x, c.in[3], c.in[4], c.in[1], c.in[2]};
+  d.names = {"Y", "X", "Mean", "Var", "W", "Bias"};
   gpu_grid(d, (y.numel() + 63) / 64);
   g.dispatches.push_back(d);
   return true;

@@ -43,8 +43,8 @@ struct Value {
   int64_t gpu_first = -1, gpu_last = -1;  // program positions touching it on the GPU
   int slot = -1;
   // A float16 weight of the IR (float32 in this memory, exactly) on a device with shader-f16:
-  // held as f16 on the GPU (half the bytes) when every GPU reader loads it through f32(...)
-  // (GpuDispatch::names); any other reader keeps it f32 there.
+  // held as f16 on the GPU (half the bytes) when every GPU reader converts it on load
+  // (f16_readable); any other reader keeps it f32 there.
   bool half_source = false, f32_reader = false;
   bool gpu_half() const { return half_source && !f32_reader; }
 };
@@ -198,6 +198,18 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     wasm_nodes_list.clear();
   };
 
+  // Whether binding b of d may bind a float16 weight held as f16: the kernel converts it to f32
+  // on load. Elementwise: a copy (cast to the output's type), or an op that another float32
+  // operand promotes to f32 compute (kernels.ts: float16 operands alone would give an f16 result).
+  auto f16_readable = [&](const GpuDispatch& d, size_t b) {
+    if (d.kernel != "elementwise") return b < d.names.size() && !d.names[b].empty();
+    if (d.ew_op == "copy") return true;
+    for (size_t j = 1; j < d.bindings.size(); ++j) {
+      const Tensor& o = d.bindings[j];
+      if (j != b && o.defined() && o.dtype == DType::F32 && !values[size_t(value_of(o))].half_source) return true;
+    }
+    return false;
+  };
   // One GPU step's JSON: its dispatches with their bindings (value ids) and types; a binding of a
   // weight held as f16 on the GPU is typed f16 there.
   auto render_gpu_step = [&](size_t si, const GpuLowering& lowered) {
@@ -206,10 +218,15 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     for (const auto& d : lowered.dispatches) {
       std::string bind;
       auto types = d.types;
+      auto ew_in = d.ew_in;
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const Tensor& t = d.bindings[b];
         bind += std::string(bind.empty() ? "" : ", ") + (t.defined() ? std::to_string(value_of(t)) : "-1");
         if (!t.defined() || !values[size_t(value_of(t))].gpu_half()) continue;
+        if (d.kernel == "elementwise") {  // binding b reads input b - 1
+          ew_in[b - 1] = "float16";
+          continue;
+        }
         types.erase(std::remove_if(types.begin(), types.end(), [&](const auto& p) { return p.first == d.names[b]; }),
                     types.end());
         types.emplace_back(d.names[b], "f16");
@@ -217,7 +234,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       std::string item = "{\"kernel\": " + quoted(d.kernel);
       if (!d.ew_op.empty()) {
         std::string in;
-        for (const auto& x : d.ew_in) in += (in.empty() ? "" : ", ") + quoted(x);
+        for (const auto& x : ew_in) in += (in.empty() ? "" : ", ") + quoted(x);
         item += ", \"ew\": {\"op\": " + quoted(d.ew_op) + ", \"in\": [" + in + "], \"out\": " + quoted(d.ew_out) +
                 ", \"alias\": " + std::to_string(d.alias_input) + "}";
       }
@@ -366,7 +383,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
         // A written value keeps what it held (in-place ops, partial writes).
         if (!writes || values[size_t(id)].defined || d.alias_input >= 0) make_gpu_valid(id);
-        if (writes || b >= d.names.size() || d.names[b].empty()) values[size_t(id)].f32_reader = true;
+        if (writes || !f16_readable(d, b)) values[size_t(id)].f32_reader = true;
       }
     }
     // After every upload of the step: all its bindings live at its position.

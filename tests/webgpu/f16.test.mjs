@@ -5,7 +5,8 @@
 // weights the plan holds as f16 on the GPU.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gpuTest, elementwise, upload, download, matmul, layerNorm, groupNorm, conv2d, pool2d, broadcastShapes, numel } from './gpu.mjs';
+import { gpuTest, elementwise, upload, download, matmul, layerNorm, groupNorm, conv2d, pool2d, batchNorm, indexSelect,
+  broadcastShapes, numel } from './gpu.mjs';
 import { rng, toHalf, fromHalf, erf, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
 import { getEngine } from './engine.mjs';
 import { readFileSync } from 'node:fs';
@@ -214,6 +215,44 @@ test('f16 conv2d: float16 weight and bias on the implicit GEMM, the direct kerne
   }
 }));
 
+test('f16 weights in batch_norm, gathers (embedding, gather) and mixed elementwise ops: float32 results', gpuTest(async (t, gpu) => {
+  if (!gpu.f16) { t.skip('adapter has no shader-f16'); return; }
+  const rand = rng(400);
+  // batch_norm: float16 running stats, weight and bias over a float32 input [2, 3, 5].
+  const x = floatTensor(rand, [2, 3, 5]);
+  const [mean, w, b] = [halfTensor(rand, [3]), halfTensor(rand, [3]), halfTensor(rand, [3])];
+  const variance = halfTensor(rand, [3], 'contiguous', 0.25, 2);
+  const y = await batchNorm(gpu, toGpu(gpu, x.gpu), toGpu(gpu, mean.gpu), toGpu(gpu, variance.gpu),
+    { weight: toGpu(gpu, w.gpu), bias: toGpu(gpu, b.gpu) });
+  const want = Array.from(x.ref.storage, (v, i) => {
+    const c = Math.floor(i / 5) % 3;
+    return (v - mean.ref.storage[c]) / Math.sqrt(variance.ref.storage[c] + 1e-5) * w.ref.storage[c] + b.ref.storage[c];
+  });
+  assertClose(await download(gpu, y), want, { rtol: 1e-5, atol: 1e-5, what: 'batch_norm' });
+  // A float16 table [7, 5] (odd) gathered into float32: index_select / embedding rows (negative
+  // indices wrap, out of range reads 0), then gather along dim 1.
+  const table = halfTensor(rand, [7, 5]);
+  const idx = upload(gpu, Int32Array.from([6, 0, -1, 3, 7, 2]), 'int32', [6]);
+  const rows = await download(gpu, await indexSelect(gpu, toGpu(gpu, table.gpu), 0, idx, { outDtype: 'float32' }));
+  const rowWant = [6, 0, 6, 3, -1, 2].flatMap((r) => Array.from({ length: 5 }, (_, k) => (r < 0 ? 0 : table.ref.storage[r * 5 + k])));
+  assert.deepEqual([...rows], rowWant);
+  const gidx = upload(gpu, Int32Array.from({ length: 14 }, (_, i) => (i * 3) % 5), 'int32', [7, 2]);
+  const gathered = await download(gpu, await indexSelect(gpu, toGpu(gpu, table.gpu), 1, gidx, { gather: true, outDtype: 'float32' }));
+  assert.deepEqual([...gathered], Array.from({ length: 14 }, (_, i) => table.ref.storage[Math.floor(i / 2) * 5 + (i * 3) % 5]));
+  const none = await indexSelect(gpu, toGpu(gpu, table.gpu), 0, upload(gpu, new Int32Array(0), 'int32', [0]), { outDtype: 'float32' });
+  assert.equal((await download(gpu, none)).length, 0);
+  // Elementwise with a float16 operand and a float32 one: f32 compute and result (a layer scale
+  // times activations, broadcast), and a float16 -> float32 copy (exact).
+  const act = floatTensor(rand, [3, 5]);
+  const scale = halfTensor(rand, [5]);
+  const prod = await elementwise(gpu, 'mul', [toGpu(gpu, act.gpu), toGpu(gpu, scale.gpu)]);
+  assert.equal(prod.dtype, 'float32');
+  const pw = Array.from(act.ref.storage, (v, i) => Math.fround(v * scale.ref.storage[i % 5]));
+  assert.deepEqual([...await download(gpu, prod)], pw);
+  const copied = await elementwise(gpu, 'copy', [toGpu(gpu, scale.gpu)], { outDtype: 'float32' });
+  assert.deepEqual([...await download(gpu, copied)], [...scale.ref.storage]);
+}));
+
 // Whole half models (model.half(): float16 weights and input) through the provider. The engine
 // computes float16 tensors in float32 on both devices; on a device with shader-f16 the plan holds
 // the weights that matmul/conv/norm kernels read as f16 on the GPU (half the bytes). f16 -> f32
@@ -240,7 +279,8 @@ test('f16 weights: half fixtures on WebGPU equal the f32-weight GPU run and agre
         const values = half._gpu.plan.values;
         const halfWeights = values.filter((v) => v.gpu_dtype === 'float16');
         const gpuWeights = values.filter((v) => v.kind === 'weight' && v.slot >= 0);
-        assert.ok(halfWeights.length > 0, `${fx.name}: no weight held as f16`);
+        // Every float weight of these models is float16 in the IR, and every GPU reader converts it.
+        assert.equal(halfWeights.length, gpuWeights.filter((v) => v.dtype === 'float32').length, `${fx.name}: weights held f32`);
         assert.equal(full._gpu.plan.values.filter((v) => v.gpu_dtype === 'float16').length, 0);
         assert.deepEqual(half.placement().nodes, full.placement().nodes);
         assert.deepEqual(half.placement().transfers, full.placement().transfers);

@@ -345,17 +345,18 @@ export async function pool2d(gpu, mode, x, { kernel = 1, stride, padding = 0, di
   return y;
 }
 
-// index_select(x, dim, idx 1-d int32) and gather(x, dim, idx): x any dtype of 4 bytes.
-export async function indexSelect(gpu, x, dim, idx, { gather = false } = {}) {
+// index_select(x, dim, idx 1-d int32) and gather(x, dim, idx): x any GPU dtype (a float16 table
+// gathered into a float32 output: outDtype).
+export async function indexSelect(gpu, x, dim, idx, { gather = false, outDtype = x.dtype } = {}) {
   const d = dim < 0 ? dim + x.shape.length : dim;
   const shape = gather ? idx.shape : x.shape.map((s, i) => (i === d ? idx.shape[0] : s));
-  const y = empty(gpu, x.dtype, shape);
+  const y = empty(gpu, outDtype, shape);
   const total = numel(shape);
   if (total === 0) return y;
   const meta = { numel: total, rank: shape.length, dim: d, x_dim_size: x.shape[d], x_off: x.offset,
     shape: pad6(shape), x_strides: pad6(x.strides), idx_strides: pad6(idx.strides), idx_off: idx.offset };
-  const t = { float32: 'f32', int32: 'i32', bool: 'u32' }[x.dtype];
-  const src = kernelSource('index_select', { types: { Y: t, X: t, Idx: 'i32' }, subst: { MODE: gather ? '1' : '0' } });
+  const t = { float32: 'f32', int32: 'i32', bool: 'u32', float16: 'f16' };
+  const src = kernelSource('index_select', { types: { Y: t[outDtype], X: t[x.dtype], Idx: 'i32' }, subst: { MODE: gather ? '1' : '0' } });
   await submit(gpu, (dd) => dd('index_select', src, meta, [y.buffer, x.buffer, idx.buffer], grid(Math.ceil(total / 64))));
   return y;
 }
@@ -427,7 +428,8 @@ export async function batchNorm(gpu, x, mean, variance, { weight, bias, eps = 1e
   if (total === 0) return y;
   const meta = { numel: total, c: x.shape[1], hw: numel(x.shape.slice(2)), eps: { f32: eps },
     has_w: weight ? 1 : 0, has_b: bias ? 1 : 0 };
-  await submit(gpu, (d) => d('batch_norm', kernelSource('batch_norm'), meta,
+  const types = floatTypes({ Y: y, X: x, Mean: mean, Var: variance, W: weight, Bias: bias });
+  await submit(gpu, (d) => d('batch_norm', kernelSource('batch_norm', { types }), meta,
     [y.buffer, x.buffer, mean.buffer, variance.buffer, weight?.buffer ?? dummy(gpu), bias?.buffer ?? dummy(gpu)], grid(Math.ceil(total / 64))));
   return y;
 }

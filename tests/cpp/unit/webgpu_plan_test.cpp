@@ -150,7 +150,8 @@ TEST(WebGpuPlan, Float16WeightsAreHeldAsF16OnlyOnADeviceWithShaderF16) {
   const json::Document f16 = json::Document::parse(plan_of(fx, WebGpuDevice(uint64_t(128) << 20, true)));
   EXPECT_TRUE(half_values(plain.root()).empty());
   const std::set<int64_t> half = half_values(f16.root());
-  // The conv, linear and layer_norm weights and biases (their kernels load through f32(...)).
+  // The conv, linear and layer_norm weights and biases, and the layer scales (an elementwise mul
+  // with a float32 activation): every kernel reading them converts on load.
   EXPECT_GE(half.size(), 10u);
   // Placement and transfers do not change: only the weights' GPU storage.
   EXPECT_EQ(plain.root()["placement"].to_json(), f16.root()["placement"].to_json());
@@ -169,9 +170,11 @@ TEST(WebGpuPlan, Float16WeightsAreHeldAsF16OnlyOnADeviceWithShaderF16) {
     const int64_t bytes = f16.root()["slots"].at(size_t(v["slot"].as_int64())).as_int64();
     EXPECT_EQ(bytes, std::max<int64_t>(4, (v["numel"].as_int64() * 2 + 3) / 4 * 4)) << v["label"].str();
   }
-  // The layer scale (gamma, read by an elementwise mul) stays float32 on the GPU.
-  EXPECT_GT(weights_f32, 0u);
-  const std::set<std::string> f16_kernels = {"matmul", "gemv", "conv2d", "conv2d_gemm", "rowwise", "pool2d"};
+  EXPECT_EQ(weights_f32, 0u);  // every weight of convnext_half is float16 in the IR
+  // Each binding of an f16 value is typed f16 (elementwise: its input dtype is float16), in a
+  // kernel that converts on load.
+  const std::set<std::string> f16_kernels = {"matmul", "gemv", "conv2d", "conv2d_gemm", "rowwise",
+                                             "pool2d", "batch_norm", "index_select", "elementwise"};
   size_t typed = 0;
   for (const json::Value item : f16.root()["program"]) {
     if (item["op"].str() != "gpu") continue;
@@ -179,6 +182,9 @@ TEST(WebGpuPlan, Float16WeightsAreHeldAsF16OnlyOnADeviceWithShaderF16) {
       size_t bound = 0, f16_types = 0;
       for (const json::Value id : d["bind"]) bound += half.count(id.as_int64());
       for (const json::Value t : d["types"]) f16_types += t.str() == "f16";
+      json::Value ew;
+      if (d.find("ew", &ew))
+        for (const json::Value t : ew["in"]) f16_types += t.str() == "float16";
       EXPECT_EQ(bound, f16_types) << item["node"].str();
       if (bound) EXPECT_TRUE(f16_kernels.count(d["kernel"].string())) << d["kernel"].str();
       typed += f16_types;
@@ -187,6 +193,57 @@ TEST(WebGpuPlan, Float16WeightsAreHeldAsF16OnlyOnADeviceWithShaderF16) {
   EXPECT_GE(typed, half.size());
   // A float32 model is unchanged by the option.
   EXPECT_TRUE(half_values(json::Document::parse(plan_of("small_cnn/torch2.14-training", WebGpuDevice(1 << 27, true))).root()).empty());
+}
+
+TEST(WebGpuPlan, AFloat16WeightStaysF32WhereAGpuReaderWouldNotConvertIt) {
+  // x float32 [2, 3]; float16 weights w [4, 3], b [4] (linear), s [3] (mul by x: f32 compute),
+  // u, v [3] (where(c, u, v): two float16 operands alone, so the kernel would compute in f16).
+  auto meta = [](const std::string& name, const std::string& shape, const std::string& dtype,
+                 const std::string& producer = "") {
+    return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": ")" + dtype + "\"" +
+           (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
+  };
+  auto node = [](const std::string& name, const std::string& op, const std::string& in, const std::string& out) {
+    return R"({"name": ")" + name + R"(", "op_type": ")" + op + R"(", "inputs": [)" + in + R"(], "outputs": [)" + out +
+           R"(], "attrs": {}})";
+  };
+  const std::string x = meta("x", "[2, 3]", "float32", "x"), c = meta("c", "[3]", "bool", "c");
+  const std::string nodes =
+      node("l", "aten.linear.default", x + "," + meta("p_w", "[4, 3]", "float16") + "," + meta("p_b", "[4]", "float16"),
+           meta("l", "[2, 4]", "float32")) + "," +
+      node("m", "aten.mul.Tensor", x + "," + meta("p_s", "[3]", "float16"), meta("m", "[2, 3]", "float32")) + "," +
+      node("w", "aten.where.self", c + "," + meta("p_u", "[3]", "float16") + "," + meta("p_v", "[3]", "float16"),
+           meta("w", "[3]", "float16"));
+  std::string weights;
+  for (const auto& [k, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"w", "[4, 3]"}, {"b", "[4]"}, {"s", "[3]"}, {"u", "[3]"}, {"v", "[3]"}})
+    weights += (weights.empty() ? "" : ",") + meta(k, shape, "float16");
+  const Model model = load_model_json(
+      R"({"model_name": "h", "graph_inputs": [)" + meta("x", "[2, 3]", "float32") + "," + meta("c", "[3]", "bool") +
+      R"(], "graph_outputs": [)" + meta("l", "[2, 4]", "float32", "l") + "," + meta("m", "[2, 3]", "float32", "m") +
+      "," + meta("w", "[3]", "float16", "w") + R"(], "weights": [)" + weights +
+      R"(], "weight_name_mapping": {"p_w": "w", "p_b": "b", "p_s": "s", "p_u": "u", "p_v": "v"}, "nodes": [)" + nodes +
+      "]}");
+  Session sess(model, webgpu_options());
+  TensorMap tm;
+  for (const auto& [k, shape] : std::vector<std::pair<std::string, Shape>>{
+           {"w", {4, 3}}, {"b", {4}}, {"s", {3}}, {"u", {3}}, {"v", {3}}}) {
+    Tensor t = make_owned(DType::F16, shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<uint16_t>()[i] = 0x3c00;  // 1.0
+    tm.set(k, t);
+  }
+  sess.bind(tm);
+  const json::Document doc = json::Document::parse(sess.webgpu_plan(WebGpuDevice(uint64_t(1) << 27, true)));
+  EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << doc.root()["fallbacks"].to_json();
+  std::map<std::string, std::string> held;
+  for (const json::Value v : doc.root()["values"])
+    if (v["kind"].str() == "weight") held[v["label"].string()] = v["gpu_dtype"].string();
+  EXPECT_EQ(held["w"], "float16");
+  EXPECT_EQ(held["b"], "float16");
+  EXPECT_EQ(held["s"], "float16");
+  EXPECT_EQ(held["u"], "float32");
+  EXPECT_EQ(held["v"], "float32");
+  check_invariants(doc.root());
 }
 
 TEST(WebGpuPlan, DataDependentGraphsStayOnWasmWithTheReason) {
