@@ -99,6 +99,13 @@ struct WebGpuRegistrar {
 
 // --- helpers shared by the lowerings ---
 
+// The IR's dtype of input i (float16/bfloat16 tensors are float32 in the engine: the node's
+// input meta says what the values stand for), as ops/convert.cpp reads it.
+DType gpu_ir_input_dtype(const OpCall& call, size_t i);
+// The elementwise op that rounds a float32 result to `target`'s precision ("round_f16",
+// "round_bf16") where the CPU's conversion from `source` does (ops/convert.cpp), or nullptr.
+const char* gpu_round_op(DType target, DType source);
+
 // x's strides for `shape` (x broadcast to it: stride 0 on broadcast dims).
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
 // Workgroup counts for n one-dimensional workgroups (folded into y past 65535).

@@ -132,6 +132,18 @@ TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
   check_invariants(doc.root());
 }
 
+// IR JSON pieces for the inline graphs below.
+std::string ir_meta(const std::string& name, const std::string& shape, const std::string& dtype,
+                    const std::string& producer = "") {
+  return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": ")" + dtype + "\"" +
+         (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
+}
+std::string ir_node(const std::string& name, const std::string& op, const std::string& in, const std::string& out,
+                    const std::string& attrs = "{}") {
+  return R"({"name": ")" + name + R"(", "op_type": ")" + op + R"(", "inputs": [)" + in + R"(], "outputs": [)" + out +
+         R"(], "attrs": )" + attrs + "}";
+}
+
 // The values a plan holds as float16 on the GPU (gpu_dtype).
 std::set<int64_t> half_values(const json::Value& plan) {
   std::set<int64_t> half;
@@ -199,13 +211,9 @@ TEST(WebGpuPlan, AFloat16WeightStaysF32WhereAGpuReaderWouldNotConvertIt) {
   // x float32 [2, 3]; float16 weights w [4, 3], b [4] (linear), s [3] (mul by x: f32 compute),
   // u, v [3] (where(c, u, v): two float16 operands alone, so the kernel would compute in f16).
   auto meta = [](const std::string& name, const std::string& shape, const std::string& dtype,
-                 const std::string& producer = "") {
-    return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": ")" + dtype + "\"" +
-           (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
-  };
+                 const std::string& producer = "") { return ir_meta(name, shape, dtype, producer); };
   auto node = [](const std::string& name, const std::string& op, const std::string& in, const std::string& out) {
-    return R"({"name": ")" + name + R"(", "op_type": ")" + op + R"(", "inputs": [)" + in + R"(], "outputs": [)" + out +
-           R"(], "attrs": {}})";
+    return ir_node(name, op, in, out);
   };
   const std::string x = meta("x", "[2, 3]", "float32", "x"), c = meta("c", "[3]", "bool", "c");
   const std::string nodes =
@@ -244,6 +252,28 @@ TEST(WebGpuPlan, AFloat16WeightStaysF32WhereAGpuReaderWouldNotConvertIt) {
   EXPECT_EQ(held["u"], "float32");
   EXPECT_EQ(held["v"], "float32");
   check_invariants(doc.root());
+}
+
+TEST(WebGpuPlan, CastsToHalfPrecisionRoundOnTheGpu) {
+  // _to_copy(x, float16) and to(x, bfloat16) round (float32 in the engine); clone copies.
+  const std::string x = ir_meta("x", "[5]", "float32", "x");
+  const std::string nodes =
+      ir_node("h", "aten._to_copy.default", x, ir_meta("h", "[5]", "float16"), R"({"dtype": "float16"})") + "," +
+      ir_node("b", "aten.to.dtype", x, ir_meta("b", "[5]", "bfloat16"), R"({"dtype": "bfloat16"})") + "," +
+      ir_node("c", "aten.clone.default", ir_meta("h", "[5]", "float16", "h"), ir_meta("c", "[5]", "float16"));
+  Session s(load_model_json(R"({"model_name": "c", "graph_inputs": [)" + ir_meta("x", "[5]", "float32") +
+                            R"(], "graph_outputs": [)" + ir_meta("b", "[5]", "bfloat16", "b") + "," +
+                            ir_meta("c", "[5]", "float16", "c") +
+                            R"(], "weights": [], "weight_name_mapping": {}, "nodes": [)" + nodes + "]}"),
+            webgpu_options());
+  s.bind(TensorMap{});
+  const json::Document doc = json::Document::parse(s.webgpu_plan());
+  std::map<std::string, std::string> op_of;
+  for (const json::Value item : doc.root()["program"])
+    if (item["op"].str() == "gpu") op_of[item["node"].string()] = item["dispatches"].at(0)["ew"]["op"].string();
+  EXPECT_EQ(op_of["h"], "round_f16");
+  EXPECT_EQ(op_of["b"], "round_bf16");
+  EXPECT_EQ(op_of["c"], "copy");
 }
 
 TEST(WebGpuPlan, DataDependentGraphsStayOnWasmWithTheReason) {
