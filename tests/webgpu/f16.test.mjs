@@ -9,7 +9,7 @@ import { gpuTest, elementwise, upload, download, matmul, layerNorm, groupNorm, c
   broadcastShapes, numel } from './gpu.mjs';
 import { rng, toHalf, fromHalf, erf, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
 import { getEngine } from './engine.mjs';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { TOL, fixtureDirs, ioInputs, readIo } from '../../npm/test/helpers.mjs';
 import { parseSafetensors } from '../../npm/index.js';
 
@@ -268,6 +268,7 @@ test('f16 weights: half fixtures on WebGPU equal the f32-weight GPU run and agre
   const plain = await (await gpu.instance.requestAdapter()).requestDevice();
   try {
     for (const fx of fixtures) {
+      assert.ok(existsSync(fx.truth), `${fx.name}: no float64 truth ${fx.truth} (run tools/make_fixtures.sh build/fixtures)`);
       const io = readIo(fx.io);
       const load = async (device) => {
         tir.env.webgpu.device = device;
