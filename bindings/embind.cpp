@@ -60,7 +60,7 @@ class WasmModel : public TensorSources {
       // Streamed weights (its own, or shared through weightsFrom): place first; the ones the CPU
       // reads are given their bytes (streamedToRead, setStreamedBytes) before finishCompile binds.
       to_read_.clear();
-      if (webgpu_) plan_streamed_reads(pending_->place_for_webgpu(uint64_t(max_binding_)));
+      if (webgpu_) plan_streamed_reads(pending_->place_for_webgpu(gpu_device(max_binding_)));
       if (to_read_.empty()) bind_pending();
     });
   }
@@ -97,6 +97,8 @@ class WasmModel : public TensorSources {
   // The device's largest storage binding, for the placement that decides which
   // streamed weights the CPU needs (compile).
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
+  // Whether the device has shader-f16: float16 weights are then held as f16 on the GPU.
+  void setShaderF16(bool on) { shader_f16_ = on; }
   // Bytes of the weights in WASM memory and of those streamed to the GPU: {wasm, streamed}.
   val weightBytes() const {
     return or_throw<val>([&] {
@@ -108,12 +110,13 @@ class WasmModel : public TensorSources {
     });
   }
   // The session's WebGPU program (JSON; runtime/webgpu_plan.cpp) for a device whose largest
-  // storage binding is max_binding_bytes, or an error JSON {kind, message}.
+  // storage binding is max_binding_bytes (shader-f16 as setShaderF16 said), or an error JSON
+  // {kind, message}.
   std::string webgpuPlan(double max_binding_bytes) {
     std::string plan;
     std::string err = guarded([&] {
       need_session();
-      plan = session_->webgpu_plan(uint64_t(max_binding_bytes));
+      plan = session_->webgpu_plan(gpu_device(max_binding_bytes));
     });
     return err.empty() ? plan : err;
   }
@@ -414,6 +417,8 @@ class WasmModel : public TensorSources {
   bool webgpu_ = false;
   double max_binding_ = double(uint64_t(128) << 20);
   std::unique_ptr<tir::Session> pending_;  // compiled and placed, waiting for streamed bytes
+  bool shader_f16_ = false;
+  tir::WebGpuDevice gpu_device(double max_binding) const { return {uint64_t(max_binding), shader_f16_}; }
   // Packed/derived weight copies, shared with every model bound through
   // shareWeights (one cache per weight dtype: it decides the packed layout).
   std::shared_ptr<tir::PrepareContext> shared_prepare_;
@@ -487,6 +492,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("setMaxBinding", &WasmModel::setMaxBinding)
       .function("compilePending", &WasmModel::compilePending)
       .function("finishCompile", &WasmModel::finishCompile)
+      .function("setShaderF16", &WasmModel::setShaderF16)
       .function("weightBytes", &WasmModel::weightBytes)
 
       .function("runSteps", &WasmModel::runSteps)

@@ -68,6 +68,18 @@ WebGpuRegistrar::WebGpuRegistrar(std::initializer_list<std::pair<const char*, We
   for (const auto& f : fns) WebGpuRegistry::instance().add(f.first, f.second);
 }
 
+DType gpu_ir_input_dtype(const OpCall& call, size_t i) {
+  const DType stored = call.in[i].dtype;
+  if (i < call.node->inputs.size() && compute_dtype(call.node->inputs[i].dtype) == stored)
+    return call.node->inputs[i].dtype;
+  return stored;
+}
+
+const char* gpu_round_op(DType target, DType source) {
+  if (target == source) return nullptr;
+  return target == DType::F16 ? "round_f16" : target == DType::BF16 ? "round_bf16" : nullptr;
+}
+
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape) {
   const size_t r = shape.size();
   Strides s(r, 0);

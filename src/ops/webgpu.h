@@ -63,6 +63,12 @@ struct GpuDispatch {
   // In the kernel's binding order; an undefined tensor binds a dummy buffer.
   std::vector<Tensor> bindings;
   std::vector<int> written{0};  // bindings the kernel writes (kernels.json "rw")
+  // Set by lowerings of kernels that load every float binding through f32(...) or a conversion
+  // to Y's type (matmul, gemv, conv2d, conv2d_gemm, rowwise, pool2d, batch_norm, index_select):
+  // the bindings' names (kernels.json), so the plan may type a read-only binding "f16" where it
+  // binds a float16 weight held as f16 on the GPU (WebGpuDevice::shader_f16). Empty: every
+  // binding keeps its lowering's type. (Elementwise dispatches are typed by ew_in instead.)
+  std::vector<std::string> names;
   int64_t workgroups[3] = {1, 1, 1};
 };
 
@@ -92,6 +98,13 @@ struct WebGpuRegistrar {
   static ::tir::WebGpuRegistrar TIR_CONCAT(tir_webgpu_registrar_, __LINE__)({__VA_ARGS__})
 
 // --- helpers shared by the lowerings ---
+
+// The IR's dtype of input i (float16/bfloat16 tensors are float32 in the engine: the node's
+// input meta says what the values stand for), as ops/convert.cpp reads it.
+DType gpu_ir_input_dtype(const OpCall& call, size_t i);
+// The elementwise op that rounds a float32 result to `target`'s precision ("round_f16",
+// "round_bf16") where the CPU's conversion from `source` does (ops/convert.cpp), or nullptr.
+const char* gpu_round_op(DType target, DType source);
 
 // x's strides for `shape` (x broadcast to it: stride 0 on broadcast dims).
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);

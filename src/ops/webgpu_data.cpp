@@ -4,24 +4,32 @@
 // of the generated elementwise kernel over views (or rowwise for group norm).
 #include <algorithm>
 
+#include "core/half.h"
 #include "ops/view_util.h"
 #include "ops/webgpu.h"
 
 namespace tir {
 namespace {
 
-// fill(self, value 0-d tensor): the value broadcast over the output.
+// fill(self, value 0-d tensor): the value broadcast over the output, rounded to self's precision
+// when self is float16/bfloat16 in the IR (as the CPU op).
 bool lower_fill_tensor(const OpCall& c, GpuLowering& g) {
   if (c.in.size() != 2 || c.in[1].dim() != 0 || c.out[0].dtype != DType::F32 || c.in[1].dtype != DType::F32) return false;
   if (c.out[0].numel() == 0) return true;
-  g.dispatches.push_back(gpu_elementwise("copy", {c.in[1]}, c.out[0]));
+  const char* round = gpu_round_op(gpu_ir_input_dtype(c, 0), DType::F64);
+  g.dispatches.push_back(gpu_elementwise(round ? round : "copy", {c.in[1]}, c.out[0]));
   return true;
 }
 
 bool lower_fill_scalar(const OpCall& c, GpuLowering& g) {
   if (c.out[0].dtype != DType::F32) return false;
   if (c.out[0].numel() == 0) return true;
-  g.dispatches.push_back(gpu_elementwise("full", {}, c.out[0], c.scalar("value").f));
+  // The value as the CPU writes it: in f32, then rounded to self's float16/bfloat16 precision.
+  float v = float(c.scalar("value").f);
+  const DType ir = gpu_ir_input_dtype(c, 0);
+  if (ir == DType::F16) v = half_to_float(float_to_half(v));
+  if (ir == DType::BF16) v = bf16_to_float(float_to_bf16(v));
+  g.dispatches.push_back(gpu_elementwise("full", {}, c.out[0], v));
   return true;
 }
 
@@ -325,6 +333,7 @@ bool lower_group_norm(const OpCall& c, GpuLowering& g) {
   d.meta.us("shape", {rows}, 6).us("x_strides", {r}, 6).us("y_strides", {r}, 6);
   d.meta.u("y_r_stride", 1);
   d.bindings = {y, x, w, b};
+  d.names = {"Y", "X", "W", "Bias"};  // rowwise.wgsl reads them through f32(...)
   gpu_grid(d, rows);
   g.dispatches.push_back(d);
   return true;

@@ -190,8 +190,9 @@ bool lower_masked_fill(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
-// clone / contiguous / _to_copy / to: a copy (a cast when the dtypes differ)
-// into the fresh output; a view output (to() of the same dtype) is free.
+// clone / contiguous / _to_copy / to / type_as: a copy (a cast when the dtypes differ)
+// into the fresh output; a view output (to() of the same dtype) is free. A cast to float16 or
+// bfloat16 (float32 in the engine) rounds to that precision, as the CPU op does.
 bool lower_copy(const OpCall& c, GpuLowering& g) {
   if (c.in.empty() || !c.in[0].defined()) return false;
   if (c.out[0].buffer == c.in[0].buffer) return true;  // planned as a view: nothing to run
@@ -201,7 +202,17 @@ bool lower_copy(const OpCall& c, GpuLowering& g) {
   // int64 results only from integers that already fit int32 (no float -> int64 truncation).
   const bool to_i64 = to == DType::I64 && (from == DType::I64 || from == DType::I32 || from == DType::Bool);
   if (!(ok(from) || from == DType::I64) || !(ok(to) || to_i64)) return false;
-  g.dispatches.push_back(gpu_elementwise("copy", {c.in[0]}, c.out[0]));
+  // The IR target as ops/convert.cpp's plan_to reads it (type_as: the other's dtype).
+  const DType self_ir = gpu_ir_input_dtype(c, 0);
+  DType want = self_ir;
+  if (c.node->op_type == "aten.type_as.default") {
+    if (c.in.size() < 2) return false;
+    want = gpu_ir_input_dtype(c, 1);
+  } else if (c.node->op_type != "aten.clone.default" && c.node->op_type != "aten.contiguous.default") {
+    want = c.dtype("dtype").value_or(self_ir);
+  }
+  const char* round = gpu_round_op(want, self_ir);
+  g.dispatches.push_back(gpu_elementwise(round ? round : "copy", {c.in[0]}, c.out[0]));
   return true;
 }
 

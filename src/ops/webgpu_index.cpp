@@ -36,6 +36,7 @@ GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const 
   d.meta.u("x_off", x.offset).us("shape", shape, 6).us("x_strides", x.strides, 6);
   d.meta.us("idx_strides", {idx.dim() ? idx.strides.back() : 1}, 6).u("idx_off", idx.offset);
   d.bindings = {y, x, idx};
+  d.names = {"Y", "X", "Idx"};  // a float16 table converts to Y's f32 on the store
   gpu_grid(d, (y.numel() + 63) / 64);
   return d;
 }
@@ -73,6 +74,7 @@ GpuDispatch gather(const Tensor& x, const Strides& x_strides, int64_t dim, const
   d.meta.u("x_off", x.offset).us("shape", y.shape, 6).us("x_strides", x_strides, 6);
   d.meta.us("idx_strides", idx_strides, 6).u("idx_off", idx.offset);
   d.bindings = {y, x, idx};
+  d.names = {"Y", "X", "Idx"};  // a float16 table converts to Y's f32 on the store
   gpu_grid(d, (y.numel() + 63) / 64);
   return d;
 }

@@ -78,6 +78,7 @@ GpuDispatch gpu_matmul(const Tensor& a, const Tensor& b, const Tensor& c, const 
     d.meta.us("c_bs", std::vector<int64_t>(cs.begin(), cs.end() - 2), 4);
   }
   d.bindings = {y, a, b, c};
+  d.names = {"Y", "A", "B", "C"};
   if (gemv) {
     d.meta.u("batch", nb);
     gpu_grid(d, nb * N);
@@ -163,6 +164,7 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
   d.meta.u("dh", dilation[0]).u("dw", dilation[1]).u("groups", groups).u("has_b", bias.defined() ? 1 : 0);
   d.meta.u("x_off", x.offset).us("x_strides", x.strides);
   d.bindings = {y, x, w, bias};
+  d.names = {"Y", "X", "W", "Bias"};
   if (groups == 1) {
     gemm_grid(d, cout, oh * ow, n);
   } else {
@@ -237,6 +239,7 @@ bool pool(const OpCall& c, GpuLowering& g, int mode) {
   d.meta.u("ph", p[0]).u("pw", p[1]).u("dh", dil[0]).u("dw", dil[1]).u("count_include_pad", include_pad);
   d.meta.u("divisor", divisor).u("x_off", x.offset).us("x_strides", x.strides);
   d.bindings = {y, x};
+  d.names = {"Y", "X"};
   gpu_grid(d, (y.numel() + 63) / 64);
   g.dispatches.push_back(d);
   return true;
@@ -307,6 +310,7 @@ bool lower_batch_norm(const OpCall& c, GpuLowering& g) {
   d.meta.u("numel", y.numel()).u("c", x.shape[1]).u("hw", hw).f("eps", c.f("eps", 1e-5));
   d.meta.u("has_w", c.in[1].defined() ? 1 : 0).u("has_b", c.in[2].defined() ? 1 : 0);
   d.bindings = {y, x, c.in[3], c.in[4], c.in[1], c.in[2]};
+  d.names = {"Y", "X", "Mean", "Var", "W", "Bias"};
   gpu_grid(d, (y.numel() + 63) / 64);
   g.dispatches.push_back(d);
   return true;
@@ -333,6 +337,7 @@ GpuDispatch rowwise(int mode, const Tensor& x, int64_t dim, const Tensor& y) {
   d.meta.us("shape", keep, 6).us("x_strides", xs, 6).us("y_strides", ys, 6);
   d.meta.u("y_r_stride", x.dim() ? y.strides[size_t(dim)] : 1).u("groups", 1).u("cpg", 0).u("hw", 1);
   d.bindings = {y, x, Tensor{}, Tensor{}};
+  d.names = {"Y", "X", "W", "Bias"};
   gpu_grid(d, rows);
   return d;
 }

@@ -69,6 +69,18 @@ struct SessionOptions {
 
 std::shared_ptr<PrepareContext> make_shared_prepare_cache(DType weight_dtype = DType::F32);
 
+// The WebGPU device a plan is for (Session::webgpu_plan); converts from a bare
+// max_binding_bytes, as callers passed before float16 existed on the GPU.
+struct WebGpuDevice {
+  uint64_t max_binding_bytes = uint64_t(128) << 20;  // maxStorageBufferBindingSize
+  // shader-f16: the IR's float16 weights (float32 in the engine, exactly) may be
+  // held as f16 on the GPU, where every kernel reading them loads through
+  // f32(...); without it every GPU value takes 4 bytes per element.
+  bool shader_f16 = false;
+  WebGpuDevice(uint64_t max_binding = uint64_t(128) << 20, bool f16 = false)  // NOLINT: implicit by design
+      : max_binding_bytes(max_binding), shader_f16(f16) {}
+};
+
 class Session {
  public:
   // Compiles; throws ExecutionError listing ALL unsupported op types.
@@ -122,15 +134,15 @@ class Session {
   // GPU buffers and the dispatches with their parameters (JSON, replayed by the
   // npm package's executor; runtime/webgpu_plan.cpp, docs/webgpu.md). After
   // bind(); compile with fusion and update_in_place off (GPU kernels take no
-  // epilogues yet). max_binding_bytes: the device's maxStorageBufferBindingSize
-  // (a node binding a larger value stays on WASM).
-  std::string webgpu_plan(uint64_t max_binding_bytes = uint64_t(128) << 20) const;
+  // epilogues yet). device: its maxStorageBufferBindingSize (a node binding a
+  // larger value stays on WASM) and whether it has shader-f16 (WebGpuDevice).
+  std::string webgpu_plan(WebGpuDevice device = {}) const;
   // The same with GPU-resident graph I/O, for callers that keep state on the
   // GPU between runs (a LanguageModel's KV caches): `gpu_inputs` start each run
   // valid on the GPU only (never uploaded; a WASM reader downloads them first),
   // in buffers of their own; `gpu_outputs` end the run on the GPU (not
   // downloaded). The plan's "inputs"/"outputs" give each graph I/O's value.
-  std::string webgpu_plan(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+  std::string webgpu_plan(WebGpuDevice device, const std::vector<size_t>& gpu_inputs,
                           const std::vector<size_t>& gpu_outputs) const;
   // WebGPU placement before bind(), for callers that stream weights to the GPU
   // instead of holding them here: runs webgpu_plan()'s placement pass and
@@ -141,7 +153,7 @@ class Session {
   // weights "streamed" (the caller uploads them). Such a session runs only
   // through its WebGPU plan: run() names the first GPU-only node.
   // gpu_inputs / gpu_outputs: as webgpu_plan() will be given them.
-  std::vector<std::string> place_for_webgpu(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs = {},
+  std::vector<std::string> place_for_webgpu(WebGpuDevice device, const std::vector<size_t>& gpu_inputs = {},
                                             const std::vector<size_t>& gpu_outputs = {});
   // Bytes of the bound weights held in memory, and of those streamed (no data here).
   size_t weight_bytes(bool streamed) const;

@@ -97,7 +97,7 @@ struct Session::Impl {
   void bind(const TensorMap& weights, const TensorMap& constants);
   void prepare();
   // runtime/webgpu_plan.cpp; `placement`, when given, gets the steps' devices and the CPU-read weights.
-  std::string webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+  std::string webgpu_plan_json(const WebGpuDevice& device, const std::vector<size_t>& gpu_inputs,
                                const std::vector<size_t>& gpu_outputs, GpuPlacement* placement = nullptr);
   // A streamed weight's node on WASM (or a whole run) would read no data: the error naming it.
   [[noreturn]] void fail_gpu_only(const Step& step) const;

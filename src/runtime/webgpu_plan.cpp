@@ -42,6 +42,11 @@ struct Value {
   bool cpu_valid = false, gpu_valid = false, defined = false;
   int64_t gpu_first = -1, gpu_last = -1;  // program positions touching it on the GPU
   int slot = -1;
+  // A float16 weight of the IR (float32 in this memory, exactly) on a device with shader-f16:
+  // held as f16 on the GPU (half the bytes) when every GPU reader converts it on load
+  // (f16_readable); any other reader keeps it f32 there.
+  bool half_source = false, f32_reader = false;
+  bool gpu_half() const { return half_source && !f32_reader; }
 };
 
 std::string quoted(const std::string& s) {
@@ -52,21 +57,21 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-std::string Session::webgpu_plan(uint64_t max_binding_bytes) const { return webgpu_plan(max_binding_bytes, {}, {}); }
+std::string Session::webgpu_plan(WebGpuDevice device) const { return webgpu_plan(device, {}, {}); }
 
-std::string Session::webgpu_plan(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+std::string Session::webgpu_plan(WebGpuDevice device, const std::vector<size_t>& gpu_inputs,
                                  const std::vector<size_t>& gpu_outputs) const {
   if (!impl_->bound && !impl_->weights.empty()) throw ExecutionError("webgpu_plan() before bind(): weights are not loaded");
   if (!impl_->prepared) impl_->prepare();
-  return impl_->webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs);
+  return impl_->webgpu_plan_json(device, gpu_inputs, gpu_outputs);
 }
 
-std::vector<std::string> Session::place_for_webgpu(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+std::vector<std::string> Session::place_for_webgpu(WebGpuDevice device, const std::vector<size_t>& gpu_inputs,
                                                    const std::vector<size_t>& gpu_outputs) {
   Impl& s = *impl_;
   if (s.bound) throw ExecutionError("place_for_webgpu() after bind(): place first, then bind the weights");
   auto placed = std::make_unique<GpuPlacement>();
-  s.webgpu_plan_json(max_binding_bytes, gpu_inputs, gpu_outputs, placed.get());
+  s.webgpu_plan_json(device, gpu_inputs, gpu_outputs, placed.get());
   std::vector<std::string> keys;
   // Every name bind() may find such a weight under (runtime/binder.cpp).
   for (const auto& kv : s.weights) {
@@ -92,9 +97,10 @@ void Session::Impl::fail_gpu_only(const Step& step) const {
                        "it runs only through the model's WebGPU plan");
 }
 
-std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const std::vector<size_t>& gpu_inputs,
+std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const std::vector<size_t>& gpu_inputs,
                                             const std::vector<size_t>& gpu_outputs, GpuPlacement* placement) {
   Impl& s = *this;
+  const uint64_t max_binding_bytes = device.max_binding_bytes;
   if (placement) placement->on_gpu.assign(s.steps.size(), 0);
   // What the CPU reads of the weights (place_for_webgpu: those stay in memory).
   auto cpu_reads = [&](const Tensor& t) {
@@ -119,16 +125,26 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     v.dtype = t.dtype;
     v.constant_weight = b->kind == Buffer::Kind::Weight && !mutated_weight.count(b);
     v.cpu_valid = v.defined = b->kind == Buffer::Kind::Weight || b->kind == Buffer::Kind::Input;
+    auto w = s.weight_by_buffer.find(b);
+    v.half_source = device.shader_f16 && v.constant_weight && v.dtype == DType::F32 && w != s.weight_by_buffer.end() &&
+                    w->second->ir_dtype == DType::F16;
     values.push_back(v);
     return id_of[b] = int(values.size() - 1);
   };
 
-  std::string program, fallbacks;
+  std::vector<std::string> program;  // items; a GPU step's is rendered after the loop (gpu_steps)
+  struct GpuStep {
+    size_t item;  // its index in program
+    size_t step;
+    GpuLowering lowered;
+  };
+  std::vector<GpuStep> gpu_steps;
+  std::string fallbacks;
   int64_t pos = 0;  // program position, for GPU lifetimes
   int gpu_nodes = 0, wasm_nodes = 0, views = 0, uploads = 0, downloads = 0;
   std::vector<int> prepare_uploads;
   auto emit = [&](const std::string& item) {
-    program += (program.empty() ? "" : ",\n    ") + item;
+    program.push_back(item);
     ++pos;
   };
   auto gpu_touch = [&](Value& v) {
@@ -180,6 +196,64 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
          ", \"nodes\": [" + wasm_nodes_list + "]}");
     wasm_first = wasm_last = -1;
     wasm_nodes_list.clear();
+  };
+
+  // Whether binding b of d may bind a float16 weight held as f16: the kernel converts it to f32
+  // on load. Elementwise: a copy (cast to the output's type), or an op that another float32
+  // operand promotes to f32 compute (kernels.ts: float16 operands alone would give an f16 result).
+  auto f16_readable = [&](const GpuDispatch& d, size_t b) {
+    if (d.kernel != "elementwise") return b < d.names.size() && !d.names[b].empty();
+    if (d.ew_op == "copy") return true;
+    for (size_t j = 1; j < d.bindings.size(); ++j) {
+      const Tensor& o = d.bindings[j];
+      if (j != b && o.defined() && o.dtype == DType::F32 && !values[size_t(value_of(o))].half_source) return true;
+    }
+    return false;
+  };
+  // One GPU step's JSON: its dispatches with their bindings (value ids) and types; a binding of a
+  // weight held as f16 on the GPU is typed f16 there.
+  auto render_gpu_step = [&](size_t si, const GpuLowering& lowered) {
+    const Step& st = *s.steps[si];
+    std::string dispatches;
+    for (const auto& d : lowered.dispatches) {
+      std::string bind;
+      auto types = d.types;
+      auto ew_in = d.ew_in;
+      for (size_t b = 0; b < d.bindings.size(); ++b) {
+        const Tensor& t = d.bindings[b];
+        bind += std::string(bind.empty() ? "" : ", ") + (t.defined() ? std::to_string(value_of(t)) : "-1");
+        if (!t.defined() || !values[size_t(value_of(t))].gpu_half()) continue;
+        if (d.kernel == "elementwise") {  // binding b reads input b - 1
+          ew_in[b - 1] = "float16";
+          continue;
+        }
+        types.erase(std::remove_if(types.begin(), types.end(), [&](const auto& p) { return p.first == d.names[b]; }),
+                    types.end());
+        types.emplace_back(d.names[b], "f16");
+      }
+      std::string item = "{\"kernel\": " + quoted(d.kernel);
+      if (!d.ew_op.empty()) {
+        std::string in;
+        for (const auto& x : ew_in) in += (in.empty() ? "" : ", ") + quoted(x);
+        item += ", \"ew\": {\"op\": " + quoted(d.ew_op) + ", \"in\": [" + in + "], \"out\": " + quoted(d.ew_out) +
+                ", \"alias\": " + std::to_string(d.alias_input) + "}";
+      }
+      auto pairs = [&](const char* name, const std::vector<std::pair<std::string, std::string>>& kv) {
+        std::string o;
+        for (const auto& p : kv) o += (o.empty() ? "" : ", ") + quoted(p.first) + ": " + quoted(p.second);
+        item += std::string(", \"") + name + "\": {" + o + "}";
+      };
+      pairs("types", types);
+      pairs("subst", d.subst);
+      std::string written;
+      for (int b : d.written) written += (written.empty() ? "" : ", ") + std::to_string(b);
+      item += ", \"meta\": {" + d.meta.json_fields() + "}, \"bind\": [" + bind + "], \"written\": [" + written +
+              "], \"wg\": [" + std::to_string(d.workgroups[0]) + ", " + std::to_string(d.workgroups[1]) + ", " +
+              std::to_string(d.workgroups[2]) + "]}";
+      dispatches += (dispatches.empty() ? "" : ", ") + item;
+    }
+    return "{\"op\": \"gpu\", \"step\": " + std::to_string(si) + ", \"node\": " + quoted(st.node->name) +
+           ", \"op_type\": " + quoted(st.node->op_type) + ", \"dispatches\": [" + dispatches + "]}";
   };
 
   for (size_t si = 0; si < s.steps.size(); ++si) {
@@ -301,7 +375,6 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     // WASM, so its weights stay in memory.
     if (unchecked_int64)
       for (const Tensor& t : st.call.in) cpu_reads(t);
-    std::string dispatches;
     for (const auto& d : lowered.dispatches) {
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const Tensor& t = d.bindings[b];
@@ -310,36 +383,13 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
         const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
         // A written value keeps what it held (in-place ops, partial writes).
         if (!writes || values[size_t(id)].defined || d.alias_input >= 0) make_gpu_valid(id);
+        if (writes || !f16_readable(d, b)) values[size_t(id)].f32_reader = true;
       }
     }
-    for (const auto& d : lowered.dispatches) {
-      std::string bind;
-      for (const Tensor& t : d.bindings) {
-        bind += std::string(bind.empty() ? "" : ", ") + (t.defined() ? std::to_string(value_of(t)) : "-1");
+    // After every upload of the step: all its bindings live at its position.
+    for (const auto& d : lowered.dispatches)
+      for (const Tensor& t : d.bindings)
         if (t.defined()) gpu_touch(values[size_t(value_of(t))]);
-      }
-      std::string item = "{\"kernel\": " + quoted(d.kernel);
-      if (!d.ew_op.empty()) {
-        std::string in;
-        for (const auto& x : d.ew_in) in += (in.empty() ? "" : ", ") + quoted(x);
-        item += ", \"ew\": {\"op\": " + quoted(d.ew_op) + ", \"in\": [" + in + "], \"out\": " + quoted(d.ew_out) +
-                ", \"alias\": " + std::to_string(d.alias_input) + "}";
-      }
-      auto pairs = [&](const char* name, const std::vector<std::pair<std::string, std::string>>& kv) {
-        std::string o;
-        for (const auto& p : kv) o += (o.empty() ? "" : ", ") + quoted(p.first) + ": " + quoted(p.second);
-        item += std::string(", \"") + name + "\": {" + o + "}";
-      };
-      pairs("types", d.types);
-      pairs("subst", d.subst);
-      std::string written;
-      for (int b : d.written) written += (written.empty() ? "" : ", ") + std::to_string(b);
-      item += ", \"meta\": {" + d.meta.json_fields() + "}, \"bind\": [" + bind + "], \"written\": [" + written +
-              "], \"wg\": [" +
-              std::to_string(d.workgroups[0]) + ", " + std::to_string(d.workgroups[1]) + ", " +
-              std::to_string(d.workgroups[2]) + "]}";
-      dispatches += (dispatches.empty() ? "" : ", ") + item;
-    }
     for (const auto& d : lowered.dispatches)
       for (size_t b : d.written) {
         if (b >= d.bindings.size() || !d.bindings[b].defined()) continue;
@@ -347,8 +397,9 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
         v.gpu_valid = v.defined = true;
         v.cpu_valid = false;
       }
-    emit("{\"op\": \"gpu\", \"step\": " + std::to_string(si) + ", \"node\": " + quoted(st.node->name) +
-         ", \"op_type\": " + quoted(st.node->op_type) + ", \"dispatches\": [" + dispatches + "]}");
+    // Rendered once every reader of every weight is known (a float16 weight's binding types).
+    gpu_steps.push_back({program.size(), si, std::move(lowered)});
+    emit("");
   }
   flush_wasm();
   for (size_t k = 0; k < s.outputs.size(); ++k)
@@ -373,6 +424,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
       if (kv.second.mutated) cpu_reads(kv.second.tensor);
   }
 
+  for (const GpuStep& g : gpu_steps) program[g.item] = render_gpu_step(g.step, g.lowered);
+
   // 3. GPU slots: weights get their own; other values share by lifetime.
   std::vector<uint64_t> slot_bytes;
   std::vector<int64_t> slot_free_at;  // program position after which the slot is free
@@ -383,7 +436,8 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
   for (int id : order) {
     Value& v = values[size_t(id)];
     const uint64_t numel = v.buffer->nbytes / dtype_size(v.dtype);
-    const uint64_t bytes = std::max<uint64_t>(4, numel * 4);
+    // Whole 4-byte words: WebGPU copies and writes buffers in multiples of 4 (f16: 2 bytes per element).
+    const uint64_t bytes = std::max<uint64_t>(4, (numel * (v.gpu_half() ? 2 : 4) + 3) / 4 * 4);
     int best = -1;
     if (!v.constant_weight && !v.resident) {
       for (size_t k = 0; k < slot_bytes.size(); ++k)
@@ -412,7 +466,7 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
     const char* kind = v.buffer->kind == Buffer::Kind::Weight ? "weight" : v.buffer->kind == Buffer::Kind::Input ? "input" : "arena";
     const char* gdt = "";
     try {
-      gdt = gpu_dtype(v.dtype);
+      gdt = v.gpu_half() && v.gpu_first >= 0 ? "float16" : gpu_dtype(v.dtype);
     } catch (const GpuUnsupported&) {
     }
     out += std::string(i ? ",\n    " : "\n    ") + "{\"label\": " + quoted(v.buffer->label) + ", \"kind\": \"" + kind +
@@ -436,7 +490,9 @@ std::string Session::Impl::webgpu_plan_json(uint64_t max_binding_bytes, const st
   out += "],\n  \"inputs\": [" + io_ids(s.inputs) + "],\n  \"outputs\": [" + io_ids(s.outputs);
   out += "],\n  \"prepare\": [";
   for (size_t k = 0; k < prepare_uploads.size(); ++k) out += (k ? ", " : "") + std::to_string(prepare_uploads[k]);
-  out += "],\n  \"program\": [\n    " + program + "],\n  \"fallbacks\": [\n    " + fallbacks + "],\n";
+  std::string items;
+  for (const std::string& item : program) items += (items.empty() ? "" : ",\n    ") + item;
+  out += "],\n  \"program\": [\n    " + items + "],\n  \"fallbacks\": [\n    " + fallbacks + "],\n";
   out += "  \"placement\": {\"webgpu\": " + std::to_string(gpu_nodes) + ", \"wasm\": " + std::to_string(wasm_nodes) +
          ", \"views\": " + std::to_string(views) + ", \"uploads\": " + std::to_string(uploads) +
          ", \"downloads\": " + std::to_string(downloads) + "}\n}\n";

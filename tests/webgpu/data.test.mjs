@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, elementwise, cat, indexSelect, cumsum, indexCopy, download, upload, numel, contiguousStrides } from './gpu.mjs';
 import { rng, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
-import { getEngine, checkLowered } from './engine.mjs';
+import { getEngine, checkLowered, runBoth } from './engine.mjs';
 
 const values = (h) => Array.from(indices(h.shape), (idx) => at(h, idx));
 
@@ -110,6 +110,42 @@ test('index_copy_ in place into a KV cache', gpuTest(async (t, gpu) => {
     want[((ix[0] * 3 + ix[1]) * 8 + j) * 4 + ix[3]] = at(src, ix);
   }
   assert.deepEqual([...await download(gpu, dst)], [...want]);
+}));
+
+// Casts to float16/bfloat16 (float32 in the engine) round to that precision on the CPU: the GPU
+// must too, bit for bit (ties to even, float16 overflow to inf and subnormals, NaN), for
+// _to_copy / to / type_as, and for fills of a float16 tensor.
+test('casts to float16 / bfloat16 and fills of float16 round as the CPU does (WebGPU provider vs CPU, exact)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const edge = [1.0001, 3.14159265, -1e-6, 70000, -65519, 65520, 1e-8, 2 ** -25, 3 * 2 ** -26, 0.1, 65504, -0, Infinity,
+    NaN, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 3.4e38, 2 ** -24 * 1.5, 1 + 2 ** -8, 1 + 3 * 2 ** -8];
+  const rand = rng(9);
+  const x = { ...hostTensor(rand, 'float32', [5, 13], 'transposed', { lo: -300, hi: 300 }) };
+  edge.forEach((v, k) => { x.storage[k] = v; });
+  for (const dtype of ['float16', 'bfloat16']) {
+    await checkLowered(eng, gpu, 'aten._to_copy.default', [x], [{ shape: x.shape, dtype }], { dtype });
+    await checkLowered(eng, gpu, 'aten._to_copy.default', [x], [{ shape: x.shape, dtype }], { dtype }, { transposed: [0] });
+    await checkLowered(eng, gpu, 'aten.to.dtype', [x], [{ shape: x.shape, dtype }], { dtype });
+  }
+  const n = hostTensor(rand, 'int32', [7], 'contiguous', { lo: -70000, hi: 70000 });
+  await checkLowered(eng, gpu, 'aten._to_copy.default', [n], [{ shape: [7], dtype: 'float16' }], { dtype: 'float16' });
+  // type_as(x, h) with h float16, and fill / fill_.Scalar of a float16 tensor (made by a cast).
+  const meta = (name, shape, dtype, producer) => ({ name, shape, dtype, ...(producer ? { producer_node: producer, producer_output_idx: 0 } : {}) });
+  const xs = meta('x', [5, 13], 'float32', 'x');
+  const h = meta('h', [5, 13], 'float16', 'h');
+  const ir = { model_name: 'Casts', graph_inputs: [meta('x', [5, 13], 'float32')], weights: [], weight_name_mapping: {},
+    graph_outputs: [meta('a', [5, 13], 'float16', 'a'), meta('f', [5, 13], 'float16', 'f'), meta('g', [5, 13], 'float16', 'g')],
+    nodes: [
+      { name: 'h', op_type: 'aten._to_copy.default', inputs: [xs], outputs: [meta('h', [5, 13], 'float16')], attrs: { dtype: 'float16' } },
+      { name: 'a', op_type: 'aten.type_as.default', inputs: [xs, h], outputs: [meta('a', [5, 13], 'float16')], attrs: {} },
+      { name: 'f', op_type: 'aten.fill.Scalar', inputs: [h], outputs: [meta('f', [5, 13], 'float16')], attrs: { value: 0.1 } },
+      { name: 'g', op_type: 'aten.fill.Scalar', inputs: [h], outputs: [meta('g', [5, 13], 'float16')], attrs: { value: 70000 } },
+    ] };
+  const r = await runBoth(eng, gpu.device, ir, [x]);
+  assert.deepEqual(r.placement.nodes, { webgpu: 4, wasm: 0 });
+  r.cpu.forEach((want, k) => assertClose(r.gpu[k], want, { rtol: 0, atol: 0, what: `output ${ir.graph_outputs[k].name}` }));
+  assert.equal(r.cpu[1][0], 0.0999755859375);
 }));
 
 test('lowerings: roll, repeat, tril/triu, diag, stack, eye, channel_shuffle, im2col, fills (WebGPU provider vs CPU, exact)', gpuTest(async (t, gpu) => {

@@ -26,7 +26,7 @@ export async function getEngine() {
   return api;
 }
 
-const IR_DTYPE = { float32: 'float32', int32: 'int64', bool: 'bool' };
+const IR_DTYPE = { float32: 'float32', int32: 'int64', bool: 'bool', float16: 'float16', bfloat16: 'bfloat16' };
 
 function engineInput(h) {
   const n = numel(h.shape);
@@ -95,7 +95,12 @@ export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { t
   const graphOutputs = read ? read.map((k) => outputs[k]) : outputs;
   const ir = { model_name: 'OneNode', graph_inputs: graphInputs.map((g) => g.ir), graph_outputs: graphOutputs,
     weights: [], weight_name_mapping: {}, nodes };
-  const feeds = graphInputs.map((g) => engineInput(g.stored));
+  return runBoth(eng, device, ir, graphInputs.map((g) => g.stored));
+}
+
+// An IR run on WASM and with ['webgpu'] on `device`, fed host tensors: {cpu, gpu, placement}.
+export async function runBoth(eng, device, ir, inputs) {
+  const feeds = inputs.map(engineInput);
   const run = async (opts) => {
     const model = await eng.loadIR(ir, { threads, ...opts });
     try {

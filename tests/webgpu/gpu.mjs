@@ -160,12 +160,16 @@ export async function elementwise(gpu, op, inputs, { p0 = 0, p1 = 0, outDtype, o
 
 const pad4 = (a) => [...a, ...new Array(4 - a.length).fill(0)];
 
+// The binding types of the kernels that load floats through f32(...) (matmul, gemv, conv2d,
+// rowwise, pool2d): f16 for float16 views, f32 otherwise (absent ones too).
+const floatTypes = (views) => Object.fromEntries(Object.entries(views).map(([b, v]) => [b, v?.dtype === 'float16' ? 'f16' : 'f32']));
+
 // torch.matmul semantics over strided views (1-d operands promoted and squeezed as torch does),
 // with addmm's epilogue: alpha * (a @ b) + beta * c, c broadcast to the result.
 // tile: the tiled kernel's output tile (64, 32 or 16; the C++ lowering picks it by size), on
 // 16 x 16 invocations for 64 and 8 x 8 otherwise (as the lowering).
 const tileSubst = (tile) => ({ TILE: String(tile), THREADS: tile === 64 ? '16' : '8' });
-export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64 } = {}) {
+export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32' } = {}) {
   const av = a.shape.length === 1 ? { ...a, shape: [1, a.shape[0]], strides: [0, a.strides[0]] } : a;
   const bv = b.shape.length === 1 ? { ...b, shape: [b.shape[0], 1], strides: [b.strides[0], 0] } : b;
   const [M, K] = av.shape.slice(-2);
@@ -176,7 +180,7 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   const bs = (v) => broadcastStrides({ shape: v.shape.slice(0, -2), strides: v.strides.slice(0, -2) }, batchShape);
   const batch = numel(batchShape);
   let outShape = [...batchShape, M, N];
-  const out = empty(gpu, 'float32', outShape);
+  const out = empty(gpu, outDtype, outShape);
   if (a.shape.length === 1) outShape = outShape.filter((_, i) => i !== outShape.length - 2);
   if (b.shape.length === 1) outShape = outShape.slice(0, -1);
   const result = { ...out, shape: outShape, strides: contiguousStrides(outShape) };
@@ -197,7 +201,8 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   if (useGemv) meta.batch = batch;
   const wg = useGemv ? grid(batch * N) : [Math.ceil(N / tile), Math.ceil(M / tile), batch];
   if (!useGemv && batch > 65535) throw new Error('matmul: batch > 65535');
-  const src = useGemv ? kernelSource(name) : kernelSource(name, { subst: tileSubst(tile) });
+  const types = floatTypes({ Y: out, A: a, B: b, C: c });
+  const src = useGemv ? kernelSource(name, { types }) : kernelSource(name, { types, subst: tileSubst(tile) });
   await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, cbuf], wg));
   return result;
 }
@@ -245,7 +250,8 @@ async function rowwise(gpu, mode, x, dim, extra = {}) {
     const meta = { rows, rank: s.shape.length, r: s.r, r_stride: s.rStride, x_off: x.offset,
       shape: pad6(s.shape), x_strides: pad6(s.strides), y_strides: pad6(ys.strides), y_r_stride: ys.rStride,
       groups: 1, cpg: 0, hw: 1, eps: { f32: 0 }, ...extra.meta };
-    const src = kernelSource('rowwise', { subst: { MODE: String(ROW_MODE[mode]) } });
+    const types = floatTypes({ Y: y, X: x, W: extra.weight, Bias: extra.bias });
+    const src = kernelSource('rowwise', { types, subst: { MODE: String(ROW_MODE[mode]) } });
     const w = extra.weight?.buffer ?? dummy(gpu);
     const b = extra.bias?.buffer ?? dummy(gpu);
     await submit(gpu, (d) => d('rowwise', src, meta, [y.buffer, x.buffer, w, b], grid(rows)));
@@ -310,11 +316,12 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
   const meta = { numel: total, n, cin, h, w: wd, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups,
     has_b: bias ? 1 : 0, x_off: x.offset, x_strides: x.strides };
   const bufs = [y.buffer, x.buffer, w.buffer, bias?.buffer ?? dummy(gpu)];
+  const types = floatTypes({ Y: y, X: x, W: w, Bias: bias });
   if (groups === 1) {
-    const src = kernelSource('conv2d_gemm', { subst: tileSubst(tile) });
+    const src = kernelSource('conv2d_gemm', { types, subst: tileSubst(tile) });
     await submit(gpu, (d) => d('conv2d_gemm', src, meta, bufs, [Math.ceil((oh * ow) / tile), Math.ceil(cout / tile), n]));
   } else {
-    await submit(gpu, (d) => d('conv2d', kernelSource('conv2d'), meta, bufs, grid(Math.ceil(total / 64))));
+    await submit(gpu, (d) => d('conv2d', kernelSource('conv2d', { types }), meta, bufs, grid(Math.ceil(total / 64))));
   }
   return y;
 }
@@ -332,22 +339,24 @@ export async function pool2d(gpu, mode, x, { kernel = 1, stride, padding = 0, di
   if (total === 0) return y;
   const meta = { numel: total, nc: n * c, c, h, w: wd, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw,
     count_include_pad: countIncludePad ? 1 : 0, divisor, x_off: x.offset, x_strides: x.strides };
-  const src = kernelSource('pool2d', { subst: { MODE: String({ max: 0, avg: 1, adaptive_avg: 2 }[mode]) } });
+  const src = kernelSource('pool2d', { types: floatTypes({ Y: y, X: x }),
+    subst: { MODE: String({ max: 0, avg: 1, adaptive_avg: 2 }[mode]) } });
   await submit(gpu, (d) => d('pool2d', src, meta, [y.buffer, x.buffer], grid(Math.ceil(total / 64))));
   return y;
 }
 
-// index_select(x, dim, idx 1-d int32) and gather(x, dim, idx): x any dtype of 4 bytes.
-export async function indexSelect(gpu, x, dim, idx, { gather = false } = {}) {
+// index_select(x, dim, idx 1-d int32) and gather(x, dim, idx): x any GPU dtype (a float16 table
+// gathered into a float32 output: outDtype).
+export async function indexSelect(gpu, x, dim, idx, { gather = false, outDtype = x.dtype } = {}) {
   const d = dim < 0 ? dim + x.shape.length : dim;
   const shape = gather ? idx.shape : x.shape.map((s, i) => (i === d ? idx.shape[0] : s));
-  const y = empty(gpu, x.dtype, shape);
+  const y = empty(gpu, outDtype, shape);
   const total = numel(shape);
   if (total === 0) return y;
   const meta = { numel: total, rank: shape.length, dim: d, x_dim_size: x.shape[d], x_off: x.offset,
     shape: pad6(shape), x_strides: pad6(x.strides), idx_strides: pad6(idx.strides), idx_off: idx.offset };
-  const t = { float32: 'f32', int32: 'i32', bool: 'u32' }[x.dtype];
-  const src = kernelSource('index_select', { types: { Y: t, X: t, Idx: 'i32' }, subst: { MODE: gather ? '1' : '0' } });
+  const t = { float32: 'f32', int32: 'i32', bool: 'u32', float16: 'f16' };
+  const src = kernelSource('index_select', { types: { Y: t[outDtype], X: t[x.dtype], Idx: 'i32' }, subst: { MODE: gather ? '1' : '0' } });
   await submit(gpu, (dd) => dd('index_select', src, meta, [y.buffer, x.buffer, idx.buffer], grid(Math.ceil(total / 64))));
   return y;
 }
@@ -419,7 +428,8 @@ export async function batchNorm(gpu, x, mean, variance, { weight, bias, eps = 1e
   if (total === 0) return y;
   const meta = { numel: total, c: x.shape[1], hw: numel(x.shape.slice(2)), eps: { f32: eps },
     has_w: weight ? 1 : 0, has_b: bias ? 1 : 0 };
-  await submit(gpu, (d) => d('batch_norm', kernelSource('batch_norm'), meta,
+  const types = floatTypes({ Y: y, X: x, Mean: mean, Var: variance, W: weight, Bias: bias });
+  await submit(gpu, (d) => d('batch_norm', kernelSource('batch_norm', { types }), meta,
     [y.buffer, x.buffer, mean.buffer, variance.buffer, weight?.buffer ?? dummy(gpu), bias?.buffer ?? dummy(gpu)], grid(Math.ceil(total / 64))));
   return y;
 }

@@ -534,6 +534,7 @@ async function loadCollected(ir: IRSource, irText: string, weightOps: TensorOp[]
     if (gpu) {
       handle.setWebGpu(true);
       handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);
+      handle.setShaderF16(gpu.features?.has('shader-f16') ?? false);
     }
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
     // Streamed weights: compile placed the nodes; the CPU's weights are read, then bound.

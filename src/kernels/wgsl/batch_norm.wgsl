@@ -1,5 +1,6 @@
 // batch_norm in inference: y = (x - mean[c]) * rsqrt(var[c] + eps) * w[c] + b[c] over a
-// contiguous [n, c, hw] tensor (channel = (i / hw) % c). Workgroups: grid(ceil(numel / 64)).
+// contiguous [n, c, hw] tensor (channel = (i / hw) % c), in f32 (float16 bindings load through
+// f32(...)), rounded to Y's type on the store. Workgroups: grid(ceil(numel / 64)).
 {{DECLS}}
 
 @compute @workgroup_size(64)
@@ -8,8 +9,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let i = wg_linear(wid, nwg) * WG + lid;
   if (i >= mu(M_NUMEL)) { return; }
   let c = (i / mu(M_HW)) % mu(M_C);
-  var y = (X[i] - Mean[c]) * inverseSqrt(Var[c] + mf(M_EPS));
-  if (mu(M_HAS_W) != 0u) { y *= W[c]; }
-  if (mu(M_HAS_B) != 0u) { y += Bias[c]; }
-  Y[i] = y;
+  var y = (f32(X[i]) - f32(Mean[c])) * inverseSqrt(f32(Var[c]) + mf(M_EPS));
+  if (mu(M_HAS_W) != 0u) { y *= f32(W[c]); }
+  if (mu(M_HAS_B) != 0u) { y += f32(Bias[c]); }
+  Y[i] = Y_T(y);
 }

@@ -34,10 +34,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var kx = 0u; kx < KW; kx++) {
         let xx = x0 + i32(kx * mu(M_DW));
         if (xx < 0 || xx >= W_) { continue; }
-        acc = fma(X[xc + u32(yy) * xs2 + u32(xx) * xs3], W[wc + ky * KW + kx], acc);
+        acc = fma(f32(X[xc + u32(yy) * xs2 + u32(xx) * xs3]), f32(W[wc + ky * KW + kx]), acc);
       }
     }
   }
-  if (mu(M_HAS_B) != 0u) { acc += Bias[co]; }
-  Y[i] = acc;
+  if (mu(M_HAS_B) != 0u) { acc += f32(Bias[co]); }
+  Y[i] = Y_T(acc);
 }

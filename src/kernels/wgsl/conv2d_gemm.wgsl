@@ -28,7 +28,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       let am = e / TK; let ak = e % TK;
       let gm = m0 + am; let gk = k0 + ak;
       var va = 0.0;
-      if (gm < CO && gk < K) { va = W[gm * K + gk]; }
+      if (gm < CO && gk < K) { va = f32(W[gm * K + gk]); }
       As[ak][am] = va;
       let bk = e / T; let bp = e % T;
       let gk2 = k0 + bk; let gp = n0 + bp;
@@ -37,7 +37,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let c = gk2 / KK; let kr = gk2 % KK;
         let yy = i32((gp / OW) * mu(M_SH) + (kr / KW) * mu(M_DH)) - i32(mu(M_PH));
         let xx = i32((gp % OW) * mu(M_SW) + (kr % KW) * mu(M_DW)) - i32(mu(M_PW));
-        if (yy >= 0 && yy < H && xx >= 0 && xx < W_) { vb = X[xn + c * xs1 + u32(yy) * xs2 + u32(xx) * xs3]; }
+        if (yy >= 0 && yy < H && xx >= 0 && xx < W_) { vb = f32(X[xn + c * xs1 + u32(yy) * xs2 + u32(xx) * xs3]); }
       }
       Bs[bk][bp] = vb;
     }
@@ -51,11 +51,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let gm = m0 + lid3.y + S * i;
     if (gm >= CO) { continue; }
     var bias = 0.0;
-    if (has_b) { bias = Bias[gm]; }
+    if (has_b) { bias = f32(Bias[gm]); }
     for (var j = 0u; j < R; j++) {
       let gp = n0 + lid3.x + S * j;
       if (gp >= P) { continue; }
-      Y[oy + gm * P + gp] = acc[i][j] + bias;
+      Y[oy + gm * P + gp] = Y_T(acc[i][j] + bias);
     }
   }
 }

@@ -21,6 +21,23 @@ fn hypot_f(a: f32, b: f32) -> f32 {
   return m * sqrt(x * x + y * y);
 }
 
+// A float32 rounded to float16 / bfloat16 precision and kept in f32, bit for bit as the CPU's
+// casts to those dtypes (core/half.h: to nearest even, float16 overflow to inf, its subnormals
+// in units of 2^-24, NaN kept): integer arithmetic on the bits, no shader-f16 needed.
+fn round_f16_f(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  let a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) { return x; }
+  if (a >= 0x477ff000u) { return bitcast<f32>((b & 0x80000000u) | 0x7f800000u); }
+  if (a < 0x38800000u) { return round(x * 16777216.0) / 16777216.0; }  // exact scalings
+  return bitcast<f32>((b & 0x80000000u) | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u));
+}
+fn round_bf16_f(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  if ((b & 0x7fffffffu) > 0x7f800000u) { return bitcast<f32>((b & 0xffff0000u) | 0x400000u); }
+  return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}
+
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

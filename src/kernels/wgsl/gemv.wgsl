@@ -32,7 +32,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let brs = mu(M_B_RS);
   let bn = ob + n * mu(M_B_CS);
   var s = 0.0;
-  for (var k = lid; k < K; k += 256u) { s = fma(A[oa + k * acs], B[bn + k * brs], s); }
+  for (var k = lid; k < K; k += 256u) { s = fma(f32(A[oa + k * acs]), f32(B[bn + k * brs]), s); }
   part[lid] = s;
   workgroupBarrier();
   for (var w = 128u; w > 0u; w >>= 1u) {
@@ -42,7 +42,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (lid == 0u) {
     var r = mf(M_ALPHA) * part[0];
     let beta = mf(M_BETA);
-    if (mu(M_HAS_C) != 0u && beta != 0.0) { r += beta * C[oc + n * mu(M_C_CS)]; }
-    Y[bi * N + n] = r;
+    if (mu(M_HAS_C) != 0u && beta != 0.0) { r += beta * f32(C[oc + n * mu(M_C_CS)]); }
+    Y[bi * N + n] = Y_T(r);
   }
 }

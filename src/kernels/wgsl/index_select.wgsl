@@ -29,5 +29,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = i32(mu(M_X_DIM_SIZE));
   if (j < 0) { j += n; }
   if (j < 0 || j >= n) { Y[i] = 0; return; }
-  Y[i] = X[ox + u32(j) * mu(M_X_STRIDES + dim)];
+  Y[i] = Y_T(X[ox + u32(j) * mu(M_X_STRIDES + dim)]);  // f16 -> f32 for a float16 table
 }

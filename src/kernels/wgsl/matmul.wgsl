@@ -5,7 +5,8 @@
 // workgroup of S x S invocations, T/S x T/S outputs each (T, S = {{TILE}}, {{THREADS}}: the
 // lowering's gemm_tile picks 64, 16 or, for outputs too small for enough 64x64 workgroups, 16, 8;
 // the tests also run 32, 8), K in steps of 16 through workgroup memory; edge tiles load zeros and
-// skip stores (the core: gemm_tile.wgsl).
+// skip stores (the core: gemm_tile.wgsl). Operands load into f32 (float16 ones too: f32
+// accumulation) and the result is rounded once to Y's type (Y_T: f32 or f16) on the store.
 // Workgroups: (ceil(N/T), ceil(M/T), batch).
 {{DECLS}}
 
@@ -39,12 +40,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       let am = e / TK; let ak = e % TK;     // A tile: T rows x 16 k
       let gm = m0 + am; let gk = k0 + ak;
       var va = 0.0;
-      if (gm < M && gk < K) { va = A[oa + gm * ars + gk * acs]; }
+      if (gm < M && gk < K) { va = f32(A[oa + gm * ars + gk * acs]); }
       As[ak][am] = va;
       let bk = e / T; let bn = e % T;       // B tile: 16 k x T columns
       let gk2 = k0 + bk; let gn = n0 + bn;
       var vb = 0.0;
-      if (gk2 < K && gn < N) { vb = B[ob + gk2 * brs + gn * bcs]; }
+      if (gk2 < K && gn < N) { vb = f32(B[ob + gk2 * brs + gn * bcs]); }
       Bs[bk][bn] = vb;
     }
     workgroupBarrier();
@@ -62,8 +63,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       let gn = n0 + lid3.x + S * j;
       if (gn >= N) { continue; }
       var r = alpha * acc[i][j];
-      if (use_c) { r += beta * C[oc + gm * mu(M_C_RS) + gn * mu(M_C_CS)]; }
-      Y[oy + gm * N + gn] = r;
+      if (use_c) { r += beta * f32(C[oc + gm * mu(M_C_RS) + gn * mu(M_C_CS)]); }
+      Y[oy + gm * N + gn] = Y_T(r);
     }
   }
 }

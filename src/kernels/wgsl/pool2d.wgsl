@@ -1,6 +1,7 @@
 // 2-d pooling (NCHW), one output element per invocation over a strided 4-d view: max (dilation,
 // padding never chosen), avg (torch's divisor: count_include_pad, divisor override) and adaptive
-// avg (windows floor(o*H/OH) .. ceil((o+1)*H/OH)). Y contiguous. Workgroups: grid(ceil(numel/64)).
+// avg (windows floor(o*H/OH) .. ceil((o+1)*H/OH)). Y contiguous. Computed in f32 (float16 loads
+// too), rounded to Y's type on the store. Workgroups: grid(ceil(numel/64)).
 const MODE: u32 = {{MODE}}u;  // 0 max, 1 avg, 2 adaptive avg
 {{DECLS}}
 
@@ -22,8 +23,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     hs = i32((oy * u32(H)) / OH); he = i32(((oy + 1u) * u32(H) + OH - 1u) / OH);
     ws = i32((ox * u32(W_)) / OW); we = i32(((ox + 1u) * u32(W_) + OW - 1u) / OW);
     var s = 0.0;
-    for (var y = hs; y < he; y++) { for (var x = ws; x < we; x++) { s += X[base + u32(y) * xs2 + u32(x) * xs3]; } }
-    Y[i] = s / f32((he - hs) * (we - ws));
+    for (var y = hs; y < he; y++) { for (var x = ws; x < we; x++) { s += f32(X[base + u32(y) * xs2 + u32(x) * xs3]); } }
+    Y[i] = Y_T(s / f32((he - hs) * (we - ws)));
     return;
   }
   hs = i32(oy * mu(M_SH)) - i32(mu(M_PH));
@@ -39,11 +40,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var kx = 0; kx < KW; kx++) {
         let x = ws + kx * DW;
         if (x < 0 || x >= W_) { continue; }
-        let v = X[base + u32(y) * xs2 + u32(x) * xs3];
+        let v = f32(X[base + u32(y) * xs2 + u32(x) * xs3]);
         if (!any || v > m) { m = v; any = true; }
       }
     }
-    Y[i] = m;
+    Y[i] = Y_T(m);
     return;
   }
   he = min(hs + KH, H + i32(mu(M_PH)));
@@ -52,8 +53,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let hs2 = max(hs, 0); let ws2 = max(ws, 0);
   let he2 = min(he, H); let we2 = min(we, W_);
   var s = 0.0;
-  for (var y = hs2; y < he2; y++) { for (var x = ws2; x < we2; x++) { s += X[base + u32(y) * xs2 + u32(x) * xs3]; } }
+  for (var y = hs2; y < he2; y++) { for (var x = ws2; x < we2; x++) { s += f32(X[base + u32(y) * xs2 + u32(x) * xs3]); } }
   var div = f32(select((he2 - hs2) * (we2 - ws2), pool, mu(M_COUNT_INCLUDE_PAD) != 0u));
   if (mu(M_DIVISOR) != 0u) { div = f32(mu(M_DIVISOR)); }
-  Y[i] = s / div;
+  Y[i] = Y_T(s / div);
 }

@@ -3,6 +3,7 @@
 // implementation by tests/webgpu (lavapipe in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -18,14 +19,14 @@
 namespace tir {
 namespace {
 
-std::string plan_of(const std::string& fixture, uint64_t max_binding = uint64_t(128) << 20) {
+std::string plan_of(const std::string& fixture, WebGpuDevice device = {}) {
   const std::string dir = test::fixtures_dir() + "/models/" + fixture;
   std::string weights = dir + "/weights.safetensors";
   if (!test::file_exists(weights)) weights = test::generated_fixtures_dir() + "/models/" + fixture + "/weights.safetensors";
   if (!test::file_exists(weights)) weights = test::generated_fixtures_dir() + "/" + fixture + "/weights.safetensors";
   Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
   s.bind(read_safetensors_file(weights));
-  return s.webgpu_plan(max_binding);
+  return s.webgpu_plan(device);
 }
 
 // Whether dispatch d writes its binding b (the plan's "written" list).
@@ -123,6 +124,150 @@ TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
     named = named || f["why"].str().find("int64 constant outside") != std::string::npos;
   EXPECT_TRUE(named) << doc.root()["fallbacks"].to_json();
   check_invariants(doc.root());
+}
+
+// IR JSON pieces for the inline graphs below.
+std::string ir_meta(const std::string& name, const std::string& shape, const std::string& dtype,
+                    const std::string& producer = "") {
+  return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": ")" + dtype + "\"" +
+         (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
+}
+std::string ir_node(const std::string& name, const std::string& op, const std::string& in, const std::string& out,
+                    const std::string& attrs = "{}") {
+  return R"({"name": ")" + name + R"(", "op_type": ")" + op + R"(", "inputs": [)" + in + R"(], "outputs": [)" + out +
+         R"(], "attrs": )" + attrs + "}";
+}
+
+// The values a plan holds as float16 on the GPU (gpu_dtype).
+std::set<int64_t> half_values(const json::Value& plan) {
+  std::set<int64_t> half;
+  int64_t id = 0;
+  for (const json::Value v : plan["values"]) {
+    if (v["gpu_dtype"].str() == "float16") half.insert(id);
+    ++id;
+  }
+  return half;
+}
+
+TEST(WebGpuPlan, Float16WeightsAreHeldAsF16OnlyOnADeviceWithShaderF16) {
+  // convnext_half's weights are float16 in the IR (float32 in the engine's memory, exactly).
+  const std::string fx = "convnext_half/torch2.14-training";
+  const json::Document plain = json::Document::parse(plan_of(fx));
+  const json::Document f16 = json::Document::parse(plan_of(fx, WebGpuDevice(uint64_t(128) << 20, true)));
+  EXPECT_TRUE(half_values(plain.root()).empty());
+  const std::set<int64_t> half = half_values(f16.root());
+  // The conv, linear and layer_norm weights and biases, and the layer scales (an elementwise mul
+  // with a float32 activation): every kernel reading them converts on load.
+  EXPECT_GE(half.size(), 10u);
+  // Placement and transfers do not change: only the weights' GPU storage.
+  EXPECT_EQ(plain.root()["placement"].to_json(), f16.root()["placement"].to_json());
+  EXPECT_EQ(plain.root()["placement"]["wasm"].as_int64(), 0);
+  check_invariants(f16.root());
+  const json::Value values = f16.root()["values"];
+  size_t weights_f32 = 0;
+  for (size_t id = 0; id < values.size(); ++id) {
+    const json::Value v = values.at(id);
+    if (!half.count(int64_t(id))) {
+      weights_f32 += v["kind"].str() == "weight" && v["slot"].as_int64() >= 0;
+      continue;
+    }
+    EXPECT_EQ(v["kind"].str(), "weight");
+    EXPECT_EQ(v["dtype"].str(), "float32");  // the engine's copy; f16 on the GPU
+    const int64_t bytes = f16.root()["slots"].at(size_t(v["slot"].as_int64())).as_int64();
+    EXPECT_EQ(bytes, std::max<int64_t>(4, (v["numel"].as_int64() * 2 + 3) / 4 * 4)) << v["label"].str();
+  }
+  EXPECT_EQ(weights_f32, 0u);  // every weight of convnext_half is float16 in the IR
+  // Each binding of an f16 value is typed f16 (elementwise: its input dtype is float16), in a
+  // kernel that converts on load.
+  const std::set<std::string> f16_kernels = {"matmul", "gemv", "conv2d", "conv2d_gemm", "rowwise",
+                                             "pool2d", "batch_norm", "index_select", "elementwise"};
+  size_t typed = 0;
+  for (const json::Value item : f16.root()["program"]) {
+    if (item["op"].str() != "gpu") continue;
+    for (const json::Value d : item["dispatches"]) {
+      size_t bound = 0, f16_types = 0;
+      for (const json::Value id : d["bind"]) bound += half.count(id.as_int64());
+      for (const json::Value t : d["types"]) f16_types += t.str() == "f16";
+      json::Value ew;
+      if (d.find("ew", &ew))
+        for (const json::Value t : ew["in"]) f16_types += t.str() == "float16";
+      EXPECT_EQ(bound, f16_types) << item["node"].str();
+      if (bound) EXPECT_TRUE(f16_kernels.count(d["kernel"].string())) << d["kernel"].str();
+      typed += f16_types;
+    }
+  }
+  EXPECT_GE(typed, half.size());
+  // A float32 model is unchanged by the option.
+  EXPECT_TRUE(half_values(json::Document::parse(plan_of("small_cnn/torch2.14-training", WebGpuDevice(1 << 27, true))).root()).empty());
+}
+
+TEST(WebGpuPlan, AFloat16WeightStaysF32WhereAGpuReaderWouldNotConvertIt) {
+  // x float32 [2, 3]; float16 weights w [4, 3], b [4] (linear), s [3] (mul by x: f32 compute),
+  // u, v [3] (where(c, u, v): two float16 operands alone, so the kernel would compute in f16).
+  auto meta = [](const std::string& name, const std::string& shape, const std::string& dtype,
+                 const std::string& producer = "") { return ir_meta(name, shape, dtype, producer); };
+  auto node = [](const std::string& name, const std::string& op, const std::string& in, const std::string& out) {
+    return ir_node(name, op, in, out);
+  };
+  const std::string x = meta("x", "[2, 3]", "float32", "x"), c = meta("c", "[3]", "bool", "c");
+  const std::string nodes =
+      node("l", "aten.linear.default", x + "," + meta("p_w", "[4, 3]", "float16") + "," + meta("p_b", "[4]", "float16"),
+           meta("l", "[2, 4]", "float32")) + "," +
+      node("m", "aten.mul.Tensor", x + "," + meta("p_s", "[3]", "float16"), meta("m", "[2, 3]", "float32")) + "," +
+      node("w", "aten.where.self", c + "," + meta("p_u", "[3]", "float16") + "," + meta("p_v", "[3]", "float16"),
+           meta("w", "[3]", "float16"));
+  std::string weights;
+  for (const auto& [k, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"w", "[4, 3]"}, {"b", "[4]"}, {"s", "[3]"}, {"u", "[3]"}, {"v", "[3]"}})
+    weights += (weights.empty() ? "" : ",") + meta(k, shape, "float16");
+  const Model model = load_model_json(
+      R"({"model_name": "h", "graph_inputs": [)" + meta("x", "[2, 3]", "float32") + "," + meta("c", "[3]", "bool") +
+      R"(], "graph_outputs": [)" + meta("l", "[2, 4]", "float32", "l") + "," + meta("m", "[2, 3]", "float32", "m") +
+      "," + meta("w", "[3]", "float16", "w") + R"(], "weights": [)" + weights +
+      R"(], "weight_name_mapping": {"p_w": "w", "p_b": "b", "p_s": "s", "p_u": "u", "p_v": "v"}, "nodes": [)" + nodes +
+      "]}");
+  Session sess(model, test::webgpu_session_options());
+  TensorMap tm;
+  for (const auto& [k, shape] : std::vector<std::pair<std::string, Shape>>{
+           {"w", {4, 3}}, {"b", {4}}, {"s", {3}}, {"u", {3}}, {"v", {3}}}) {
+    Tensor t = make_owned(DType::F16, shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<uint16_t>()[i] = 0x3c00;  // 1.0
+    tm.set(k, t);
+  }
+  sess.bind(tm);
+  const json::Document doc = json::Document::parse(sess.webgpu_plan(WebGpuDevice(uint64_t(1) << 27, true)));
+  EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << doc.root()["fallbacks"].to_json();
+  std::map<std::string, std::string> held;
+  for (const json::Value v : doc.root()["values"])
+    if (v["kind"].str() == "weight") held[v["label"].string()] = v["gpu_dtype"].string();
+  EXPECT_EQ(held["w"], "float16");
+  EXPECT_EQ(held["b"], "float16");
+  EXPECT_EQ(held["s"], "float16");
+  EXPECT_EQ(held["u"], "float32");
+  EXPECT_EQ(held["v"], "float32");
+  check_invariants(doc.root());
+}
+
+TEST(WebGpuPlan, CastsToHalfPrecisionRoundOnTheGpu) {
+  // _to_copy(x, float16) and to(x, bfloat16) round (float32 in the engine); clone copies.
+  const std::string x = ir_meta("x", "[5]", "float32", "x");
+  const std::string nodes =
+      ir_node("h", "aten._to_copy.default", x, ir_meta("h", "[5]", "float16"), R"({"dtype": "float16"})") + "," +
+      ir_node("b", "aten.to.dtype", x, ir_meta("b", "[5]", "bfloat16"), R"({"dtype": "bfloat16"})") + "," +
+      ir_node("c", "aten.clone.default", ir_meta("h", "[5]", "float16", "h"), ir_meta("c", "[5]", "float16"));
+  Session s(load_model_json(R"({"model_name": "c", "graph_inputs": [)" + ir_meta("x", "[5]", "float32") +
+                            R"(], "graph_outputs": [)" + ir_meta("b", "[5]", "bfloat16", "b") + "," +
+                            ir_meta("c", "[5]", "float16", "c") +
+                            R"(], "weights": [], "weight_name_mapping": {}, "nodes": [)" + nodes + "]}"),
+            test::webgpu_session_options());
+  s.bind(TensorMap{});
+  const json::Document doc = json::Document::parse(s.webgpu_plan());
+  std::map<std::string, std::string> op_of;
+  for (const json::Value item : doc.root()["program"])
+    if (item["op"].str() == "gpu") op_of[item["node"].string()] = item["dispatches"].at(0)["ew"]["op"].string();
+  EXPECT_EQ(op_of["h"], "round_f16");
+  EXPECT_EQ(op_of["b"], "round_bf16");
+  EXPECT_EQ(op_of["c"], "copy");
 }
 
 TEST(WebGpuPlan, DataDependentGraphsStayOnWasmWithTheReason) {

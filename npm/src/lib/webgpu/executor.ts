@@ -20,6 +20,8 @@ type PlanItem = any;
 /** A plan value as the transfers read it: its dtype, element count, label, address and GPU slot. */
 interface PlanValue {
   dtype: string;
+  /** Its GPU storage: as dtype, or 'float16' for a float16 weight held as f16 (shader-f16). */
+  gpu_dtype?: string;
   numel: number;
   label?: string;
   ptr: number;
@@ -88,6 +90,48 @@ function toGpuBytes(value: PlanValue, bytes: Uint8Array, owned = false): Uint8Ar
     default:
       throw new ExecutionError(`WebGPU: cannot upload value '${value.label}' of dtype ${value.dtype}`);
   }
+}
+
+// float32 -> float16 bits, rounded to nearest even (a float16 weight's float32 copy converts exactly).
+function halfBits(f: number): number {
+  F32[0] = f;
+  const x = U32[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  const mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // inf, nan
+  const e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00; // overflow: inf
+  if (e <= 0) { // subnormal half (or zero)
+    if (e < -10) return sign;
+    const m = mant | 0x800000;
+    const shift = 14 - e;
+    const half = 1 << (shift - 1);
+    let r = m >>> shift;
+    const rest = m & ((1 << shift) - 1);
+    if (rest > half || (rest === half && (r & 1))) r++;
+    return sign | r;
+  }
+  let r = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (r & 1))) r++; // a carry into the exponent is right too
+  return sign | r;
+}
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+
+// A float16 weight's f16 GPU storage, padded to whole 4-byte words (WebGPU writes): from its
+// file's float16 bytes (streamed), or from its float32 copy in WASM memory.
+function halfGpuBytes(value: PlanValue, bytes: Uint8Array, fromFile: boolean): Uint8Array {
+  const out = new Uint8Array(Math.ceil(value.numel / 2) * 4);
+  if (fromFile) {
+    out.set(bytes.subarray(0, value.numel * 2));
+    return out;
+  }
+  const src = new Float32Array(bytes.slice().buffer, 0, value.numel);
+  const dst = new Uint16Array(out.buffer);
+  for (let i = 0; i < src.length; i++) dst[i] = halfBits(src[i]!);
+  return out;
 }
 
 // GPU storage (an ArrayBuffer of numel 4-byte words) -> the value's bytes in WASM memory.
@@ -245,7 +289,8 @@ export class WebGpuExecutor {
       const id = weightOfSlot.get(slot);
       if (id === undefined) return this._buffer(bytes, STORAGE);
       const v: PlanValue = plan.values[id];
-      const key = v.streamed !== undefined ? `streamed ${v.streamed}` : `at ${v.ptr} ${v.numel} ${v.dtype}`;
+      const held = v.gpu_dtype === 'float16' ? ' as float16' : '';
+      const key = (v.streamed !== undefined ? `streamed ${v.streamed}` : `at ${v.ptr} ${v.numel} ${v.dtype}`) + held;
       this.weightKeys.push(key);
       const shared = this.weightBuffers.take(key);
       if (shared) {
@@ -295,7 +340,8 @@ export class WebGpuExecutor {
   private _upload(id: number): void {
     const v = this.plan.values[id];
     if (v.streamed !== undefined) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed: it uploads once, at create`);
-    this._write(v, toGpuBytes(v, this._valueBytes(v)));
+    // A float16 weight held as f16 (shader-f16) narrows its float32 copy exactly.
+    this._write(v, v.gpu_dtype === 'float16' ? halfGpuBytes(v, this._valueBytes(v), false) : toGpuBytes(v, this._valueBytes(v)));
   }
 
   private _write(v: PlanValue, data: ArrayBufferView): void {
@@ -305,7 +351,8 @@ export class WebGpuExecutor {
   }
 
   // The constant weights, once; streamed ones are read from their file one at a time (only one
-  // tensor's bytes are held at once), in plan order.
+  // tensor's bytes are held at once), in plan order. A float16 weight held as f16 takes the
+  // file's float16 bytes as they are.
   private async _uploadWeights(): Promise<void> {
     for (const id of this.plan.prepare) {
       if (this.sharedValues.has(id)) continue;
@@ -315,7 +362,9 @@ export class WebGpuExecutor {
         continue;
       }
       if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its file is gone`);
-      this._write(v, toGpuBytes(v, await this.streamed.bytesOf(v.streamed, v.dtype), true));
+      const half = v.gpu_dtype === 'float16';
+      const bytes = await this.streamed.bytesOf(v.streamed, half ? 'float16' : v.dtype);
+      this._write(v, half ? halfGpuBytes(v, bytes, true) : toGpuBytes(v, bytes, true));
     }
   }
 

@@ -94,11 +94,13 @@ function header(name: string): string {
   return `${COMMON}\n${consts}\n${wgConsts}\n`;
 }
 
+// Each binding's declaration and its element type as `<binding>_T` (kernels that take float16
+// load through f32(...) and store through Y_T(...), so one source serves f32 and f16).
 function bindingDecls(name: string, types: Readonly<Record<string, string>>): string {
   return KERNELS[name]!.bindings.map(([b, access], i) => {
     const t = types[b] ?? 'f32';
     const acc = access === 'rw' ? 'read_write' : 'read';
-    return `@group(0) @binding(${i + 1}) var<storage, ${acc}> ${b}: array<${t}>;`;
+    return `alias ${b}_T = ${t};\n@group(0) @binding(${i + 1}) var<storage, ${acc}> ${b}: array<${t}>;`;
   }).join('\n');
 }
 
