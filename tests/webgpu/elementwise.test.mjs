@@ -64,7 +64,7 @@ const ATEN = {
   gt_scalar: ['aten.gt.Scalar', (p0) => ({ other: p0 })], ge_scalar: ['aten.ge.Scalar', (p0) => ({ other: p0 })],
 };
 // data.test.mjs (copy, full, arange; round_f16, round_bf16: the casts to float16/bfloat16, exact);
-// lowering.test.mjs (tril, triu: 2-d and up only)
+// and tril, triu (2-d and up only) through the provider
 const SKIP = new Set(['copy', 'full', 'arange', 'tril', 'triu', 'round_f16', 'round_bf16']);
 const SCALARS = { clamp: [-0.5, 1.25], leaky_relu: [0.1, 0], elu: [0.7, 0], add: [1.5, 0], sub: [-2, 0],
   masked_fill: [3.5, 0], addcmul: [0.5, 0], add_scalar: [1.5, 0], mul_scalar: [-2.5, 0], div_scalar: [3, 0],
