@@ -85,9 +85,10 @@ TEST(LinalgParity, AddmmAndBaddbmm) {
   EXPECT_TRUE(node_parity("aten.baddbmm.default", {in({2, 3, 4}), in({2, 3, 5}), in({2, 5, 4})}));
   EXPECT_TRUE(node_parity("aten.baddbmm.default", {in({4}), tr({2, 3, 5}), in({2, 5, 4})},
                           R"({"beta":0.5,"alpha":-1.5})"));
-  // LibTorch 1.13's CPU baddbmm sometimes lets a NaN self through with beta=0 (seen in ~1% of runs),
-  // so the NaN case is unit-tested (ReduceOps' AddmmInPlaceWritesThroughView) and this one uses a finite self.
-  EXPECT_TRUE(node_parity("aten.baddbmm.default", {in({3, 4}), in({2, 3, 5}), in({2, 5, 4})}, R"({"beta":0.0})"));
+  // baddbmm with beta=0 is not compared with LibTorch 1.13: its CPU kernel then reads its own
+  // uninitialized output (0 x garbage), so even a finite self sometimes gives NaN (CI, 2026-11-27:
+  // elements 18-19 of a [2, 3, 4] result from self [3, 4]). The definition (self never read) is
+  // unit-tested with a NaN self: MatmulOps.AddmmInPlaceWritesThroughView.
 }
 
 TEST(LinalgParity, Linear) {
