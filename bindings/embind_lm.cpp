@@ -78,7 +78,7 @@ class WasmLM : public TensorSources {
   }
   // The next compile() plans for WebGPU (webgpuPlan()).
   void setWebGpu(bool on) { webgpu_ = on; }  // next compile: no fusion
-  // As WasmModel's: the device's largest binding for compile's placement, the streamed weights' reader.
+  // As WasmModel's: the device's largest binding, for compile's placement.
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
   // Bytes of the prefill graph's weights (the decode graph reads the same ones) in WASM memory
   // and streamed to the GPU: {wasm, streamed}.

@@ -54,12 +54,33 @@ function isRemote(loc: unknown): boolean {
   return /^(https?|data|blob):/i.test(s);
 }
 
-// fetchOptions: the caller's RequestInit (headers, credentials, ...); signal
-// aborts the request and the body read.
-async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefined, { signal, fetchOptions }: LoadControls = {}): Promise<Uint8Array> {
+/**
+ * A load's RequestInit: the caller's fetchOptions (headers, credentials, ...), `headers` added
+ * to theirs, and the load's signal (with fetchOptions' own, where AbortSignal.any exists).
+ */
+export function requestInit({ signal, fetchOptions }: LoadControls, headers?: Record<string, string>): RequestInit {
   const init: RequestInit = { ...fetchOptions };
+  if (headers) {
+    const h = new Headers(fetchOptions?.headers);
+    for (const [k, v] of Object.entries(headers)) h.set(k, v);
+    init.headers = h;
+  }
   if (signal) init.signal = fetchOptions?.signal && typeof AbortSignal.any === 'function' ? AbortSignal.any([signal, fetchOptions.signal]) : signal;
-  const res = await fetch(url, init);
+  return init;
+}
+
+/** A location string as fetch takes it: in a page or worker, relative to its base URL. */
+export function fetchUrl(loc: string | URL): string | URL {
+  if (isNode || typeof loc !== 'string') return loc;
+  if (typeof document !== 'undefined') return new URL(loc, document.baseURI);
+  if (typeof location !== 'undefined') return new URL(loc, location.href);
+  return loc;
+}
+
+// signal aborts the request and the body read.
+async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefined, load: LoadControls = {}): Promise<Uint8Array> {
+  const { signal } = load;
+  const res = await fetch(url, requestInit(load));
   if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status} ${res.statusText}`), { code: 'HTTP' });
   const total = Number(res.headers.get('content-length')) || 0;
   if (!onProgress || !res.body) {
@@ -136,10 +157,7 @@ export async function readLocation(loc: string | URL | Blob, onProgress: ((event
     } else if (path !== null) {
       bytes = await (await import('#node')).readFileNode(path, report?.progress, signal);
     } else {
-      let url = loc as string | URL;
-      if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);
-      else if (!isNode && typeof loc === 'string' && typeof location !== 'undefined') url = new URL(loc, location.href);
-      bytes = await fetchBytes(url, report?.progress, { signal, fetchOptions });
+      bytes = await fetchBytes(fetchUrl(loc as string | URL), report?.progress, { signal, fetchOptions });
     }
   } catch (e) {
     signal?.throwIfAborted(); // whatever fetch or the read made of the abort: the signal's reason

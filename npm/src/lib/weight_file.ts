@@ -3,7 +3,7 @@
 // reads, the GPU every other tensor, one at a time; no copy of the whole file is held. Sources:
 // a path (Node: an open file), a Blob (slices), a URL (HTTP Range requests; a server that ignores
 // Range sends the whole file once, which is then held like bytes given in memory), or bytes.
-import { localPath, isBlob, isNode, progressReporter } from './source.js';
+import { fetchUrl, localPath, isBlob, progressReporter, requestInit } from './source.js';
 import type { LoadControls } from './source.js';
 import type { Progress } from './model_types.js';
 
@@ -53,20 +53,12 @@ function withProgress(file: WeightFile, onProgress: OnProgress): WeightFile {
   };
 }
 
-function requestInit({ signal, fetchOptions }: LoadControls, range: string): RequestInit {
-  const headers = new Headers(fetchOptions?.headers);
-  headers.set('Range', range);
-  const init: RequestInit = { ...fetchOptions, headers };
-  if (signal) init.signal = fetchOptions?.signal && typeof AbortSignal.any === 'function' ? AbortSignal.any([signal, fetchOptions.signal]) : signal;
-  return init;
-}
-
 function httpError(res: Response): Error {
   return Object.assign(new Error(`HTTP ${res.status} ${res.statusText}`), { code: 'HTTP' });
 }
 
 async function openUrl(url: string | URL, origin: string, load: LoadControls): Promise<WeightFile> {
-  const first = await fetch(url, requestInit(load, 'bytes=0-15'));
+  const first = await fetch(url, requestInit(load, { Range: 'bytes=0-15' }));
   if (!first.ok) throw httpError(first);
   const total = /\/(\d+)\s*$/.exec(first.headers.get('content-range') ?? '');
   if (first.status !== 206 || !total) return bytesFile(new Uint8Array(await first.arrayBuffer()), origin); // no Range support
@@ -76,7 +68,7 @@ async function openUrl(url: string | URL, origin: string, load: LoadControls): P
     size: Number(total[1]),
     read: async (offset, n) => {
       if (n === 0) return new Uint8Array(0);
-      const res = await fetch(url, requestInit(load, `bytes=${offset}-${offset + n - 1}`));
+      const res = await fetch(url, requestInit(load, { Range: `bytes=${offset}-${offset + n - 1}` }));
       if (res.status !== 206) throw res.ok ? new Error(`a range request answered ${res.status} (the server stopped honouring Range)`) : httpError(res);
       const bytes = new Uint8Array(await res.arrayBuffer());
       if (bytes.length !== n) throw new Error(`a range request for ${n} bytes at ${offset} gave ${bytes.length}`);
@@ -108,10 +100,7 @@ export async function openWeightFile(loc: string | URL | Blob, onProgress: OnPro
         const f = await (await import('#node')).openFileNode(path);
         file = { origin: path, ...f };
       } else {
-        let url = loc;
-        if (!isNode && typeof loc === 'string' && typeof document !== 'undefined') url = new URL(loc, document.baseURI);
-        else if (!isNode && typeof loc === 'string' && typeof location !== 'undefined') url = new URL(loc, location.href);
-        file = await openUrl(url, String(loc), load);
+        file = await openUrl(fetchUrl(loc), String(loc), load);
       }
     }
   } catch (e) {
