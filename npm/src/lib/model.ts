@@ -497,16 +497,16 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
   const wantsGpu = executionProviders(options.executionProviders).includes('webgpu');
   const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress, load, wantsGpu && !from);
   try {
-    return await loadCollected(ir, irText, weightOps, options, limits, load, from, weightDtype, wantsGpu);
+    return await loadCollected(ir, irText, irMeta, weightOps, options, limits, load, from, weightDtype, wantsGpu);
   } finally {
     await closeTensorFiles(weightOps);
   }
 }
 
-async function loadCollected(ir: IRSource, irText: string, weightOps: TensorOp[], options: LoadOptions, limits: Limits | null,
+async function loadCollected(ir: IRSource, irText: string, irMeta: IrMeta, weightOps: TensorOp[], options: LoadOptions, limits: Limits | null,
   load: LoadControls, from: Model | null, weightDtype: WeightDtype, wantsGpu: boolean): Promise<LoadedModel> {
   const { weights, constants, onProgress, profile = false } = options;
-  const constantOps = await collectTensors(constants, 'constants', irMetaFrom(irText), onProgress, load);
+  const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress, load);
   // A model sharing another's weights lives in that model's engine instance.
   const backend = from ? from._backend : await getBackend(options);
   const gpu = wantsGpu ? await gpuOrFallback() : null;
