@@ -57,6 +57,9 @@ inline Window pool_window(const PoolGeom& g, int64_t od, int64_t oh, int64_t ow)
 template <typename T, typename F>
 void for_each_output(const PoolGeom& g, const T* x, int64_t cost_per_out, F&& f) {
   const int64_t IP = g.D * g.H * g.W, OP = g.OD * g.OH * g.OW;
+  // An empty output may still have huge other dims (a 0 beside 2^40): looping
+  // over those would never end.
+  if (OP == 0) return;
   parallel_for(g.planes, grain_for(OP * cost_per_out), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const T* in = x + p * IP;
