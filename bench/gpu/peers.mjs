@@ -132,17 +132,21 @@ for (const name of list(a.models ?? 'resnet50,bert_base')) {
   }
   for (const [, e, r] of live) {
     r.median_ms = median(r.times);
-    // Where ours spends a run: one profiled run (a sync after every GPU node), by op type.
+    // Where ours spends a run: one profiled run by op type (GPU timestamps where the device has
+    // them, else wall times with a sync after every GPU node).
     if (e.profile) {
       try {
         const byOp = {};
-        for (const t of await withTimeout(e.profile(), `${name} profile`)) {
+        const timings = await withTimeout(e.profile(), `${name} profile`);
+        r.profile_clock = timings.find((t) => t.device === 'webgpu')?.clock ?? 'wall';
+        for (const t of timings) {
           const k = `${t.opType}${t.device === 'wasm' ? ' (wasm)' : ''}`;
           byOp[k] ??= { op: k, nodes: 0, ms: 0 };
           byOp[k].nodes += 1 + (t.covers?.length ?? 0);
           byOp[k].ms += t.ms;
         }
         r.profile = Object.values(byOp).sort((x, y) => y.ms - x.ms);
+        r.slowest = [...timings].sort((x, y) => y.ms - x.ms).slice(0, 8).map((t) => ({ node: t.node, op: t.opType, ms: t.ms }));
       } catch (err) { r.profile_error = errMsg(err); }
     }
     try { e.dispose(); } catch { /* ignore */ }
@@ -251,10 +255,14 @@ for (const row of rows) {
   const p = row.engines['ours-webgpu']?.profile;
   if (!p) continue;
   const total = p.reduce((x, y) => x + y.ms, 0);
-  md.push('', `Ours on WebGPU, ${row.model}: one profiled run by op type (each GPU node submitted alone and awaited: ` +
-    `wall ms per node including ~tens of µs of sync; total ${total.toFixed(2)} ms):`, '');
+  const how = row.engines['ours-webgpu'].profile_clock === 'gpu'
+    ? 'GPU ms per node from timestamp queries, each node in a compute pass of its own'
+    : 'each GPU node submitted alone and awaited: wall ms per node including ~tens of µs of sync';
+  md.push('', `Ours on WebGPU, ${row.model}: one profiled run by op type (${how}; total ${total.toFixed(2)} ms):`, '');
   md.push('| op type | nodes | ms | share |', '| --- | ---: | ---: | ---: |');
   for (const o of p.slice(0, 12)) md.push(`| ${o.op} | ${o.nodes} | ${o.ms.toFixed(3)} | ${(100 * o.ms / total).toFixed(1)}% |`);
+  md.push('', 'Its slowest nodes:', '', '| node | op type | ms |', '| --- | --- | ---: |');
+  for (const o of row.engines['ours-webgpu'].slowest ?? []) md.push(`| ${o.node} | ${o.op} | ${o.ms.toFixed(3)} |`);
 }
 if (lm) {
   const e = lm.engines;

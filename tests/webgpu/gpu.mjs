@@ -36,10 +36,11 @@ export function getDevice() {
       console.log(`# SKIP ${msg}`);
       return null;
     }
-    const features = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+    // The features the package's own device request asks for (npm/src/lib/webgpu/device.ts).
+    const features = ['shader-f16', 'timestamp-query'].filter((f) => adapter.features.has(f));
     const device = await adapter.requestDevice({ requiredFeatures: features });
     device.addEventListener?.('uncapturederror', (e) => { throw new Error(`WebGPU error: ${e.error.message}`); });
-    return { instance, device, adapter, lib: new KernelLibrary(device), f16: features.length > 0 };
+    return { instance, device, adapter, lib: new KernelLibrary(device), f16: features.includes('shader-f16') };
   })();
   return devicePromise;
 }

@@ -73,12 +73,13 @@ test('placement over the whole set: >= 90% of compute nodes on the GPU', async (
 
 after(() => { tir.env.webgpu.device = undefined; });
 
-// profile() on WebGPU: each GPU node alone, submitted and awaited, with its wall time; WASM
-// segments as entries of their own. The profiled run gives the same outputs as a normal run.
-test('profile() on WebGPU: one entry per GPU node, in run order, same outputs', async (t) => {
-  if (!(await device(t))) return;
+// profile() on WebGPU: one entry per GPU node, WASM segments as entries of their own, and the
+// same outputs as a normal run. On a device with 'timestamp-query' (lavapipe has it) the GPU
+// entries are GPU times (clock 'gpu'); on one without, wall times with a sync per node.
+async function profiledRun(t, gpuDevice, clock) {
   const fx = fixtureDirs().find((f) => f.name === 'gpt2_decoder/torch2.14-training') ?? fixtures[0];
   if (!fx) { t.skip('no fixture'); return; }
+  tir.env.webgpu.device = gpuDevice;
   const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'], profile: true });
   try {
     const io = readIo(fx.io);
@@ -90,12 +91,55 @@ test('profile() on WebGPU: one entry per GPU node, in run order, same outputs', 
     for (const e of p) {
       assert.ok(e.ms >= 0 && Number.isFinite(e.ms), `${e.node}: ms ${e.ms}`);
       assert.ok(e.device === 'webgpu' || e.device === 'wasm', e.device);
+      assert.equal(e.clock, e.device === 'webgpu' ? clock : 'wall', `${e.node}: clock`);
       assert.ok(names.has(e.node), `${e.node} is not an IR node`);
     }
+    assert.ok(gpuEntries.some((e) => e.ms > 0), 'every GPU node took 0 ms');
+    const again = (await model.execute(ioInputs(model, io)), model.profile());
+    assert.deepEqual(again.map((e) => e.node), p.map((e) => e.node), 'a second profiled run has the same entries');
     model.setProfiling(false);
     const plain = await model.execute(ioInputs(model, io));
     for (let k = 0; k < plain.length; k++) assert.deepEqual(plain[k].data, profiled[k].data, `output ${k}`);
   } finally {
     model.dispose();
+  }
+}
+
+test('profile() on WebGPU with timestamp queries: GPU time per node, same outputs', async (t) => {
+  const gpu = await device(t);
+  if (!gpu) return;
+  if (!gpu.device.features.has('timestamp-query')) { t.skip('the adapter has no timestamp-query'); return; }
+  await profiledRun(t, gpu.device, 'gpu');
+});
+
+test('profile() on WebGPU without timestamp queries: wall time per node, same outputs', async (t) => {
+  const gpu = await device(t);
+  if (!gpu) return;
+  const plain = await (await gpu.instance.requestAdapter()).requestDevice(); // no features: no timestamps
+  try {
+    await profiledRun(t, plain, 'wall');
+  } finally {
+    tir.env.webgpu.device = gpu.device;
+    plain.destroy();
+  }
+});
+
+// More timed passes than one query set holds (2048 nodes per set): each pass gets its own time.
+test('GpuTimer: passes past one query set', async (t) => {
+  const gpu = await device(t);
+  if (!gpu) return;
+  if (!gpu.device.features.has('timestamp-query')) { t.skip('the adapter has no timestamp-query'); return; }
+  const { GpuTimer } = await import('../../npm/lib/webgpu/gpu_timer.js');
+  const n = 2100;
+  const timer = new GpuTimer(gpu.device, n);
+  try {
+    const enc = gpu.device.createCommandEncoder();
+    for (let k = 0; k < n; k++) enc.beginComputePass(timer.passOf(k)).end();
+    gpu.device.queue.submit([enc.finish()]);
+    const ms = await timer.read(n);
+    assert.equal(ms.length, n);
+    assert.ok(ms.every((x) => Number.isFinite(x) && x >= 0 && x < 1000), 'times are finite, non-negative ms');
+  } finally {
+    timer.destroy();
   }
 });

@@ -379,12 +379,13 @@ export class Model {
 
   /**
    * Per-node timings of the last execute() (needs loadIR's `profile: true`). On WebGPU: each
-   * GPU node's wall time from submit to done (the run syncs after every node while profiling),
-   * and each WASM segment's (node: its first node, covers: the others), `device` saying which.
+   * GPU node's time (from timestamp queries where the device has them, else wall time with a
+   * sync after every node: `clock`) and each WASM segment's (node: its first node, covers: the
+   * others), `device` saying which.
    */
   profile(): NodeTiming[] {
     if (this._gpu) {
-      return (this._gpu.lastProfile ?? []).map((t) => ({ node: t.node, opType: t.opType, ms: t.ms, covers: t.covers, folded: false, device: t.device }));
+      return (this._gpu.lastProfile ?? []).map((t) => ({ node: t.node, opType: t.opType, ms: t.ms, covers: t.covers, folded: false, device: t.device, clock: t.clock }));
     }
     return parseJsonLoose(String(this._h.profile())).map((t: any) => ({ node: t.node, opType: t.op_type, ms: t.ms, covers: t.covers || [], folded: !!t.folded }));
   }

@@ -176,11 +176,16 @@ export interface NodeTiming {
   /** A constant computed once at load (all inputs constant): not run, ms is 0. */
   folded: boolean;
   /**
-   * On a WebGPU model: where it ran. A 'webgpu' entry is one node's wall time from submit to
-   * done (profiling syncs after every GPU node); a 'wasm' entry is a segment of WASM nodes
-   * (node: the first, covers: the others).
+   * On a WebGPU model: where it ran. A 'webgpu' entry is one GPU node; a 'wasm' entry is a
+   * segment of WASM nodes (node: the first, covers: the others).
    */
   device?: 'webgpu' | 'wasm';
+  /**
+   * On a WebGPU model: how `ms` was measured. 'gpu': the node's GPU time from timestamp queries
+   * (a device with 'timestamp-query'); 'wall': from submit to done, the run syncing after every
+   * GPU node (~tens of µs of latency each), or a WASM segment's run.
+   */
+  clock?: 'gpu' | 'wall';
 }
 
 export type Expected = readonly TensorLike[] | Readonly<Record<string, TensorLike>> | TypedArray;

@@ -23,8 +23,10 @@ async function requestDevice(): Promise<DeviceResult> {
     if (!adapter) return { device: null, why: 'the WebGPU implementation has no adapter' };
   }
   const lim = adapter.limits;
+  // shader-f16: float16 weights held as f16; timestamp-query: profile()'s per-node GPU times.
+  const wanted = ['shader-f16', 'timestamp-query'];
   const device = await adapter.requestDevice({
-    requiredFeatures: adapter.features.has('shader-f16') ? ['shader-f16'] : [],
+    requiredFeatures: wanted.filter((f) => adapter.features.has(f)),
     // The adapter's own ceilings: a large model needs big buffers.
     requiredLimits: { maxStorageBufferBindingSize: lim.maxStorageBufferBindingSize, maxBufferSize: lim.maxBufferSize },
   });

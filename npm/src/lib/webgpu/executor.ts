@@ -9,6 +9,7 @@ import { ExecutionError, check } from '../errors.js';
 import { BUFFER_USAGE, KernelLibrary, MAP_MODE_READ, elementwiseSource, kernelSource, packMeta, type GpuObject } from './kernels.js';
 import type { Placement } from '../model_types.js';
 import type { StreamedWeights } from './streaming.js';
+import { GpuTimer } from './gpu_timer.js';
 
 /**
  * The engine's WebGPU plan of a session (runtime/webgpu_plan.cpp; its JSON, parsed): slots,
@@ -45,6 +46,8 @@ export interface GpuTiming {
   opType: string;
   ms: number;
   device: 'webgpu' | 'wasm';
+  /** 'gpu': from timestamp queries; 'wall': submit to done, or a WASM segment's run. */
+  clock: 'gpu' | 'wall';
 }
 
 /** Dispatches and transfers of an executor's runs so far. */
@@ -198,8 +201,10 @@ export class WebGpuExecutor {
   stats: GpuStats;
   /** The device's loss info, once lost: runs then fail naming it. */
   lost: { message?: string; reason?: string } | null;
-  /** Set by the model: each GPU node is submitted alone and timed (run()). */
+  /** Set by the model: each GPU node is timed (run()). */
   profiling?: boolean;
+  /** Timestamp queries for profiled runs, made at the first one (null: the device has none). */
+  private timer?: GpuTimer | null;
   /** The timings of the last profiled run. */
   lastProfile?: GpuTiming[];
   slots!: GpuObject[];
@@ -370,14 +375,17 @@ export class WebGpuExecutor {
 
   /**
    * One run: the graph inputs are in the engine's input slots; the outputs end there too.
-   * With `profiling` set, each GPU node is submitted alone and awaited, and `lastProfile` gets
-   * its wall time from submit to done (GPU time plus ~tens of µs of submit/sync latency: dawn.node
-   * has no timestamp queries to separate them); such runs are slower than normal ones.
+   * With `profiling` set, `lastProfile` gets each GPU node's time: on a device with
+   * 'timestamp-query', the GPU time of the node's own compute pass (clock 'gpu'); else the node
+   * is submitted alone and awaited, and its wall time from submit to done includes ~tens of µs of
+   * submit/sync latency (clock 'wall'). Either way a profiled run is slower than a normal one.
    */
   async run(): Promise<void> {
     const { device } = this;
     if (this.lost) throw this._lostError(null);
     const prof: GpuTiming[] | null = this.profiling ? [] : null;
+    const timer = prof ? this._timer() : null;
+    const timed: GpuTiming[] = []; // the prof entries the timer fills, in pass order
     let encoder: GpuObject = null;
     let pass: GpuObject = null;
     // Each submitted segment has its own error scope, popped without waiting, so an error
@@ -386,7 +394,7 @@ export class WebGpuExecutor {
     let nodes: string[] | null = null;
     const flush = () => {
       if (!encoder) return;
-      pass.end();
+      pass?.end();
       device.queue.submit([encoder.finish()]);
       segments.push({ nodes, errors: [device.popErrorScope(), device.popErrorScope()] });
       encoder = pass = null;
@@ -403,20 +411,27 @@ export class WebGpuExecutor {
             device.pushErrorScope('validation');
             nodes = [];
             encoder = device.createCommandEncoder();
-            pass = encoder.beginComputePass();
+            pass = timer ? null : encoder.beginComputePass();
           }
           nodes!.push(step.node);
+          if (timer) pass = encoder.beginComputePass(timer.passOf(timed.length));
           for (const d of step.dispatches) {
             pass.setPipeline(d.pipeline);
             pass.setBindGroup(0, d.bindGroup);
             pass.dispatchWorkgroups(d.wg[0], d.wg[1], d.wg[2]);
             this.stats.dispatches++;
           }
-          if (prof) {
+          if (timer) {
+            pass.end();
+            pass = null;
+            const t: GpuTiming = { node: step.node, covers: [], opType: step.op_type, ms: 0, device: 'webgpu', clock: 'gpu' };
+            timed.push(t);
+            prof!.push(t);
+          } else if (prof) {
             const t0 = performance.now();
             flush();
             await device.queue.onSubmittedWorkDone();
-            prof.push({ node: step.node, covers: [], opType: step.op_type, ms: performance.now() - t0, device: 'webgpu' });
+            prof.push({ node: step.node, covers: [], opType: step.op_type, ms: performance.now() - t0, device: 'webgpu', clock: 'wall' });
           }
         } else if (step.op === 'upload') {
           flush(); // the slot may still be read by dispatches recorded before
@@ -435,10 +450,11 @@ export class WebGpuExecutor {
         } else if (step.op === 'wasm') {
           const t0 = prof ? performance.now() : 0;
           check(this.handle.runSteps(step.first, step.last), 'ExecutionError');
-          if (prof) prof.push({ node: step.nodes?.[0] ?? '', covers: step.nodes?.slice(1) ?? [], opType: 'wasm', ms: performance.now() - t0, device: 'wasm' });
+          if (prof) prof.push({ node: step.nodes?.[0] ?? '', covers: step.nodes?.slice(1) ?? [], opType: 'wasm', ms: performance.now() - t0, device: 'wasm', clock: 'wall' });
         }
       }
       flush();
+      if (timer && timed.length) (await timer.read(timed.length)).forEach((ms, k) => { timed[k]!.ms = ms; });
       if (prof) this.lastProfile = prof;
     } catch (e) {
       failure = e;
@@ -459,6 +475,14 @@ export class WebGpuExecutor {
     if (err) throw new ExecutionError(`WebGPU: ${err.message}`);
   }
 
+  private _timer(): GpuTimer | null {
+    if (this.timer === undefined) {
+      const nodes = this.steps.filter((s) => s.op === 'gpu').length;
+      this.timer = GpuTimer.available(this.device) && nodes ? new GpuTimer(this.device, nodes) : null;
+    }
+    return this.timer;
+  }
+
   private _lostError(step: PlanItem, cause?: unknown): ExecutionError {
     // GPU work is asynchronous: name where the run had got to, not a culprit.
     const at = step?.op === 'gpu' ? ` (the run had reached node '${step.node}', ${step.op_type})`
@@ -475,6 +499,8 @@ export class WebGpuExecutor {
   }
 
   destroy(): void {
+    this.timer?.destroy();
+    this.timer = undefined;
     for (const b of this._owned) b.destroy();
     this._owned = [];
     for (const key of this.weightKeys) this.weightBuffers.release(key);
