@@ -6,25 +6,28 @@
 # sanitizer report, leak, timeout, out-of-memory, non-tir exception) is copied
 # to tests/fuzz-regressions/<target>/ (replayed by tir_unit_tests) and the
 # script exits 1 after all targets ran.
-# Usage: scripts/fuzz.sh [--time SECONDS] [--seed N] [--jobs N] [--keep-going] [target...]
+# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--seed N] [--jobs N] [--keep-going] [target...]
 #   targets: ir safetensors torch_save bind op (default: all)
-#   --seed N: libFuzzer's -seed (default: a random one per run). CI passes a fixed seed, so a
-#     change is judged on the inputs every earlier run tried, not on whatever new input a random
-#     run happens to reach; exploring for new findings is a long local run with random seeds.
+#   --runs N: stop each target after N inputs (libFuzzer's -runs), --time then only a ceiling.
+#   --seed N: libFuzzer's -seed (default: a random one per run). CI passes a fixed seed and a run
+#     count, so what a run tries depends on the code, not on the machine's speed: a change is
+#     judged on the same inputs each time (a time budget reached a new input once on a faster
+#     CI machine). Exploring for new findings is a long local run with random seeds.
 #   --jobs N: libFuzzer's fork mode with N worker processes per target (default 1: no fork)
 #   --keep-going: fork mode that goes on after a finding (-ignore_crashes/timeouts/ooms),
 #     to collect every finding of a long run instead of stopping at the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(ir safetensors torch_save bind op)
-time_s=60; jobs=1; keep_going=0; seed_arg=(); targets=()
+time_s=60; runs=-1; jobs=1; keep_going=0; seed_arg=(); targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_s="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
     --seed) seed_arg=(-seed="$2"); shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --keep-going) keep_going=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     ir|safetensors|torch_save|bind|op) targets+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (targets: ${all_targets[*]})" >&2; exit 2 ;;
   esac
@@ -93,11 +96,12 @@ for t in "${targets[@]}"; do
   d="$(dict "$t")"
   art="$build/artifacts/$t"; rm -rf "$art"; mkdir -p "$art"
   log="$build/$t.log"
-  args=(-max_total_time="$time_s" -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1
+  args=(-max_total_time="$time_s" -runs="$runs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1
         -artifact_prefix="$art/" ${d:+-dict="$d"} "${seed_arg[@]}")
   if [ "$keep_going" = 1 ]; then args+=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   elif [ "$jobs" -gt 1 ]; then args+=(-fork="$jobs"); fi
-  echo "fuzz: $t for ${time_s}s (log $log)"
+  echo "fuzz: $t for ${time_s}s$([ "$runs" -ge 0 ] && echo " or $runs inputs") (log $log)"
+  started=$SECONDS
   # libFuzzer's corpus: a scratch copy the run may grow, the seeds stay as generated.
   work="$build/work/$t"; rm -rf "$work"; mkdir -p "$work"
   rc=0
@@ -107,7 +111,7 @@ for t in "${targets[@]}"; do
   execs="$(awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")"
   [ "$execs" -gt 0 ] || execs="$(awk 'match($0, /^#[0-9]+/) {n = substr($0, 2, RLENGTH - 1) + 0; if (n > m) m = n} END {print m + 0}' "$log")"
   execs="${execs:-0}"
-  rate="$(awk -v e="$execs" -v t="$time_s" 'BEGIN {printf "%.0f", e / t}')"
+  rate="$(awk -v e="$execs" -v t="$((SECONDS - started))" 'BEGIN {printf "%.0f", e / (t > 0 ? t : 1)}')"
   found=("$art"/*)
   if [ -e "${found[0]}" ] || [ "$rc" -ne 0 ]; then
     status=1

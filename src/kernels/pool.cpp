@@ -52,14 +52,16 @@ inline Window pool_window(const PoolGeom& g, int64_t od, int64_t oh, int64_t ow)
   return w;
 }
 
+// An empty output may still have huge other dims (a 0 beside 2^40): their
+// product overflows and looping over them never ends, so every entry point
+// returns first.
+inline bool empty_output(const PoolGeom& g) { return g.planes == 0 || g.OD == 0 || g.OH == 0 || g.OW == 0; }
+
 // Calls f(in_plane, od, oh, ow, o) for every output element, o its flat index;
 // planes are independent, so the work splits over them.
 template <typename T, typename F>
 void for_each_output(const PoolGeom& g, const T* x, int64_t cost_per_out, F&& f) {
   const int64_t IP = g.D * g.H * g.W, OP = g.OD * g.OH * g.OW;
-  // An empty output may still have huge other dims (a 0 beside 2^40): looping
-  // over those would never end.
-  if (OP == 0) return;
   parallel_for(g.planes, grain_for(OP * cost_per_out), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const T* in = x + p * IP;
@@ -84,6 +86,7 @@ inline Window adaptive_bin(const PoolGeom& g, int64_t od, int64_t oh, int64_t ow
 
 template <typename T>
 void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* indices) {
+  if (empty_output(g)) return;
   if constexpr (std::is_same_v<T, float>)
     if (!indices && max_pool_f32_fast(g, x, y)) return;
   for_each_output(g, x, g.KD * g.KH * g.KW, [&](const T* in, int64_t od, int64_t oh, int64_t ow, int64_t o) {
@@ -93,6 +96,7 @@ void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* indices) {
 
 template <typename T>
 void avg_pool(const PoolGeom& g, bool count_include_pad, int64_t divisor_override, const T* x, T* y) {
+  if (empty_output(g)) return;
   for_each_output(g, x, g.KD * g.KH * g.KW, [&](const T* in, int64_t od, int64_t oh, int64_t ow, int64_t o) {
     int64_t d0 = od * g.SD - g.PD, h0 = oh * g.SH - g.PH, w0 = ow * g.SW - g.PW;
     // The window clipped to the padded input: count_include_pad's divisor.
@@ -120,6 +124,7 @@ void avg_pool(const PoolGeom& g, bool count_include_pad, int64_t divisor_overrid
 
 template <typename T>
 void adaptive_avg_pool(const PoolGeom& g, const T* x, T* y) {
+  if (empty_output(g)) return;
   const int64_t cost = g.D * g.H * g.W / std::max<int64_t>(g.OD * g.OH * g.OW, 1) + 1;
   for_each_output(g, x, cost, [&](const T* in, int64_t od, int64_t oh, int64_t ow, int64_t o) {
     const Window b = adaptive_bin(g, od, oh, ow);
@@ -136,6 +141,7 @@ void adaptive_avg_pool(const PoolGeom& g, const T* x, T* y) {
 
 template <typename T>
 void adaptive_max_pool(const PoolGeom& g, const T* x, T* y, int64_t* indices) {
+  if (empty_output(g)) return;
   const int64_t cost = g.D * g.H * g.W / std::max<int64_t>(g.OD * g.OH * g.OW, 1) + 1;
   for_each_output(g, x, cost, [&](const T* in, int64_t od, int64_t oh, int64_t ow, int64_t o) {
     window_max(g, in, adaptive_bin(g, od, oh, ow), y + o, indices ? indices + o : nullptr);
