@@ -187,6 +187,10 @@ struct OpTraits {
   // A tuple access (getitem): reads only the input attrs["index"] selects
   // and passes it through as a view.
   bool reads_selected_input = false;
+  // A view whenever its plan aliases out[0] to in[0] (reshape, view, flatten,
+  // contiguous): run copies only into fresh memory, so an aliased call writes
+  // nothing. (Ops with no run are views always.)
+  bool view_when_aliased = false;
   // kDeviceCpu: plan/run above. A device's lowering sets that device's bit.
   uint8_t devices = kDeviceCpu;
 };

@@ -441,7 +441,11 @@ OpDef tuple_access(OpDef def) {
   def.traits.reads_selected_input = true;
   return def;
 }
-OpDef reshape_op(void (*plan)(OpCall&)) { return {plan, run_reshape_copy}; }
+OpDef view_when_aliased(OpDef def) {
+  def.traits.view_when_aliased = true;
+  return def;
+}
+OpDef reshape_op(void (*plan)(OpCall&)) { return view_when_aliased({plan, run_reshape_copy}); }
 
 }  // namespace
 
@@ -524,7 +528,7 @@ TIR_REGISTER_OPS(
     {"aten.dropout_.default", view_op(plan_dropout)},
     {"aten.feature_dropout.default", view_op(plan_dropout)},
     // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
-    {"aten.contiguous.default", {plan_contiguous, run_contiguous}},
+    {"aten.contiguous.default", view_when_aliased({plan_contiguous, run_contiguous})},
     // _assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, ...) -> ()
     {"aten._assert_tensor_metadata.default", view_op(plan_assert_metadata)},
     // operator.getitem(outputs, int index) -> Tensor

@@ -2,7 +2,9 @@
 // plan), over op traits (OpTraits::epilogue). A Producer (conv, linear,
 // addmm) takes over the chain of single-consumer nodes after it:
 //   [BatchNorm (eval, constant params; producers that fold it)] -> [Residual add]
-//   -> [Activation]   (a tuple access, getitem, passes through)
+//   -> [Activation]   (a tuple access, getitem, passes through, and so does a view that shows
+//                       the same elements in the same order: a reshape, a transpose of a size-1
+//                       dim, an eval dropout; past one, only the residual and activation apply)
 // What each covered node contributes (clamp bounds, eps, alpha) its own op
 // file says (OpTraits::epilogue_part); this pass checks only the graph:
 // single readers, shapes, constants, and that a residual is ready.
@@ -16,6 +18,14 @@
 #include "runtime/session_impl.h"
 
 namespace tir {
+
+namespace {
+// Whether step s is a view as planned: it writes nothing (OpTraits::view_when_aliased).
+bool is_view(const Step& s) {
+  return !s.def->run || (s.def->traits.view_when_aliased && !s.call.in.empty() && !s.call.out.empty() &&
+                         s.call.out[0].defined() && s.call.out[0].same_storage(s.call.in[0]));
+}
+}  // namespace
 
 void Session::Impl::fuse_epilogues() {
   if (options.keep_intermediates || !options.fusion) return;
@@ -35,6 +45,7 @@ void Session::Impl::fuse_epilogues() {
     FusedEpilogue& e = P.call.epilogue;
     ValueId cur = graph.outputs(pi)[0];
     bool have_residual = false;
+    bool same_shape = true;  // no view passed yet: a batch norm's channels are y's dim 1
     while (const Use* u = graph.sole_use(cur)) {
       Step& Q = *steps[size_t(u->step)];
       if (Q.dynamic) break;  // re-planned per run when sizes change: kept apart
@@ -43,13 +54,21 @@ void Session::Impl::fuse_epilogues() {
         cur = graph.outputs(size_t(u->step))[0];
         continue;
       }
-      if (u->input != 0 && qt.epilogue != EpilogueRole::Residual) break;
       const Tensor& qy = Q.call.out.empty() ? Tensor{} : Q.call.out[0];
-      if (!qy.defined() || qy.shape != y.shape || qy.dtype != y.dtype || !qy.is_contiguous()) break;
+      if (is_view(Q) && Q.call.out.size() == 1 && qy.defined() && qy.is_contiguous() && qy.offset == y.offset &&
+          qy.numel() == y.numel() && qy.dtype == y.dtype && graph.aliases().root(qy.buffer.get()) ==
+                                                                  graph.aliases().root(y.buffer.get())) {
+        // A view of the same elements in the same order: the epilogue's flat indices still hold.
+        cur = graph.outputs(size_t(u->step))[0];
+        same_shape = same_shape && qy.shape == y.shape;
+        continue;
+      }
+      if (u->input != 0 && qt.epilogue != EpilogueRole::Residual) break;
+      if (!qy.defined() || qy.numel() != y.numel() || qy.dtype != y.dtype || !qy.is_contiguous()) break;
       EpiloguePart part;
       if (!qt.epilogue_part || !qt.epilogue_part(Q.call, &part)) break;
       bool take = false, ends = false;
-      if (qt.epilogue == EpilogueRole::BatchNorm && pt.folds_batch_norm && e.empty() && y.dim() >= 2 &&
+      if (qt.epilogue == EpilogueRole::BatchNorm && pt.folds_batch_norm && e.empty() && same_shape && y.dim() >= 2 &&
           P.call.is_constant(1) && (P.call.in.size() < 3 || P.call.is_constant(2))) {
         bool params_ok = Q.call.in.size() == 5;
         for (size_t k = 1; k < Q.call.in.size() && params_ok; ++k)
@@ -79,8 +98,9 @@ void Session::Impl::fuse_epilogues() {
         // hostile graph's, never a real residual's) are simply not fused.
         bool untouched = size_t(u->step) - pi <= 4096;
         for (size_t si = pi + 1; si < size_t(u->step) && untouched; ++si)
-          for (const auto& t : steps[si]->call.out) untouched &= !t.defined() || t.buffer != r.buffer;
-        if (inplace_ok && r.shape == y.shape && r.dtype == y.dtype && r.is_contiguous() && r.buffer != y.buffer &&
+          for (const auto& t : steps[si]->call.out)  // a view writes nothing
+            untouched &= !t.defined() || t.buffer != r.buffer || is_view(*steps[si]);
+        if (inplace_ok && r.shape == qy.shape && r.dtype == y.dtype && r.is_contiguous() && r.buffer != y.buffer &&
             ready && untouched) {
           e.residual = r;
           have_residual = true;

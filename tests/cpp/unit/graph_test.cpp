@@ -127,6 +127,64 @@ TEST(Graph, FusionTakesAnyActivationItsOpDeclares) {
   }
 }
 
+TEST(Graph, FusionFollowsViewsThatKeepTheElementOrder) {
+  // linear -> view -> transpose of a size-1 dim -> eval dropout -> add -> relu: the views show
+  // the same elements in the same order, so the add (its residual another linear's output,
+  // viewed) and the relu run in the linear's epilogue. A transpose that reorders stops it.
+  const std::string x = meta_json("x", "[2, 3]", "x");
+  const std::string wb = "," + meta_json("p_w", "[4, 3]") + "," + meta_json("p_b", "[4]");
+  const std::string chain =
+      node("l2", "aten.linear.default", x + wb, meta_json("l2", "[2, 4]")) + "," +
+      node("l", "aten.linear.default", x + wb, meta_json("l", "[2, 4]")) + "," +
+      node("v", "aten.view.default", meta_json("l", "[2, 4]", "l"), meta_json("v", "[2, 1, 4]"), R"({"size": [2, 1, 4]})") +
+      "," +
+      node("t", "aten.transpose.int", meta_json("v", "[2, 1, 4]", "v"), meta_json("t", "[1, 2, 4]"),
+           R"({"dim0": 0, "dim1": 1})") + "," +
+      node("d", "aten.dropout.default", meta_json("t", "[1, 2, 4]", "t"), meta_json("d", "[1, 2, 4]"),
+           R"({"p": 0.0, "train": false})") + "," +
+      node("r2", "aten.view.default", meta_json("l2", "[2, 4]", "l2"), meta_json("r2", "[1, 2, 4]"),
+           R"({"size": [1, 2, 4]})") + "," +
+      node("a", "aten.add.Tensor", meta_json("d", "[1, 2, 4]", "d") + "," + meta_json("r2", "[1, 2, 4]", "r2"),
+           meta_json("a", "[1, 2, 4]")) + "," +
+      node("r", "aten.relu.default", meta_json("a", "[1, 2, 4]", "a"), meta_json("r", "[1, 2, 4]"));
+  const std::vector<float> w = {1, 2, 3, -1, -2, -3, 0.5f, 0, -0.5f, 2, 2, 2};
+  const std::vector<float> b = {0, 1, -1, 0.25f};
+  const std::vector<float> xv = {0, 1, 2, 3, -4, 5};
+  TensorMap weights;
+  weights.set("w", tensor_f32({4, 3}, w));
+  weights.set("b", tensor_f32({4}, b));
+  std::vector<float> expect;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double y = b[size_t(j)];
+      for (int k = 0; k < 3; ++k) y += double(xv[size_t(i * 3 + k)]) * w[size_t(j * 3 + k)];
+      expect.push_back(float(std::max(0.0, 2 * double(float(y)))));
+    }
+  for (bool fusion : {true, false}) {
+    SessionOptions o;
+    o.fusion = fusion;
+    Session s(model_of(chain, meta_json("r", "[1, 2, 4]", "r")), o);
+    s.bind(weights);
+    s.set_profiling(true);
+    const auto out = s.run({tensor_f32({2, 3}, xv)});
+    EXPECT_EQ(values_f32(out[0]), expect) << "fusion " << fusion;
+    const NodeTiming* l = timing_of(s.last_profile(), "l");
+    ASSERT_NE(l, nullptr);
+    EXPECT_EQ(l->covers, fusion ? (std::vector<std::string>{"a", "r"}) : std::vector<std::string>{});
+  }
+  const std::string reorder =
+      node("l", "aten.linear.default", x + wb, meta_json("l", "[2, 4]")) + "," +
+      node("t", "aten.transpose.int", meta_json("l", "[2, 4]", "l"), meta_json("t", "[4, 2]"), R"({"dim0": 0, "dim1": 1})") +
+      "," + node("r", "aten.relu.default", meta_json("t", "[4, 2]", "t"), meta_json("r", "[4, 2]"));
+  Session s(model_of(reorder, meta_json("r", "[4, 2]", "r")));
+  s.bind(weights);
+  s.set_profiling(true);
+  s.run({tensor_f32({2, 3}, xv)});
+  const NodeTiming* l = timing_of(s.last_profile(), "l");
+  ASSERT_NE(l, nullptr);
+  EXPECT_TRUE(l->covers.empty());
+}
+
 TEST(Graph, FusionLeavesAClampWithTensorBoundsAlone) {
   // clamp.Tensor is no activation trait (its bounds are tensors), though its name says clamp.
   const std::string nodes =
