@@ -91,6 +91,48 @@ TEST(Graph, IdsProducersUsesAndAliasClasses) {
   EXPECT_NE(g.alias_class(g.find("l")), g.alias_class(g.find("l2")));
 }
 
+namespace {
+
+// The linear layer the fusion tests run: x [2, 3] (kLinearX) times w [4, 3] transposed plus b.
+const std::vector<float> kLinearW = {1, 2, 3, -1, -2, -3, 0.5f, 0, -0.5f, 2, 2, 2};
+const std::vector<float> kLinearB = {0, 1, -1, 0.25f};
+const std::vector<float> kLinearX = {0, 1, 2, 3, -4, 5};
+
+TensorMap linear_weights() {
+  TensorMap weights;
+  weights.set("w", tensor_f32({4, 3}, kLinearW));
+  weights.set("b", tensor_f32({4}, kLinearB));
+  return weights;
+}
+
+// Output (i, j) of that linear, in double.
+double linear_ref(int i, int j) {
+  double y = kLinearB[size_t(j)];
+  for (int k = 0; k < 3; ++k) y += double(kLinearX[size_t(i * 3 + k)]) * kLinearW[size_t(j * 3 + k)];
+  return y;
+}
+
+// Runs `nodes` on kLinearX with fusion on and off: the same `expect`ed output; with fusion,
+// node "l" covers `covers` (which then have no profile entries of their own), without, nothing.
+void expect_linear_covers(const std::string& nodes, const std::string& output, const TensorMap& weights,
+                          const std::vector<float>& expect, const std::vector<std::string>& covers) {
+  for (bool fusion : {true, false}) {
+    SessionOptions o;
+    o.fusion = fusion;
+    Session s(model_of(nodes, output), o);
+    s.bind(weights);
+    s.set_profiling(true);
+    const auto out = s.run({tensor_f32({2, 3}, kLinearX)});
+    EXPECT_EQ(values_f32(out[0]), expect) << "fusion " << fusion;
+    const NodeTiming* l = timing_of(s.last_profile(), "l");
+    ASSERT_NE(l, nullptr);
+    EXPECT_EQ(l->covers, fusion ? covers : std::vector<std::string>{});
+    for (const auto& c : covers) EXPECT_EQ(timing_of(s.last_profile(), c) == nullptr, fusion) << c;
+  }
+}
+
+}  // namespace
+
 TEST(Graph, FusionTakesAnyActivationItsOpDeclares) {
   // relu6 was never matched by name; its op file declares it an activation
   // with its own bounds (0, 6), so linear takes it as a clamp epilogue.
@@ -99,32 +141,11 @@ TEST(Graph, FusionTakesAnyActivationItsOpDeclares) {
            meta_json("x", "[2, 3]", "x") + "," + meta_json("p_w", "[4, 3]") + "," + meta_json("p_b", "[4]"),
            meta_json("l", "[2, 4]")) + "," +
       node("r6", "aten.relu6.default", meta_json("l", "[2, 4]", "l"), meta_json("r6", "[2, 4]"));
-  const std::vector<float> w = {1, 2, 3, -1, -2, -3, 0.5f, 0, -0.5f, 2, 2, 2};
-  const std::vector<float> b = {0, 1, -1, 0.25f};
-  const std::vector<float> xv = {0, 1, 2, 3, -4, 5};
-  TensorMap weights;
-  weights.set("w", tensor_f32({4, 3}, w));
-  weights.set("b", tensor_f32({4}, b));
+  const TensorMap weights = linear_weights();
   std::vector<float> expect;
   for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 4; ++j) {
-      double y = b[size_t(j)];
-      for (int k = 0; k < 3; ++k) y += double(xv[size_t(i * 3 + k)]) * w[size_t(j * 3 + k)];
-      expect.push_back(float(std::min(6.0, std::max(0.0, y))));
-    }
-  for (bool fusion : {true, false}) {
-    SessionOptions o;
-    o.fusion = fusion;
-    Session s(model_of(nodes, meta_json("r6", "[2, 4]", "r6")), o);
-    s.bind(weights);
-    s.set_profiling(true);
-    const auto out = s.run({tensor_f32({2, 3}, xv)});
-    EXPECT_EQ(values_f32(out[0]), expect) << "fusion " << fusion;
-    const NodeTiming* l = timing_of(s.last_profile(), "l");
-    ASSERT_NE(l, nullptr);
-    EXPECT_EQ(l->covers, fusion ? std::vector<std::string>{"r6"} : std::vector<std::string>{});
-    EXPECT_EQ(timing_of(s.last_profile(), "r6") == nullptr, fusion);
-  }
+    for (int j = 0; j < 4; ++j) expect.push_back(float(std::min(6.0, std::max(0.0, linear_ref(i, j)))));
+  expect_linear_covers(nodes, meta_json("r6", "[2, 4]", "r6"), weights, expect, {"r6"});
 }
 
 TEST(Graph, FusionFollowsViewsThatKeepTheElementOrder) {
@@ -147,31 +168,12 @@ TEST(Graph, FusionFollowsViewsThatKeepTheElementOrder) {
       node("a", "aten.add.Tensor", meta_json("d", "[1, 2, 4]", "d") + "," + meta_json("r2", "[1, 2, 4]", "r2"),
            meta_json("a", "[1, 2, 4]")) + "," +
       node("r", "aten.relu.default", meta_json("a", "[1, 2, 4]", "a"), meta_json("r", "[1, 2, 4]"));
-  const std::vector<float> w = {1, 2, 3, -1, -2, -3, 0.5f, 0, -0.5f, 2, 2, 2};
-  const std::vector<float> b = {0, 1, -1, 0.25f};
-  const std::vector<float> xv = {0, 1, 2, 3, -4, 5};
-  TensorMap weights;
-  weights.set("w", tensor_f32({4, 3}, w));
-  weights.set("b", tensor_f32({4}, b));
+  const TensorMap weights = linear_weights();
   std::vector<float> expect;
   for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 4; ++j) {
-      double y = b[size_t(j)];
-      for (int k = 0; k < 3; ++k) y += double(xv[size_t(i * 3 + k)]) * w[size_t(j * 3 + k)];
-      expect.push_back(float(std::max(0.0, 2 * double(float(y)))));
-    }
-  for (bool fusion : {true, false}) {
-    SessionOptions o;
-    o.fusion = fusion;
-    Session s(model_of(chain, meta_json("r", "[1, 2, 4]", "r")), o);
-    s.bind(weights);
-    s.set_profiling(true);
-    const auto out = s.run({tensor_f32({2, 3}, xv)});
-    EXPECT_EQ(values_f32(out[0]), expect) << "fusion " << fusion;
-    const NodeTiming* l = timing_of(s.last_profile(), "l");
-    ASSERT_NE(l, nullptr);
-    EXPECT_EQ(l->covers, fusion ? (std::vector<std::string>{"a", "r"}) : std::vector<std::string>{});
-  }
+    for (int j = 0; j < 4; ++j) expect.push_back(float(std::max(0.0, 2 * double(float(linear_ref(i, j))))));
+  expect_linear_covers(chain, meta_json("r", "[1, 2, 4]", "r"), weights, expect, {"a", "r"});
+  const std::vector<float>& xv = kLinearX;
   const std::string reorder =
       node("l", "aten.linear.default", x + wb, meta_json("l", "[2, 4]")) + "," +
       node("t", "aten.transpose.int", meta_json("l", "[2, 4]", "l"), meta_json("t", "[4, 2]"), R"({"dim0": 0, "dim1": 1})") +
