@@ -27,21 +27,22 @@ const STORAGE = 0x80 | 0x8;  // STORAGE | COPY_DST
 const buf = (floats) => device.createBuffer({ size: Math.max(4, floats * 4), usage: STORAGE });
 const THREADS = { 64: 16, 32: 8, 16: 8 };
 
-// [label, kernel, meta, buffers' floats, workgroups(tile)]
+// [label, kernel, meta, buffers' floats (the last two: the fused epilogue's Res and Affine, unused),
+// workgroups(tile)]
 function gemm(label, M, K, N, batch = 1) {
   const pad4 = (v) => [...v, 0, 0, 0].slice(0, 4);
   const meta = { m: M, n: N, k: K, batch_rank: batch > 1 ? 1 : 0, batch_shape: pad4(batch > 1 ? [batch] : []),
     a_off: 0, a_rs: K, a_cs: 1, a_bs: pad4(batch > 1 ? [M * K] : []),
     b_off: 0, b_rs: 1, b_cs: K, b_bs: pad4(batch > 1 ? [K * N] : []),  // B = W^T by strides, as linear
     alpha: { f32: 1 }, beta: { f32: 0 }, has_c: 0 };
-  return { label, kernel: 'matmul', meta, sizes: [batch * M * N, batch * M * K, batch * K * N, 1],
+  return { label, kernel: 'matmul', meta, sizes: [batch * M * N, batch * M * K, batch * K * N, 1, 1, 1],
     wg: (t) => [Math.ceil(N / t), Math.ceil(M / t), batch], flops: 2 * batch * M * N * K };
 }
 function conv(label, cin, h, cout, k, stride, pad) {
   const oh = Math.floor((h + 2 * pad - k) / stride) + 1;
   const meta = { numel: cout * oh * oh, n: 1, cin, h, w: h, cout, oh, ow: oh, kh: k, kw: k, sh: stride, sw: stride,
     ph: pad, pw: pad, dh: 1, dw: 1, groups: 1, has_b: 1, x_off: 0, x_strides: [cin * h * h, h * h, h, 1] };
-  return { label, kernel: 'conv2d_gemm', meta, sizes: [cout * oh * oh, cin * h * h, cout * cin * k * k, cout],
+  return { label, kernel: 'conv2d_gemm', meta, sizes: [cout * oh * oh, cin * h * h, cout * cin * k * k, cout, 1, 1],
     wg: (t) => [Math.ceil((oh * oh) / t), Math.ceil(cout / t), 1], flops: 2 * cout * oh * oh * cin * k * k };
 }
 const cases = [

@@ -1,5 +1,6 @@
 #include "ops/epilogue.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tir {
@@ -27,6 +28,13 @@ void batch_norm_affine(const FusedEpilogue& e, int64_t channels, std::vector<flo
   }
 }
 
+void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst) {
+  std::vector<float> scale, shift;
+  batch_norm_affine(e, channels, &scale, &shift);
+  std::copy(scale.begin(), scale.end(), dst);
+  std::copy(shift.begin(), shift.end(), dst + channels);
+}
+
 GemmEpilogue gemm_epilogue(const FusedEpilogue& e, int64_t residual_offset, int64_t ldr) {
   GemmEpilogue g;
   if (e.residual.defined()) {
@@ -48,10 +56,10 @@ void apply_epilogue(const FusedEpilogue& e, const Tensor& y) {
   const int64_t n = y.numel();
   if (e.has_bn) {
     const int64_t C = y.shape[1], inner = n / std::max<int64_t>(y.shape[0] * C, 1);
-    std::vector<float> scale, shift;
-    batch_norm_affine(e, C, &scale, &shift);
+    const float* scale = e.bn_affine.data<float>();
+    const float* shift = scale + C;
     for (int64_t i = 0; i < n; ++i) {
-      const size_t c = size_t((i / inner) % C);
+      const int64_t c = (i / inner) % C;
       p[i] = p[i] * scale[c] + shift[c];
     }
   }

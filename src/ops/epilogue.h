@@ -14,6 +14,10 @@ namespace tir {
 void batch_norm_affine(const FusedEpilogue& e, int64_t channels, std::vector<float>* scale,
                        std::vector<float>* shift);
 
+// e.bn_affine's values (scale, then shift: batch_norm_affine's) into dst
+// (2 * channels floats), once the batch-norm params hold their values.
+void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst);
+
 // The residual and activation part as the gemm kernels take it; bias is the
 // caller's (set epi.bias / bias_per_row). residual_offset: elements into the
 // residual tensor where this gemm's C starts; ldr its row stride.

@@ -43,6 +43,10 @@ struct FusedEpilogue {
   bool has_bn = false;               // y = (y - mean) / sqrt(var + eps) * weight + bias
   Tensor bn_weight, bn_bias, bn_mean, bn_var;  // weight/bias may be undefined (1 / 0)
   double bn_eps = 1e-5;
+  // [2, C] f32: the batch norm as y * scale[c] + shift[c] (scale, then shift), made by the
+  // fusion pass and filled at prepare from the params (fill_batch_norm_affine); what
+  // apply_epilogue and the GPU kernels read.
+  Tensor bn_affine;
   std::vector<std::string> covers;   // the fused IR nodes, in order
   bool empty() const { return covers.empty(); }
 };

@@ -1,5 +1,6 @@
 #include "ops/webgpu.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -49,6 +50,23 @@ GpuMeta& GpuMeta::f(const char* field, double value) {
   else std::snprintf(buf, sizeof buf, "%.9g", double(x));
   fields_ += (fields_.empty() ? "\"" : ", \"") + std::string(field) + "\": {\"f32\": " + buf + "}";
   return *this;
+}
+
+void gpu_add_epilogue(GpuDispatch& d, const FusedEpilogue& e, const Shape& out_shape) {
+  gpu_need(d.takes_epilogue && d.bindings.size() == 4, "a fused epilogue its kernel does not take");
+  if (e.has_bn) {
+    const int64_t n = shape_numel(out_shape), channels = out_shape.at(1);
+    d.meta.u("epi_bn", channels).u("epi_inner", n / std::max<int64_t>(out_shape[0] * channels, 1));
+  }
+  if (e.residual.defined()) d.meta.u("epi_res", 1).u("epi_res_off", e.residual.offset);
+  if (e.act == FusedEpilogue::Act::Relu) d.meta.u("epi_act", 1);
+  if (e.act == FusedEpilogue::Act::Clamp) d.meta.u("epi_act", 2).f("epi_lo", e.lo).f("epi_hi", e.hi);
+  d.bindings.push_back(e.residual);
+  d.bindings.push_back(e.has_bn ? e.bn_affine : Tensor{});
+  if (!d.names.empty()) {
+    d.names.push_back("Res");
+    d.names.push_back("Affine");
+  }
 }
 
 WebGpuRegistry& WebGpuRegistry::instance() {

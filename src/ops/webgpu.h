@@ -69,6 +69,10 @@ struct GpuDispatch {
   // binds a float16 weight held as f16 on the GPU (WebGpuDevice::shader_f16). Empty: every
   // binding keeps its lowering's type. (Elementwise dispatches are typed by ew_in instead.)
   std::vector<std::string> names;
+  // Set by the builders of kernels that include epilogue.wgsl (matmul, gemv, conv2d,
+  // conv2d_gemm), whose Y is contiguous from offset 0: a producer's fused epilogue may be added
+  // to the dispatch (gpu_add_epilogue).
+  bool takes_epilogue = false;
   int64_t workgroups[3] = {1, 1, 1};
 };
 
@@ -110,6 +114,10 @@ const char* gpu_round_op(DType target, DType source);
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
 // Workgroup counts for n one-dimensional workgroups (folded into y past 65535).
 void gpu_grid(GpuDispatch& d, int64_t n);
+// Adds a fused epilogue (runtime/fusion.cpp: batch norm as e.bn_affine, residual, relu/clamp)
+// to d, a dispatch with takes_epilogue that writes the producer's output of shape `out_shape`:
+// its bindings Res and Affine and its epi_* parameters (epilogue.wgsl).
+void gpu_add_epilogue(GpuDispatch& d, const FusedEpilogue& e, const Shape& out_shape);
 // out = op(inputs...) over broadcast inputs (out's shape), p0/p1 the table's
 // scalar parameters. In-place ops (an input in out's memory, same view) read
 // it through the output binding.

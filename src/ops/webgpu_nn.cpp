@@ -79,6 +79,7 @@ GpuDispatch gpu_matmul(const Tensor& a, const Tensor& b, const Tensor& c, const 
   }
   d.bindings = {y, a, b, c};
   d.names = {"Y", "A", "B", "C"};
+  d.takes_epilogue = true;
   if (gemv) {
     d.meta.u("batch", nb);
     gpu_grid(d, nb * N);
@@ -165,6 +166,7 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
   d.meta.u("x_off", x.offset).us("x_strides", x.strides);
   d.bindings = {y, x, w, bias};
   d.names = {"Y", "X", "W", "Bias"};
+  d.takes_epilogue = true;
   if (groups == 1) {
     gemm_grid(d, cout, oh * ow, n);
   } else {

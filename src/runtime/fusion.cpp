@@ -84,6 +84,10 @@ void Session::Impl::fuse_epilogues() {
           e.bn_mean = Q.call.in[3];
           e.bn_var = Q.call.in[4];
           e.bn_eps = part.bn_eps;
+          // Its values come at prepare (Session::Impl::prepare_bn_affine); to the GPU plan it is
+          // a constant weight, uploaded once.
+          e.bn_affine = make_unplanned(DType::F32, {2, y.shape[1]}, P.node->name + ".bn_affine");
+          e.bn_affine.buffer->kind = Buffer::Kind::Weight;
           take = true;
         }
       } else if (qt.epilogue == EpilogueRole::Residual && !have_residual && e.act == FusedEpilogue::Act::None &&

@@ -86,7 +86,7 @@ class LanguageModel {
   // updated caches kept there, plus the buffer copies that stand for the
   // engine's: prefill -> decode caches after prefill, decode out -> in after a
   // step (none when update_in_place donated the caches: index_copy then writes
-  // the resident buffers themselves). JSON; docs/webgpu.md. Compile without fusion.
+  // the resident buffers themselves). JSON; docs/webgpu.md.
   std::string webgpu_plan(uint64_t max_binding_bytes) const;
   const GenerationStats& stats() const;
 

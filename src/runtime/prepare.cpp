@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "ops/epilogue.h"
 #include "runtime/limits.h"
 #include "runtime/session_impl.h"
 
@@ -73,6 +74,7 @@ void Session::Impl::prepare() {
   derived_cache = options.shared_prepare ? options.shared_prepare : make_shared_prepare_cache(options.weight_dtype);
   for (size_t i = 0; i < steps.size(); ++i) {
     auto& step = steps[i];
+    if (step->call.epilogue.has_bn) prepare_bn_affine(step->call.epilogue);
     // A GPU node of a session with streamed weights is never prepared for WASM.
     step->gpu_only = has_streamed && placed && placed->on_gpu[i];
     if (step->gpu_only) continue;
@@ -87,6 +89,23 @@ void Session::Impl::prepare() {
   check_arena_bytes(limits, uint64_t(arena_size) + folded_bytes + derived_cache->derived_bytes(),
                     "the arena plus folded constants and prepared weight copies");
   prepared = true;
+}
+
+// Both devices read a fused batch norm as scale and shift (its params stay in memory), made
+// once per set of params in the prepare cache: sessions that share it (weightsFrom, a
+// LanguageModel's pair) share the bytes, and so one GPU buffer.
+void Session::Impl::prepare_bn_affine(FusedEpilogue& e) {
+  const int64_t channels = e.bn_affine.shape[1];
+  std::string layout = "bn_affine eps=" + std::to_string(e.bn_eps);
+  for (const Tensor* t : {&e.bn_weight, &e.bn_bias, &e.bn_mean})
+    layout += " " + (t->defined() ? std::to_string(reinterpret_cast<uintptr_t>(t->raw())) : std::string("-"));
+  auto values = derived_cache->derived(e.bn_var, layout, [&](std::vector<float>& dst) {
+    dst.resize(size_t(2 * channels));
+    fill_batch_norm_affine(e, channels, dst.data());
+  });
+  Buffer& b = *e.bn_affine.buffer;
+  b.data = reinterpret_cast<uint8_t*>(const_cast<float*>(values->data()));  // never written
+  b.keepalive = values;
 }
 
 void Session::Impl::prepare_after_placement(Step& step) {

@@ -133,8 +133,8 @@ class Session {
   // The WebGPU program of this session: placement of every node, transfers,
   // GPU buffers and the dispatches with their parameters (JSON, replayed by the
   // npm package's executor; runtime/webgpu_plan.cpp, docs/webgpu.md). After
-  // bind(); compile with fusion and update_in_place off (GPU kernels take no
-  // epilogues yet). device: its maxStorageBufferBindingSize (a node binding a
+  // bind(); compile with update_in_place off (fused epilogues run in the GPU
+  // producer's store). device: its maxStorageBufferBindingSize (a node binding a
   // larger value stays on WASM) and whether it has shader-f16 (WebGpuDevice).
   std::string webgpu_plan(WebGpuDevice device = {}) const;
   // The same with GPU-resident graph I/O, for callers that keep state on the

@@ -89,6 +89,7 @@ struct Session::Impl {
   void fold_constants();
   void run_folded(Step& step);
   void fuse_epilogues();
+  void prepare_bn_affine(FusedEpilogue& e);
   void update_in_place();
   void plan_arena();
   void mark_dynamic_region();

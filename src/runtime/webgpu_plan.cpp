@@ -252,14 +252,22 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
               std::to_string(d.workgroups[2]) + "]}";
       dispatches += (dispatches.empty() ? "" : ", ") + item;
     }
+    std::string covers;
+    for (const auto& name : st.call.epilogue.covers) covers += (covers.empty() ? "" : ", ") + quoted(name);
     return "{\"op\": \"gpu\", \"step\": " + std::to_string(si) + ", \"node\": " + quoted(st.node->name) +
-           ", \"op_type\": " + quoted(st.node->op_type) + ", \"dispatches\": [" + dispatches + "]}";
+           ", \"op_type\": " + quoted(st.node->op_type) + ", \"covers\": [" + covers + "], \"dispatches\": [" +
+           dispatches + "]}";
   };
 
   for (size_t si = 0; si < s.steps.size(); ++si) {
     Step& st = *s.steps[si];
-    if (st.covered) continue;
-    // Views, and constants folded at prepare (weights from here on).
+    if (st.covered) continue;  // fused into its producer's epilogue: runs where the producer does
+    const FusedEpilogue& epi = st.call.epilogue;
+    const int fused = int(epi.covers.size());
+    // The batch norm's params stay in memory: prepare makes the scale and shift both devices read.
+    if (epi.has_bn)
+      for (const Tensor* t : {&epi.bn_weight, &epi.bn_bias, &epi.bn_mean, &epi.bn_var}) cpu_reads(*t);
+    // Views, and constants folded at prepare (weights from here on); never fused.
     if (!st.def->run || st.folded) {
       if (st.folded)
         for (const Tensor& t : st.call.in) cpu_reads(t);
@@ -278,6 +286,13 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       try {
         on_gpu = lower(st.call, lowered);
         if (!on_gpu) why = "its dtypes or shapes have no WebGPU kernel";
+        // A producer's fused epilogue (runtime/fusion.cpp) runs in the store of the dispatch
+        // that writes its output.
+        if (on_gpu && !epi.empty() && !lowered.dispatches.empty()) {
+          GpuDispatch& last = lowered.dispatches.back();
+          gpu_need(root(last.bindings.at(0)) == root(st.call.out[0]), "a fused epilogue its kernel does not take");
+          gpu_add_epilogue(last, epi, st.call.out[0].shape);
+        }
         for (const auto& d : lowered.dispatches) {
           for (size_t b = 0; b < d.bindings.size() && on_gpu; ++b) {
             const Tensor& t = d.bindings[b];
@@ -329,20 +344,23 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     if (!on_gpu) {
       // 2. a WASM step: its inputs must be on the CPU.
       if (st.gpu_only) prepare_after_placement(st);
-      for (const Tensor& t : st.call.in) {
+      std::vector<Tensor> reads = st.call.in;
+      reads.push_back(epi.residual);  // its fused epilogue's (the batch norm's params: above)
+      for (const Tensor& t : reads) {
+        if (!t.defined()) continue;
         cpu_reads(t);
         if (!placement && t.defined() && t.buffer->kind == Buffer::Kind::Weight && t.numel() > 0 && !root(t)->data)
           throw ExecutionError("node '" + st.node->name + "' (" + st.node->op_type + ") runs on WASM (" + why +
                                ") but reads weight '" + root(t)->label + "', which was streamed to the GPU");
       }
       bool pending_transfer = false;
-      for (const Tensor& t : st.call.in) {
+      for (const Tensor& t : reads) {
         if (!t.defined()) continue;
         const int id = value_of(t);
         if (!values[size_t(id)].cpu_valid && values[size_t(id)].defined) pending_transfer = true;
       }
       if (pending_transfer) flush_wasm();
-      for (const Tensor& t : st.call.in)
+      for (const Tensor& t : reads)
         if (t.defined()) make_cpu_valid(value_of(t));
       for (const Tensor& t : st.call.out) {
         if (!t.defined()) continue;
@@ -353,7 +371,8 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       if (wasm_first < 0) wasm_first = int64_t(si);
       wasm_last = int64_t(si);
       wasm_nodes_list += (wasm_nodes_list.empty() ? "" : ", ") + quoted(st.node->name);
-      ++wasm_nodes;
+      for (const auto& name : epi.covers) wasm_nodes_list += ", " + quoted(name);
+      wasm_nodes += 1 + fused;
       fallbacks += std::string(fallbacks.empty() ? "" : ",\n    ") + "{\"node\": " + quoted(st.node->name) +
                    ", \"op_type\": " + quoted(st.node->op_type) + ", \"why\": " + quoted(why) + "}";
       continue;
@@ -369,7 +388,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       continue;
     }
     flush_wasm();
-    ++gpu_nodes;
+    gpu_nodes += 1 + fused;
     if (placement) placement->on_gpu[si] = 1;
     // Placed before its int64 constants exist (folded at prepare): the plan may yet put it on
     // WASM, so its weights stay in memory.

@@ -4,11 +4,10 @@
 
 namespace tir::test {
 
-// The options the bindings compile a WebGPU model's session with (bindings/embind.cpp): no
-// fusion (the GPU kernels take no fused epilogues) and no in-place donation.
+// The options the bindings compile a WebGPU model's session with (bindings/embind.cpp): fusion
+// on (fused epilogues run in the GPU producer's store), no in-place donation.
 inline SessionOptions webgpu_session_options() {
   SessionOptions o;
-  o.fusion = false;
   o.update_in_place = false;
   return o;
 }

@@ -30,7 +30,7 @@ test('adapter and a compute shader', gpuTest(async (t, gpu) => {
 
 test('a shader that does not compile is an error, not a silent no-op', gpuTest(async (t, gpu) => {
   const b = upload(gpu, new Float32Array(1), 'float32', [1]).buffer;
-  await assert.rejects(submit(gpu, (d) => d('matmul', 'fn main( {', {}, [b, b, b, b], [1, 1, 1])),
+  await assert.rejects(submit(gpu, (d) => d('matmul', 'fn main( {', {}, [b, b, b, b, b, b], [1, 1, 1])),
     /WebGPU validation: .*WGSL/s);
 }));
 

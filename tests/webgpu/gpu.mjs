@@ -170,7 +170,20 @@ const floatTypes = (views) => Object.fromEntries(Object.entries(views).map(([b, 
 // tile: the tiled kernel's output tile (64, 32 or 16; the C++ lowering picks it by size), on
 // 16 x 16 invocations for 64 and 8 x 8 otherwise (as the lowering).
 const tileSubst = (tile) => ({ TILE: String(tile), THREADS: tile === 64 ? '16' : '8' });
-export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32' } = {}) {
+
+// A fused epilogue (epilogue.wgsl) as the producer kernels take it: {channels, inner, affine (a
+// [2 * channels] view: scale then shift), residual (a view read at its offset + the flat output
+// index), act ('relu' | 'clamp'), lo, hi}; null: none. Returns its parameters and its two buffers.
+const ACT = { relu: 1, clamp: 2 };
+function epilogueArgs(gpu, epi) {
+  if (!epi) return { meta: {}, bufs: [dummy(gpu), dummy(gpu)] };
+  const meta = { epi_bn: epi.affine ? epi.channels : 0, epi_inner: epi.inner ?? 1, epi_res: epi.residual ? 1 : 0,
+    epi_res_off: epi.residual?.offset ?? 0, epi_act: ACT[epi.act] ?? 0,
+    epi_lo: { f32: epi.lo ?? -Infinity }, epi_hi: { f32: epi.hi ?? Infinity } };
+  return { meta, bufs: [epi.residual?.buffer ?? dummy(gpu), epi.affine?.buffer ?? dummy(gpu)] };
+}
+
+export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32', epilogue = null } = {}) {
   const av = a.shape.length === 1 ? { ...a, shape: [1, a.shape[0]], strides: [0, a.strides[0]] } : a;
   const bv = b.shape.length === 1 ? { ...b, shape: [b.shape[0], 1], strides: [b.strides[0], 0] } : b;
   const [M, K] = av.shape.slice(-2);
@@ -204,7 +217,9 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   if (!useGemv && batch > 65535) throw new Error('matmul: batch > 65535');
   const types = floatTypes({ Y: out, A: a, B: b, C: c });
   const src = useGemv ? kernelSource(name, { types }) : kernelSource(name, { types, subst: tileSubst(tile) });
-  await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, cbuf], wg));
+  const epi = epilogueArgs(gpu, epilogue);
+  Object.assign(meta, epi.meta);
+  await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, cbuf, ...epi.bufs], wg));
   return result;
 }
 
@@ -297,7 +312,7 @@ const pair = (v) => (Array.isArray(v) ? v : [v, v]);
 // conv2d(x [N, C, H, W] strided, w [Co, C/groups, kh, kw] contiguous, bias [Co]); 1x1 stride-1
 // unpadded ungrouped convolutions run as a GEMM (matmul kernel) when x's H, W merge, the other
 // ungrouped ones as an implicit GEMM (conv2d_gemm, output tile `tile`), grouped ones directly.
-export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilation = 1, groups = 1, gemm = true, tile = 64 } = {}) {
+export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilation = 1, groups = 1, gemm = true, tile = 64, epilogue = null } = {}) {
   const [sh, sw] = pair(stride); const [ph, pw] = pair(padding); const [dh, dw] = pair(dilation);
   const [n, cin, h, wd] = x.shape;
   const [cout, , kh, kw] = w.shape;
@@ -308,7 +323,7 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
     const a = { ...w, shape: [cout, cin], strides: [cin, 1] };
     const b = { ...x, shape: [n, cin, h * wd], strides: [x.strides[0], x.strides[1], x.strides[3]] };
     const c = bias ? { ...bias, shape: [cout, 1], strides: [1, 0] } : null;
-    const y = await matmul(gpu, a, b, { c, gemv: false, tile });
+    const y = await matmul(gpu, a, b, { c, gemv: false, tile, epilogue });
     return { ...y, shape: [n, cout, oh, ow], strides: contiguousStrides([n, cout, oh, ow]) };
   }
   const y = empty(gpu, 'float32', [n, cout, oh, ow]);
@@ -316,7 +331,9 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
   if (total === 0) return y;
   const meta = { numel: total, n, cin, h, w: wd, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups,
     has_b: bias ? 1 : 0, x_off: x.offset, x_strides: x.strides };
-  const bufs = [y.buffer, x.buffer, w.buffer, bias?.buffer ?? dummy(gpu)];
+  const epi = epilogueArgs(gpu, epilogue);
+  Object.assign(meta, epi.meta);
+  const bufs = [y.buffer, x.buffer, w.buffer, bias?.buffer ?? dummy(gpu), ...epi.bufs];
   const types = floatTypes({ Y: y, X: x, W: w, Bias: bias });
   if (groups === 1) {
     const src = kernelSource('conv2d_gemm', { types, subst: tileSubst(tile) });

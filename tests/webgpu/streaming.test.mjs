@@ -27,14 +27,16 @@ function tensorBytes(path) {
     .reduce((s, [, v]) => s + v.data_offsets[1] - v.data_offsets[0], 0);
 }
 
-test('an all-GPU model keeps no weight in WASM memory', async (t) => {
+// Fused batch norms are the exception: prepare makes their scale and shift from the params in
+// WASM memory (a few KB), as the CPU would.
+test('an all-GPU model keeps no weight in WASM memory but its fused batch norms\' params', async (t) => {
   if (!(await device(t))) return;
   const fx = fixture('resnet18/torch2.14-training');
   const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
   try {
     const p = model.placement();
     assert.equal(p.nodes.wasm, 0);
-    assert.equal(p.weights.wasm, 0);
+    assert.ok(p.weights.wasm > 0 && p.weights.wasm < 100 << 10, `${p.weights.wasm} bytes in WASM memory`);
     // Every tensor of the file but BatchNorm's num_batches_tracked counters (read by no node).
     assert.ok(p.weights.webgpu > 0.99 * tensorBytes(fx.weights), `${p.weights.webgpu} bytes streamed`);
     const io = readIo(fx.io);

@@ -1,7 +1,8 @@
 // Direct 2-d convolution (NCHW), one output element per invocation: groups (depthwise when
 // groups = cin), stride, padding (zeros), dilation, optional bias. X is a strided 4-d view,
 // W contiguous [cout, cin / groups, kh, kw], Y contiguous [n, cout, oh, ow]. 1x1 stride-1
-// unpadded convolutions go to matmul.wgsl as a GEMM instead (the executor's choice).
+// unpadded convolutions go to matmul.wgsl as a GEMM instead (the executor's choice). A fused
+// epilogue (batch norm, residual, relu/clamp: epilogue.wgsl) is applied before the store.
 // Workgroups: grid(ceil(numel / 64)).
 {{DECLS}}
 
@@ -39,5 +40,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
   }
   if (mu(M_HAS_B) != 0u) { acc += f32(Bias[co]); }
-  Y[i] = Y_T(acc);
+  Y[i] = Y_T(epilogue(acc, i));
 }

@@ -4,7 +4,8 @@
 // (stride, padding with zeros, dilation) from a strided 4-d X. W is contiguous
 // [cout, cin, kh, kw], Y contiguous [n, cout, oh, ow]. The tiling is matmul.wgsl's: T x T
 // outputs per workgroup of S x S invocations (T, S = {{TILE}}, {{THREADS}}), K in steps of 16
-// through workgroup memory (gemm_tile.wgsl). Workgroups: (ceil(oh * ow / T), ceil(cout / T), n).
+// through workgroup memory (gemm_tile.wgsl); a fused epilogue (epilogue.wgsl) before the store.
+// Workgroups: (ceil(oh * ow / T), ceil(cout / T), n).
 {{DECLS}}
 
 @compute @workgroup_size(S, S)
@@ -55,7 +56,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     for (var j = 0u; j < R; j++) {
       let gp = n0 + lid3.x + S * j;
       if (gp >= P) { continue; }
-      Y[oy + gm * P + gp] = Y_T(acc[i][j] + bias);
+      let o = oy + gm * P + gp;
+      Y[o] = Y_T(epilogue(acc[i][j] + bias, o));
     }
   }
 }

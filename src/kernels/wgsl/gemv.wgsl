@@ -1,7 +1,8 @@
 // Matrix-vector path of matmul (M = 1, the decode step): Y[b,0,n] = alpha * sum_k A[b,0,k] *
 // B[b,k,n] + beta * C[b,0,n], same views and parameters as matmul.wgsl. One workgroup per output
 // (b, n): its 256 invocations stride over K (coalesced when k is B's contiguous dim, as in a
-// linear layer's weight [N, K]) and reduce in workgroup memory. Workgroups: grid(batch * N).
+// linear layer's weight [N, K]) and reduce in workgroup memory; matmul.wgsl's fused epilogue.
+// Workgroups: grid(batch * N).
 {{DECLS}}
 
 var<workgroup> part: array<f32, 256>;
@@ -43,6 +44,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var r = mf(M_ALPHA) * part[0];
     let beta = mf(M_BETA);
     if (mu(M_HAS_C) != 0u && beta != 0.0) { r += beta * f32(C[oc + n * mu(M_C_CS)]); }
-    Y[bi * N + n] = Y_T(r);
+    Y[bi * N + n] = Y_T(epilogue(r, bi * N + n));
   }
 }

@@ -6,7 +6,8 @@
 // lowering's gemm_tile picks 64, 16 or, for outputs too small for enough 64x64 workgroups, 16, 8;
 // the tests also run 32, 8), K in steps of 16 through workgroup memory; edge tiles load zeros and
 // skip stores (the core: gemm_tile.wgsl). Operands load into f32 (float16 ones too: f32
-// accumulation) and the result is rounded once to Y's type (Y_T: f32 or f16) on the store.
+// accumulation); a fused epilogue (epilogue.wgsl: batch norm, residual, relu/clamp) follows the
+// alpha/beta one, and the result is rounded once to Y's type (Y_T: f32 or f16) on the store.
 // Workgroups: (ceil(N/T), ceil(M/T), batch).
 {{DECLS}}
 
@@ -64,7 +65,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       if (gn >= N) { continue; }
       var r = alpha * acc[i][j];
       if (use_c) { r += beta * f32(C[oc + gm * mu(M_C_RS) + gn * mu(M_C_CS)]); }
-      Y[oy + gm * N + gn] = Y_T(r);
+      let o = oy + gm * N + gn;
+      Y[o] = Y_T(epilogue(r, o));
     }
   }
 }

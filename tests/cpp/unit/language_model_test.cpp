@@ -229,8 +229,7 @@ TEST(LanguageModel, HalfWeightsStayWithinTheirRoundingTolerance) {
 TEST(LanguageModel, WebGpuPlanKeepsTheCachesOnTheGpu) {
   NEED_FIXTURE();
   for (const bool donate : {true, false}) {
-    SessionOptions o;
-    o.fusion = false;  // what loadLM compiles for WebGPU
+    SessionOptions o;  // what loadLM compiles for WebGPU: fusion on
     o.update_in_place = donate;
     LanguageModel lm(load_model_file(fx->dir + "prefill.json"), load_model_file(fx->dir + "decode.json"), fx->mapping,
                      fx->weights, TensorMap{}, o);

@@ -86,6 +86,25 @@ TEST(WebGpuPlan, ResNet18TrainingIrRunsEntirelyOnTheGpu) {
   EXPECT_EQ(p["uploads"].as_int64(), 1);    // the image
   EXPECT_EQ(p["downloads"].as_int64(), 1);  // the logits
   check_invariants(doc.root());
+  // Fusion: each batch norm, residual add and relu runs in its convolution's store (the conv's
+  // item lists them); the placement still counts every IR node.
+  int64_t items = 0, dispatches = 0, covered = 0, fused_relus = 0;
+  for (const json::Value item : doc.root()["program"]) {
+    if (item["op"].str() != "gpu") continue;
+    ++items;
+    dispatches += int64_t(item["dispatches"].size());
+    for (const json::Value c : item["covers"]) {
+      ++covered;
+      fused_relus += c.str().rfind("relu", 0) == 0;
+    }
+  }
+  EXPECT_EQ(items + covered, 68);
+  // All 20 batch norms; the relus after the stem's and every block's first bn (9); the add and
+  // relu of the 5 blocks without a downsample (in the other 3 the downsample's output, the add's
+  // second operand, is made after the block's second conv: the fusion pass does not reorder).
+  EXPECT_EQ(covered, 20 + 9 + 5 + 5);
+  EXPECT_EQ(dispatches, items);
+  EXPECT_GT(fused_relus, 0);
   // Slots are shared: fewer GPU buffers than values.
   size_t weights = 0, slots_for_values = 0;
   std::set<int64_t> value_slots;

@@ -424,14 +424,14 @@ export class WebGpuExecutor {
           if (timer) {
             pass.end();
             pass = null;
-            const t: GpuTiming = { node: step.node, covers: [], opType: step.op_type, ms: 0, device: 'webgpu', clock: 'gpu' };
+            const t: GpuTiming = { node: step.node, covers: step.covers ?? [], opType: step.op_type, ms: 0, device: 'webgpu', clock: 'gpu' };
             timed.push(t);
             prof!.push(t);
           } else if (prof) {
             const t0 = performance.now();
             flush();
             await device.queue.onSubmittedWorkDone();
-            prof.push({ node: step.node, covers: [], opType: step.op_type, ms: performance.now() - t0, device: 'webgpu', clock: 'wall' });
+            prof.push({ node: step.node, covers: step.covers ?? [], opType: step.op_type, ms: performance.now() - t0, device: 'webgpu', clock: 'wall' });
           }
         } else if (step.op === 'upload') {
           flush(); // the slot may still be read by dispatches recorded before

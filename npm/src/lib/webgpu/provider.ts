@@ -40,7 +40,7 @@ export async function gpuOrFallback(): Promise<GpuObject | null> {
 }
 
 // The WebGPU executor of a session compiled for it, or null when the plan puts no node on
-// the GPU (the session then runs on WASM as planned: node by node, without fusion).
+// the GPU (the session then runs on WASM as planned).
 // streamed: the model's StreamedWeights when its weights skipped WASM memory (streaming.js);
 // weightBuffers: the GPU weights of the model whose weights this one shares (weightsFrom).
 export async function startWebGpu(device: GpuObject, backend: Backend, handle: EmbindObject,
