@@ -43,9 +43,10 @@ class WasmModel : public TensorSources {
     return guarded([&] {
       session_.reset();
       tir::SessionOptions o = session_options(weight_dtype, limits_);
-      // A WebGPU session runs node by node on either device: the GPU kernels
-      // take no fused epilogues and no donated input slots yet.
-      if (webgpu_) o.fusion = o.update_in_place = false;
+      // A WebGPU session runs node by node on either device: fused epilogues
+      // run on both (a GPU producer applies them at its store), donated
+      // input slots only on WASM so far.
+      if (webgpu_) o.update_in_place = false;
       if (shared_prepare_ && prepare_dtype_ != o.weight_dtype)
         throw tir::ExecutionError("weightDtype '" + weight_dtype + "' differs from the '" +
                                   tir::dtype_name(prepare_dtype_) +
@@ -59,18 +60,7 @@ class WasmModel : public TensorSources {
       pending_->set_profiling(profiling_);
       // Streamed weights (its own, or shared through weightsFrom): place first; the ones the CPU
       // reads are given their bytes (streamedToRead, setStreamedBytes) before finishCompile binds.
-      to_read_.clear();
-      if (webgpu_) plan_streamed_reads(pending_->place_for_webgpu(gpu_device(max_binding_)));
-      if (to_read_.empty()) bind_pending();
-    });
-  }
-  // Whether compile() waits for streamed bytes (then finishCompile()).
-  bool compilePending() const { return pending_ != nullptr; }
-  std::string finishCompile() {
-    return guarded([&] {
-      if (!pending_) throw tir::ExecutionError("finishCompile(): no compile() is waiting for streamed weights");
-      require_streamed_reads();
-      bind_pending();
+      bind_or_wait(webgpu_ ? std::optional(pending_->place_for_webgpu(gpu_device(max_binding_))) : std::nullopt);
     });
   }
 
@@ -375,7 +365,8 @@ class WasmModel : public TensorSources {
       if (!inputs_[i].defined())
         throw tir::ExecutionError("input " + std::to_string(i) + " ('" + model_->graph_inputs[i].name + "') was not set");
   }
-  void bind_pending() {
+  bool compile_pending() const override { return pending_ != nullptr; }
+  void bind_pending() override {
     std::unique_ptr<tir::Session> s = std::move(pending_);
     s->bind(weights_, constants_);
     session_ = std::move(s);
@@ -469,6 +460,8 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("streamedWeights", &TensorSources::streamedWeights)
       .function("streamedToRead", &TensorSources::streamedToRead)
       .function("setStreamedBytes", &TensorSources::setStreamedBytes)
+      .function("compilePending", &TensorSources::compilePending)
+      .function("finishCompile", &TensorSources::finishCompile)
       .function("addWeightTensor", &TensorSources::addWeightTensor)
       .function("addConstantsFile", &TensorSources::addConstantsFile)
       .function("addConstantTensor", &TensorSources::addConstantTensor);
@@ -490,8 +483,6 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("setWebGpu", &WasmModel::setWebGpu)
       .function("webgpuPlan", &WasmModel::webgpuPlan)
       .function("setMaxBinding", &WasmModel::setMaxBinding)
-      .function("compilePending", &WasmModel::compilePending)
-      .function("finishCompile", &WasmModel::finishCompile)
       .function("setShaderF16", &WasmModel::setShaderF16)
       .function("weightBytes", &WasmModel::weightBytes)
 

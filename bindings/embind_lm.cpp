@@ -28,10 +28,9 @@ class WasmLM : public TensorSources {
       if (!prefill_ || !decode_) throw tir::ExecutionError("the language model is not loaded: load() first");
       tir::SessionOptions options = session_options(weight_dtype, limits_);
       options.update_in_place = donate;
-      // For WebGPU, both sessions run node by node on either device: the GPU
-      // kernels take no fused epilogues. Donation stays: the plan keeps the
-      // caches resident and index_copy writes them in place on the GPU.
-      if (webgpu_) options.fusion = false;
+      // For WebGPU too: fused epilogues run in the GPU producer's store, and
+      // donation stays (the plan keeps the caches resident and index_copy
+      // writes them in place on the GPU).
       lm_.reset();
       pending_ = false;
       lm_ = std::make_unique<tir::LanguageModel>(std::move(*prefill_), std::move(*decode_), mapping_, options);
@@ -39,19 +38,9 @@ class WasmLM : public TensorSources {
       decode_.reset();
       // Streamed weights: place first; the ones the CPU reads are given their bytes
       // (streamedToRead, setStreamedBytes) before finishCompile binds.
-      to_read_.clear();
-      if (webgpu_ && has_streamed()) plan_streamed_reads(lm_->place_for_webgpu(uint64_t(max_binding_)));
       pending_ = true;
-      if (to_read_.empty()) bind_pending();
-    });
-  }
-  // Whether compile() waits for streamed bytes (then finishCompile()).
-  bool compilePending() const { return pending_; }
-  std::string finishCompile() {
-    return guarded([&] {
-      if (!pending_) throw tir::ExecutionError("finishCompile(): no compile() is waiting for streamed weights");
-      require_streamed_reads();
-      bind_pending();
+      bind_or_wait(webgpu_ && has_streamed() ? std::optional(lm_->place_for_webgpu(uint64_t(max_binding_)))
+                                             : std::nullopt);
     });
   }
   // Caps for the next compile, for both sessions (0 = the build's default).
@@ -77,7 +66,7 @@ class WasmLM : public TensorSources {
     });
   }
   // The next compile() plans for WebGPU (webgpuPlan()).
-  void setWebGpu(bool on) { webgpu_ = on; }  // next compile: no fusion
+  void setWebGpu(bool on) { webgpu_ = on; }  // next compile: placed for WebGPU
   // As WasmModel's: the device's largest binding, for compile's placement.
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
   // Bytes of the prefill graph's weights (the decode graph reads the same ones) in WASM memory
@@ -173,7 +162,8 @@ class WasmLM : public TensorSources {
     if (!lm_ || pending_) throw tir::ExecutionError("the language model is not compiled");
     return *lm_;
   }
-  void bind_pending() {
+  bool compile_pending() const override { return pending_; }
+  void bind_pending() override {
     lm_->bind(weights_, constants_);
     pending_ = false;
     weights_ = {};
@@ -205,8 +195,6 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("stats", &WasmLM::stats)
       .function("setWebGpu", &WasmLM::setWebGpu)
       .function("setMaxBinding", &WasmLM::setMaxBinding)
-      .function("compilePending", &WasmLM::compilePending)
-      .function("finishCompile", &WasmLM::finishCompile)
       .function("weightBytes", &WasmLM::weightBytes)
       .function("webgpuPlan", &WasmLM::webgpuPlan)
       .function("useGpuCaches", &WasmLM::useGpuCaches)

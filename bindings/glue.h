@@ -159,9 +159,11 @@ inline void merge(tir::TensorMap& into, tir::TensorMap from) {
 }
 
 // Weights and constants gathered from JS before a compile (WasmModel and
-// WasmLM both bind from them).
+// WasmLM both bind from them), and the compile's second phase when streamed
+// weights must be read first.
 class TensorSources {
  public:
+  virtual ~TensorSources() = default;
   std::string addWeightsFile(const val& bytes, const std::string& origin) {
     return guarded([&] { merge(weights_, tir::read_weights_bytes(file_bytes_from_js(bytes, origin), origin)); });
   }
@@ -209,6 +211,15 @@ class TensorSources {
     for (const auto& name : to_read_) append_source(out, name);
     return out + "]";
   }
+  // Whether compile() waits for streamed bytes (then finishCompile()).
+  bool compilePending() const { return compile_pending(); }
+  std::string finishCompile() {
+    return guarded([&] {
+      if (!compile_pending()) throw tir::ExecutionError("finishCompile(): no compile() is waiting for streamed weights");
+      require_streamed_reads();
+      bind_pending();
+    });
+  }
   std::string setStreamedBytes(const std::string& name, const val& bytes) {
     return guarded([&] {
       auto it = streamed_.find(name);
@@ -228,7 +239,19 @@ class TensorSources {
   }
 
  protected:
+  // The derived model's compiled-but-unbound state, and its bind.
+  virtual bool compile_pending() const = 0;
+  virtual void bind_pending() = 0;
+  // The end of a compile(): binds now, or, when the weights were placed for WebGPU (cpu_reads:
+  // the streamed ones the CPU reads), once those (and any of dtypes the uploader lacks) are read.
+  void bind_or_wait(std::optional<std::vector<std::string>> cpu_reads) {
+    to_read_.clear();
+    if (cpu_reads) plan_streamed_reads(std::move(*cpu_reads));
+    if (to_read_.empty()) bind_pending();
+  }
   bool has_streamed() const { return !streamed_.empty(); }
+
+ private:
   // After placement: the streamed tensors named in `names` (the ones the CPU reads), and those of
   // dtypes the uploader lacks (converted on the CPU), that have no data yet: streamedToRead().
   void plan_streamed_reads(std::vector<std::string> names) {
@@ -255,7 +278,6 @@ class TensorSources {
   }
   std::vector<std::string> to_read_;  // streamed weights the CPU reads, until finishCompile
 
- private:
   void append_source(std::string& out, const std::string& name) const {
     const auto& src = streamed_.at(name);
     const tir::Tensor& t = *weights_.find(name);
