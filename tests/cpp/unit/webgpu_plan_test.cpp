@@ -100,8 +100,9 @@ TEST(WebGpuPlan, ResNet18TrainingIrRunsEntirelyOnTheGpu) {
   }
   EXPECT_EQ(items + covered, 68);
   // All 20 batch norms; the relus after the stem's and every block's first bn (9); the add and
-  // relu of the 5 blocks without a downsample (in the other 3 the downsample's output, the add's
-  // second operand, is made after the block's second conv: the fusion pass does not reorder).
+  // relu of the 5 blocks without a downsample. In the other 3 the downsample's output, the add's
+  // second operand, is made after the block's second conv, and the add is an in-place add_ into
+  // the main branch's buffer, which the downsample conv cannot write as its own output.
   EXPECT_EQ(covered, 20 + 9 + 5 + 5);
   EXPECT_EQ(dispatches, items);
   EXPECT_GT(fused_relus, 0);
