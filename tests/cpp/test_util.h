@@ -8,6 +8,16 @@
 #include "ir/model.h"
 #include "core/tensor.h"
 
+// TIR_TEST_SANITIZED: built with ASan or TSan (scripts/test_sanitizers.sh, scripts/fuzz.sh):
+// several times slower, with terabytes of shadow address space.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TIR_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TIR_TEST_SANITIZED 1
+#endif
+#endif
+
 namespace tir::test {
 
 // tests/fixtures (env TIR_FIXTURES, else relative to this source file).

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include "entry_points.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -27,14 +28,6 @@ std::vector<uint8_t> read_bytes(const fs::path& p) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TIR_REPLAY_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TIR_REPLAY_SANITIZED 1
-#endif
-#endif
-
 // Caps the address space while replaying (unsanitized builds only: the
 // sanitizers reserve terabytes of shadow memory): a reproducer whose size
 // check is still missing then gets bad_alloc (a test failure) instead of
@@ -42,7 +35,7 @@ std::vector<uint8_t> read_bytes(const fs::path& p) {
 class AddressSpaceCap {
  public:
   AddressSpaceCap() {
-#ifndef TIR_REPLAY_SANITIZED
+#ifndef TIR_TEST_SANITIZED
     if (getrlimit(RLIMIT_AS, &saved_) == 0) {
       rlimit capped = saved_;
       const rlim_t cap = rlim_t(8) << 30;
