@@ -163,8 +163,9 @@ void prepare_conv(OpCall& call) {
   const FusedEpilogue& e = call.epilogue;
   const bool has_bias = call.in.size() == 3;
   if (e.has_bn && has_bias && !call.is_constant(2)) return;  // cannot fold: run() applies it afterwards
-  std::vector<float> scale, shift;
-  if (e.has_bn) batch_norm_affine(e, g.OC, &scale, &shift);
+  // The fused batch norm's scale and shift, made by prepare before this step's (e.bn_affine).
+  const float* scale = e.has_bn ? e.bn_affine.data<float>() : nullptr;
+  const float* shift = e.has_bn ? scale + g.OC : nullptr;
   const Tensor w = contiguous_or_self(call.in[1]);
   // The layout names the path: one weight may feed convs that pack it differently.
   const std::string layout = e.has_bn ? "conv+bn:" + call.node->name
@@ -172,13 +173,13 @@ void prepare_conv(OpCall& call) {
                                                         : "conv:G=" + std::to_string(g.G);
   st.w_prepared = call.prepare_ctx->derived(w, layout, [&](std::vector<float>& dst) {
     dst.resize(size_t(conv_prepared_weights_size(g)));
-    prepare_conv_weights_f32(g, w.data<float>(), e.has_bn ? scale.data() : nullptr, dst.data());
+    prepare_conv_weights_f32(g, w.data<float>(), scale, dst.data());
   });
   if (e.has_bn) {
-    st.bias = shift;
+    st.bias.assign(shift, shift + g.OC);
     if (has_bias) {
       const Tensor& b = call.in[2];
-      for (int64_t c = 0; c < g.OC; ++c) st.bias[size_t(c)] += b.data<float>()[c * b.strides[0]] * scale[size_t(c)];
+      for (int64_t c = 0; c < g.OC; ++c) st.bias[size_t(c)] += b.data<float>()[c * b.strides[0]] * scale[c];
     }
     st.bias_prepared = true;
   }

@@ -1,6 +1,5 @@
 #include "ops/epilogue.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace tir {
@@ -15,24 +14,14 @@ std::vector<double> channel_values(const Tensor& t, int64_t channels, double mis
 }
 }  // namespace
 
-void batch_norm_affine(const FusedEpilogue& e, int64_t channels, std::vector<float>* scale,
-                       std::vector<float>* shift) {
+void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst) {
   const auto w = channel_values(e.bn_weight, channels, 1.0), b = channel_values(e.bn_bias, channels, 0.0);
   const auto mean = channel_values(e.bn_mean, channels, 0.0), var = channel_values(e.bn_var, channels, 1.0);
-  scale->resize(size_t(channels));
-  shift->resize(size_t(channels));
   for (size_t c = 0; c < size_t(channels); ++c) {
     const double alpha = w[c] / std::sqrt(var[c] + e.bn_eps);
-    (*scale)[c] = float(alpha);
-    (*shift)[c] = float(b[c] - mean[c] * alpha);
+    dst[c] = float(alpha);
+    dst[size_t(channels) + c] = float(b[c] - mean[c] * alpha);
   }
-}
-
-void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst) {
-  std::vector<float> scale, shift;
-  batch_norm_affine(e, channels, &scale, &shift);
-  std::copy(scale.begin(), scale.end(), dst);
-  std::copy(shift.begin(), shift.end(), dst + channels);
 }
 
 GemmEpilogue gemm_epilogue(const FusedEpilogue& e, int64_t residual_offset, int64_t ldr) {

@@ -9,13 +9,10 @@
 
 namespace tir {
 
-// Per-channel y * scale + shift of a fused eval batch norm, in ATen's own form
-// (alpha = weight * invstd, beta = bias - mean * alpha), computed in double.
-void batch_norm_affine(const FusedEpilogue& e, int64_t channels, std::vector<float>* scale,
-                       std::vector<float>* shift);
-
-// e.bn_affine's values (scale, then shift: batch_norm_affine's) into dst
-// (2 * channels floats), once the batch-norm params hold their values.
+// e.bn_affine's values into dst (2 * channels floats: scale, then shift), once
+// the batch-norm params hold their values: the per-channel y * scale + shift of
+// a fused eval batch norm in ATen's own form (alpha = weight * invstd,
+// beta = bias - mean * alpha), computed in double.
 void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst);
 
 // The residual and activation part as the gemm kernels take it; bias is the
