@@ -290,7 +290,8 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         // that writes its output.
         if (on_gpu && !epi.empty() && !lowered.dispatches.empty()) {
           GpuDispatch& last = lowered.dispatches.back();
-          gpu_need(root(last.bindings.at(0)) == root(st.call.out[0]), "a fused epilogue its kernel does not take");
+          gpu_need(last.takes_epilogue && root(last.bindings.at(0)) == root(st.call.out[0]),
+                   "a fused epilogue its kernel does not take");
           gpu_add_epilogue(last, epi, st.call.out[0].shape);
         }
         for (const auto& d : lowered.dispatches) {
