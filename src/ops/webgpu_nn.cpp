@@ -42,40 +42,85 @@ void gemm_grid(GpuDispatch& d, int64_t rows, int64_t cols, int64_t batch) {
   d.subst.emplace_back("THREADS", std::to_string(t.threads));
   d.workgroups[0] = (cols + t.tile - 1) / t.tile;
   d.workgroups[1] = (rows + t.tile - 1) / t.tile;
+  gpu_need(d.workgroups[0] <= 65535 && d.workgroups[1] <= 65535, "a GEMM past 65535 tiles a side");
   d.workgroups[2] = batch;
 }
 
+// The stride that walks dims `sizes` (outermost first; strides `strides`) as one evenly spaced
+// run, or -1 when they are not (size-1 dims do not matter).
+int64_t even_stride(const Shape& sizes, const Strides& strides) {
+  int64_t inner = -1, span = 1;  // the innermost kept dim's stride; elements walked so far
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (inner < 0) {
+      inner = strides[i];
+    } else if (strides[i] != inner * span) {
+      return -1;
+    }
+    span *= sizes[i];
+  }
+  return inner < 0 ? 0 : inner;
+}
+
 // y[batch..., M, N] = alpha * a[batch..., M, K] @ b[batch..., K, N] + beta * c
-// (batch dims broadcast; c broadcast to y; y contiguous at offset 0). M == 1
-// takes the GEMV kernel (decode).
+// (batch dims broadcast; c broadcast to y; y contiguous at offset 0). When b is the same matrix
+// for every batch (a linear layer's weight) and the rows of a and c are evenly spaced across the
+// batch dims, the batch folds into M: one GEMM of batch * M rows. That is linear's common case
+// of an input [S, 1, D] that is a transposed view (nn.MultiheadAttention's in_proj), which
+// would otherwise run as S batches of one row each: S GEMVs re-reading the whole weight.
+// M == 1 takes the GEMV kernel (decode).
 GpuDispatch gpu_matmul(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, double alpha,
                        double beta) {
   gpu_need(dense_at_zero(y), "a strided matmul output");
   const size_t r = y.shape.size();
   gpu_need(r >= 2 && r <= 6, "matmul rank");
-  const Shape batch(y.shape.begin(), y.shape.end() - 2);
-  const int64_t M = y.shape[r - 2], N = y.shape[r - 1], K = a.shape.back();
-  int64_t nb = 1;
-  for (int64_t d : batch) nb *= d;
+  Shape batch(y.shape.begin(), y.shape.end() - 2);
+  int64_t M = y.shape[r - 2];
+  const int64_t N = y.shape[r - 1], K = a.shape.back();
   auto batch_strides = [&](const Tensor& t) -> Strides {
     Tensor bt = t;
     bt.shape.assign(t.shape.begin(), t.shape.end() - 2);
     bt.strides.assign(t.strides.begin(), t.strides.end() - 2);
     return gpu_broadcast_strides(bt, batch);
   };
+  Strides a_bs = batch_strides(a);
+  const Strides b_bs = batch_strides(b);
+  int64_t a_rs = a.strides[a.strides.size() - 2];
+  Strides c_all = c.defined() ? gpu_broadcast_strides(c, y.shape) : Strides(r, 0);
+  Strides c_bs(c_all.begin(), c_all.end() - 2);
+  int64_t c_rs = c_all[r - 2];
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  if (nb > 1 && std::all_of(b_bs.begin(), b_bs.end(), [](int64_t s) { return s == 0; })) {
+    Shape rows = batch;
+    rows.push_back(M);
+    Strides ar = a_bs, cr = c_bs;
+    ar.push_back(a_rs);
+    cr.push_back(c_rs);
+    const int64_t as = even_stride(rows, ar), cs = even_stride(rows, cr);
+    if (as >= 0 && cs >= 0) {
+      M *= nb;
+      nb = 1;
+      batch.clear();
+      a_bs.clear();
+      c_bs.clear();
+      a_rs = as;
+      c_rs = cs;
+    }
+  }
+  const Strides b_batch = batch.empty() ? Strides{} : b_bs;
   GpuDispatch d;
   const bool gemv = M == 1;
   d.kernel = gemv ? "gemv" : "matmul";
   d.meta.u("m", M).u("n", N).u("k", K).u("batch_rank", int64_t(batch.size())).us("batch_shape", batch, 4);
-  d.meta.u("a_off", a.offset).u("a_rs", a.strides[a.strides.size() - 2]).u("a_cs", a.strides.back());
-  d.meta.us("a_bs", batch_strides(a), 4);
+  d.meta.u("a_off", a.offset).u("a_rs", a_rs).u("a_cs", a.strides.back());
+  d.meta.us("a_bs", a_bs, 4);
   d.meta.u("b_off", b.offset).u("b_rs", b.strides[b.strides.size() - 2]).u("b_cs", b.strides.back());
-  d.meta.us("b_bs", batch_strides(b), 4);
+  d.meta.us("b_bs", b_batch, 4);
   d.meta.f("alpha", alpha).f("beta", beta).u("has_c", c.defined() ? 1 : 0);
   if (c.defined()) {
-    const Strides cs = gpu_broadcast_strides(c, y.shape);
-    d.meta.u("c_off", c.offset).u("c_rs", cs[r - 2]).u("c_cs", cs[r - 1]);
-    d.meta.us("c_bs", std::vector<int64_t>(cs.begin(), cs.end() - 2), 4);
+    d.meta.u("c_off", c.offset).u("c_rs", c_rs).u("c_cs", c_all[r - 1]);
+    d.meta.us("c_bs", c_bs, 4);
   }
   d.bindings = {y, a, b, c};
   d.names = {"Y", "A", "B", "C"};

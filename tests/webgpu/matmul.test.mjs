@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, matmul, download, broadcastShapes, numel } from './gpu.mjs';
 import { rng, hostTensor, toGpu, at, indices, assertClose } from './ref.mjs';
-import { getEngine, checkLowered } from './engine.mjs';
+import { getEngine, checkLowered, runBoth } from './engine.mjs';
 
 // float64 torch.matmul (+ alpha/beta/c epilogue) on host tensors.
 function refMatmul(a, b, { c = null, alpha = 1, beta = 1 } = {}) {
@@ -92,5 +92,33 @@ test('baddbmm lowers to the batched GEMM with a broadcast self (WebGPU provider 
     [[4, 1, 1], 4, 5, 6, 7, { beta: 0, alpha: -1 }], [[2, 3, 4], 2, 3, 0, 4, { alpha: 1.5 }], [[2, 8, 8], 2, 8, 8, 8, {}, [1, 2]]]) {
     await checkLowered(eng, gpu, 'aten.baddbmm.default', [f(self), f([b, m, k]), f([b, k, n])], [{ shape: [b, m, n], dtype: 'float32' }],
       attrs, { ...TOL, transposed: tr });
+  }
+}));
+
+// A linear whose weight is shared by every batch folds its batch into the GEMM's rows when the
+// rows are evenly spaced: nn.MultiheadAttention's in_proj reads x.transpose(0, 1), [S, 1, D],
+// which must run as one [S, D] GEMM, not S one-row GEMVs (the lowering, through the engine);
+// rows that are not evenly spaced (a permuted input) keep the batched kernel. Both against WASM.
+test('linear over a transposed [S, 1, D] input and matmul with a shared weight (batch folded into rows)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(70);
+  const T = (name, shape, extra = {}) => ({ name, shape, dtype: 'float32', ...extra });
+  const ref = (name, shape) => T(name, shape, { producer_node: name, producer_output_idx: 0 });
+  for (const [S, B, D, N, perm] of [[67, 1, 33, 70, [1, 0, 2]], [1, 1, 5, 3, [1, 0, 2]], [16, 3, 64, 65, [1, 0, 2]], [9, 2, 17, 8, [1, 2, 0]]]) {
+    // x [B, S, D] -> view [S, B, D] (perm [1, 0, 2]) or [S, D, B] -> linear over the last dim.
+    const xShape = [B, S, D];
+    const vShape = perm.map((p) => xShape[p]);
+    const K = vShape[2];
+    const yShape = [vShape[0], vShape[1], N];
+    const ir = { model_name: 'FoldedLinear', weights: [], weight_name_mapping: {},
+      graph_inputs: [T('x', xShape), T('w', [N, K]), T('b', [N])], graph_outputs: [T('y', yShape)],
+      nodes: [
+        { name: 'v', op_type: 'aten.permute.default', attrs: { dims: perm }, inputs: [ref('x', xShape)], outputs: [T('v', vShape)] },
+        { name: 'y', op_type: 'aten.linear.default', attrs: {}, inputs: [ref('v', vShape), ref('w', [N, K]), ref('b', [N])], outputs: [T('y', yShape)] },
+      ] };
+    const r = await runBoth(eng, gpu.device, ir, [hostTensor(rand, 'float32', xShape), hostTensor(rand, 'float32', [N, K]), hostTensor(rand, 'float32', [N])]);
+    assert.equal(r.placement.nodes.wasm, 0, JSON.stringify(r.placement));
+    assertClose(r.gpu[0], r.cpu[0], { rtol: 1e-5, atol: 1e-5 * K, what: `linear ${JSON.stringify(vShape)} x [${N}, ${K}]` });
   }
 }));

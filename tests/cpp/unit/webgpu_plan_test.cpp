@@ -123,6 +123,28 @@ TEST(WebGpuPlan, TransformerEncoderPlacesEveryComputeNode) {
   check_invariants(doc.root());
 }
 
+// nn.MultiheadAttention's in_proj is a linear over x.transpose(0, 1), [S, 1, D]: its one batch
+// dim folds into the GEMM's rows (one [S, D] GEMM), where a batch of S one-row GEMVs would read
+// the whole weight S times (BERT-base on an H100 spent most of its time there).
+TEST(WebGpuPlan, ALinearOverATransposedInputIsOneGemm) {
+  const json::Document doc = json::Document::parse(plan_of("vit_tiny/torch2.14-training"));
+  int64_t in_proj = 0;
+  for (const json::Value item : doc.root()["program"]) {
+    if (item["op"].str() != "gpu" || item["op_type"].str() != "aten.linear.default") continue;
+    const std::string node(item["node"].str());
+    ASSERT_EQ(item["dispatches"].size(), 1u) << node;
+    const json::Value d = item["dispatches"].at(0);
+    if (node == "linear" || node == "linear_4") {  // [17, 1, 32] inputs, transposed views
+      ++in_proj;
+      EXPECT_EQ(d["kernel"].str(), "matmul") << node;
+      EXPECT_EQ(d["meta"]["m"].as_int64(), 17) << node;
+      EXPECT_EQ(d["meta"]["batch_rank"].as_int64(), 0) << node;
+      EXPECT_EQ(d["meta"]["a_rs"].as_int64(), 32) << node;
+    }
+  }
+  EXPECT_EQ(in_proj, 2);
+}
+
 TEST(WebGpuPlan, AValuePastTheBindingLimitKeepsItsReadersOnWasm) {
   // With a 1 KiB binding limit, the first convolution's weight (and most activations) cannot be
   // bound: those nodes stay on WASM, each with the reason, and the plan stays consistent.
