@@ -198,6 +198,7 @@ void run_conv(OpCall& call) {
     const float* bias = st.bias_prepared ? st.bias.data() : b.defined() ? b.data<float>() : nullptr;
     conv_nd_f32(a.g, x.data<float>(), w.data<float>(), st.w_prepared ? st.w_prepared->data() : nullptr, bias,
                 call.out[0].data<float>(), gemm_epilogue(e, 0, 0));
+    apply_unary_activation(e, call.out[0]);
     return;
   }
   const Tensor& w = ew::dense_ref(call.in[1], call.in[1].dtype, keep[1]);

@@ -197,6 +197,16 @@ bool activation_part(const OpCall& call, EpiloguePart* part) {
     part->act = FusedEpilogue::Act::Relu;
     return true;
   }
+  switch (st.op) {  // the smooth activations a GPU epilogue also takes (ops/webgpu.cpp)
+    case UnaryOp::Gelu: case UnaryOp::GeluTanh: case UnaryOp::Silu: case UnaryOp::Sigmoid:
+    case UnaryOp::Tanh: case UnaryOp::Hardswish: case UnaryOp::Hardsigmoid:
+      if (st.compute != DType::F32 || call.out[0].dtype != DType::F32) return false;
+      part->act = FusedEpilogue::Act::Unary;
+      part->unary = st.op;
+      return true;
+    default:
+      break;
+  }
   if (st.op != UnaryOp::Clamp) return false;
   const double inf = std::numeric_limits<double>::infinity();
   part->lo = st.p.has_a ? st.p.a : -inf;
@@ -273,26 +283,26 @@ TIR_REGISTER_OPS(
     {"aten.relu.default", activation(unary(UnaryOp::Relu))},
     {"aten.relu_.default", activation(unary_(UnaryOp::Relu))},
     // sigmoid(Tensor self) -> Tensor
-    {"aten.sigmoid.default", unary(UnaryOp::Sigmoid)},
-    {"aten.sigmoid_.default", unary_(UnaryOp::Sigmoid)},
+    {"aten.sigmoid.default", activation(unary(UnaryOp::Sigmoid))},
+    {"aten.sigmoid_.default", activation(unary_(UnaryOp::Sigmoid))},
     // tanh(Tensor self) -> Tensor
-    {"aten.tanh.default", unary(UnaryOp::Tanh)},
-    {"aten.tanh_.default", unary_(UnaryOp::Tanh)},
+    {"aten.tanh.default", activation(unary(UnaryOp::Tanh))},
+    {"aten.tanh_.default", activation(unary_(UnaryOp::Tanh))},
     // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
     {"aten.hardtanh.default", activation(unary(UnaryOp::Clamp, Params::Hardtanh))},
     {"aten.hardtanh_.default", activation(unary_(UnaryOp::Clamp, Params::Hardtanh))},
     // gelu(Tensor self, *, str approximate="none") -> Tensor
-    {"aten.gelu.default", unary(UnaryOp::Gelu, Params::Gelu)},
-    {"aten.gelu_.default", unary_(UnaryOp::Gelu, Params::Gelu)},
+    {"aten.gelu.default", activation(unary(UnaryOp::Gelu, Params::Gelu))},
+    {"aten.gelu_.default", activation(unary_(UnaryOp::Gelu, Params::Gelu))},
     // silu(Tensor self) -> Tensor
-    {"aten.silu.default", unary(UnaryOp::Silu)},
-    {"aten.silu_.default", unary_(UnaryOp::Silu)},
+    {"aten.silu.default", activation(unary(UnaryOp::Silu))},
+    {"aten.silu_.default", activation(unary_(UnaryOp::Silu))},
     // hardswish(Tensor self) -> Tensor
-    {"aten.hardswish.default", unary(UnaryOp::Hardswish)},
-    {"aten.hardswish_.default", unary_(UnaryOp::Hardswish)},
+    {"aten.hardswish.default", activation(unary(UnaryOp::Hardswish))},
+    {"aten.hardswish_.default", activation(unary_(UnaryOp::Hardswish))},
     // hardsigmoid(Tensor self) -> Tensor
-    {"aten.hardsigmoid.default", unary(UnaryOp::Hardsigmoid)},
-    {"aten.hardsigmoid_.default", unary_(UnaryOp::Hardsigmoid)},
+    {"aten.hardsigmoid.default", activation(unary(UnaryOp::Hardsigmoid))},
+    {"aten.hardsigmoid_.default", activation(unary_(UnaryOp::Hardsigmoid))},
     // neg(Tensor self) -> Tensor
     {"aten.neg.default", unary(UnaryOp::Neg)},
     {"aten.neg_.default", unary_(UnaryOp::Neg)},

@@ -54,6 +54,11 @@ void apply_epilogue(const FusedEpilogue& e, const Tensor& y) {
   }
   const GemmEpilogue g = gemm_epilogue(e, 0, n);
   apply_gemm_epilogue_ref(1, n, p, n, g);
+  apply_unary_activation(e, y);
+}
+
+void apply_unary_activation(const FusedEpilogue& e, const Tensor& y) {
+  if (e.act == FusedEpilogue::Act::Unary) unary_kernel(e.unary, y, y);
 }
 
 }  // namespace tir

@@ -20,6 +20,10 @@ void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst
 // residual tensor where this gemm's C starts; ldr its row stride.
 GemmEpilogue gemm_epilogue(const FusedEpilogue& e, int64_t residual_offset = 0, int64_t ldr = 0);
 
+// Act::Unary's activation over y in place (the rest of the epilogue applied): for producers
+// whose kernels took gemm_epilogue(), which leaves it out.
+void apply_unary_activation(const FusedEpilogue& e, const Tensor& y);
+
 // Applies the whole epilogue (batch norm over dim 1, residual, activation) to
 // y in place: the path for kernels that do not apply it themselves.
 void apply_epilogue(const FusedEpilogue& e, const Tensor& y);

@@ -501,6 +501,7 @@ bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a_in
   }
   gemm_f32_ex(out.numel() / std::max<int64_t>(st.N, 1), st.N, st.K, A, B, out.data<float>(), st.N, 1.0f, 0.0f,
               epi);
+  apply_unary_activation(call.epilogue, out);
   return true;
 }
 

@@ -27,6 +27,7 @@
 #include "core/errors.h"
 #include "ir/model.h"
 #include "core/tensor.h"
+#include "kernels/elementwise.h"
 
 namespace tir {
 
@@ -36,9 +37,13 @@ namespace tir {
 // prepare), + residual, then the activation. The covered nodes are skipped at
 // run time and their outputs alias this op's output.
 struct FusedEpilogue {
-  enum class Act : uint8_t { None, Relu, Clamp };
+  // Unary: a smooth activation (gelu, silu, sigmoid, tanh, hardswish, ...; `unary`) that the
+  // kernels do not apply in their stores on the CPU: apply_unary_activation runs it over the
+  // finished output with the op's own elementwise kernel, so the bits are the unfused ones.
+  enum class Act : uint8_t { None, Relu, Clamp, Unary };
   Act act = Act::None;
   double lo = 0, hi = 0;             // Clamp bounds (relu6/hardtanh/clamp)
+  UnaryOp unary = UnaryOp::Relu;     // Act::Unary's op (float32, no parameters)
   Tensor residual;                   // added before the activation (undefined: none)
   bool has_bn = false;               // y = (y - mean) / sqrt(var + eps) * weight + bias
   Tensor bn_weight, bn_bias, bn_mean, bn_var;  // weight/bias may be undefined (1 / 0)
@@ -166,6 +171,7 @@ enum class EpilogueRole : uint8_t { None, Producer, BatchNorm, Residual, Activat
 struct EpiloguePart {
   FusedEpilogue::Act act = FusedEpilogue::Act::None;  // Activation
   double lo = 0, hi = 0;                              // Act::Clamp bounds
+  UnaryOp unary = UnaryOp::Relu;                      // Act::Unary's op
   double bn_eps = 1e-5;                               // BatchNorm
 };
 

@@ -61,6 +61,23 @@ void gpu_add_epilogue(GpuDispatch& d, const FusedEpilogue& e, const Shape& out_s
   if (e.residual.defined()) d.meta.u("epi_res", 1).u("epi_res_off", e.residual.offset);
   if (e.act == FusedEpilogue::Act::Relu) d.meta.u("epi_act", 1);
   if (e.act == FusedEpilogue::Act::Clamp) d.meta.u("epi_act", 2).f("epi_lo", e.lo).f("epi_hi", e.hi);
+  if (e.act == FusedEpilogue::Act::Unary) {
+    // The elementwise table's op (elementwise_ops.json), whose expression the executor puts in
+    // the kernel's {{EPI_ACT}}: the same one the unfused op runs.
+    const char* op = nullptr;
+    switch (e.unary) {
+      case UnaryOp::Gelu: op = "gelu"; break;
+      case UnaryOp::GeluTanh: op = "gelu_tanh"; break;
+      case UnaryOp::Silu: op = "silu"; break;
+      case UnaryOp::Sigmoid: op = "sigmoid"; break;
+      case UnaryOp::Tanh: op = "tanh"; break;
+      case UnaryOp::Hardswish: op = "hardswish"; break;
+      case UnaryOp::Hardsigmoid: op = "hardsigmoid"; break;
+      default: break;
+    }
+    gpu_need(op != nullptr, "a fused activation without a GPU expression");
+    d.subst.emplace_back("EPI_OP", op);
+  }
   d.bindings.push_back(e.residual);
   d.bindings.push_back(e.has_bn ? e.bn_affine : Tensor{});
   if (!d.names.empty()) {

@@ -114,6 +114,7 @@ void Session::Impl::fuse_epilogues() {
         e.act = part.act;
         e.lo = part.lo;
         e.hi = part.hi;
+        e.unary = part.unary;
         take = ends = true;
       }
       if (!take) break;

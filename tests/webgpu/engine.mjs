@@ -98,14 +98,15 @@ export async function lowered(eng, device, opType, inputs, outs, attrs = {}, { t
   return runBoth(eng, device, ir, graphInputs.map((g) => g.stored));
 }
 
-// An IR run on WASM and with ['webgpu'] on `device`, fed host tensors: {cpu, gpu, placement}.
+// An IR run on WASM and with ['webgpu'] on `device`, fed host tensors: {cpu, gpu, placement,
+// dispatches (of the one WebGPU run)}.
 export async function runBoth(eng, device, ir, inputs) {
   const feeds = inputs.map(engineInput);
   const run = async (opts) => {
     const model = await eng.loadIR(ir, { threads, ...opts });
     try {
       const ys = await model.execute(feeds);
-      return { data: ys.map((y) => Array.from(y.data, Number)), placement: model.placement() };
+      return { data: ys.map((y) => Array.from(y.data, Number)), placement: model.placement(), dispatches: model._gpu?.stats.dispatches };
     } finally {
       model.dispose();
     }
@@ -114,7 +115,7 @@ export async function runBoth(eng, device, ir, inputs) {
   eng.env.webgpu.device = device;
   try {
     const gpu = await run({ threads: 1, executionProviders: ['webgpu'] });
-    return { cpu: cpu.data, gpu: gpu.data, placement: gpu.placement };
+    return { cpu: cpu.data, gpu: gpu.data, placement: gpu.placement, dispatches: gpu.dispatches };
   } finally {
     eng.env.webgpu.device = undefined;
   }

@@ -3,11 +3,13 @@
 // gemv, against the same kernel's output without it, finished in JS: the store's index and
 // channel arithmetic across tile edges, a residual at an offset, NaN through relu and clamp.
 // End to end, the plan fuses conv + batch norm + add + relu into one dispatch
-// (models.test.mjs verifies every fixture with fusion on).
+// (models.test.mjs verifies every fixture with fusion on), and so does a linear or conv2d with a
+// smooth activation (its expression from elementwise_ops.json in the store).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, conv2d, matmul, download, upload } from './gpu.mjs';
-import { rng, hostTensor, toGpu } from './ref.mjs';
+import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
+import { getEngine, runBoth } from './engine.mjs';
 
 const f32 = Math.fround;
 
@@ -108,6 +110,39 @@ test('fused epilogue at the store of matmul (tiles) and gemv', gpuTest(async (t,
       const inner = probe.shape.length === 3 ? N : 1;
       await checkProducer(gpu, `matmul ${JSON.stringify(as)} x ${JSON.stringify(bs)} tile ${tile}`, probe.shape, channels,
         inner, (epilogue) => matmul(gpu, a, b, { c, tile, epilogue }), seed * 10);
+    }
+  }
+}));
+
+// The smooth activations (gelu in both forms, silu, sigmoid, tanh, hardswish, hardsigmoid) that the
+// plan fuses into a linear's or a convolution's store: through the engine (its fusion pass and
+// lowering, the executor's {{EPI_ACT}}), against the same two-node graph on WASM.
+test('fused smooth activations after linear and conv2d (engine, WebGPU vs WASM)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const T = (name, shape, extra = {}) => ({ name, shape, dtype: 'float32', ...extra });
+  const ref = (name, shape) => T(name, shape, { producer_node: name, producer_output_idx: 0 });
+  const acts = [['aten.gelu.default', {}], ['aten.gelu.default', { approximate: 'tanh' }], ['aten.silu.default', {}],
+    ['aten.sigmoid.default', {}], ['aten.tanh.default', {}], ['aten.hardswish.default', {}], ['aten.hardsigmoid.default', {}]];
+  const rand = rng(500);
+  const producers = [
+    { op: 'aten.linear.default', ins: [[5, 67], [70, 67], [70]], out: [5, 70], attrs: {} },
+    { op: 'aten.conv2d.default', ins: [[1, 3, 9, 11], [6, 3, 3, 3], [6]], out: [1, 6, 9, 11], attrs: { padding: [1, 1] } },
+  ];
+  for (const p of producers) {
+    const feeds = p.ins.map((s) => hostTensor(rand, 'float32', s, 'contiguous', { lo: -3, hi: 3 }));
+    for (const [op, attrs] of acts) {
+      const names = ['x', 'w', 'b'];
+      const ir = { model_name: 'FusedAct', weights: [], weight_name_mapping: {},
+        graph_inputs: p.ins.map((s, i) => T(names[i], s)), graph_outputs: [T('a', p.out)],
+        nodes: [
+          { name: 'y', op_type: p.op, attrs: p.attrs, inputs: p.ins.map((s, i) => ref(names[i], s)), outputs: [T('y', p.out)] },
+          { name: 'a', op_type: op, attrs, inputs: [ref('y', p.out)], outputs: [T('a', p.out)] },
+        ] };
+      const r = await runBoth(eng, gpu.device, ir, feeds);
+      assert.deepEqual(r.placement.nodes, { webgpu: 2, wasm: 0 }, `${p.op} + ${op}`);
+      assert.equal(r.dispatches, 1, `${p.op} + ${op}: the activation runs in the producer's dispatch`);
+      assertClose(r.gpu[0], r.cpu[0], { rtol: 2e-5, atol: 2e-5, what: `${p.op} + ${op} ${JSON.stringify(attrs)}` });
     }
   }
 }));

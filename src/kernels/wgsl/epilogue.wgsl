@@ -4,8 +4,12 @@
 //     c = (i / epi_inner) % C
 //   residual (epi_res != 0): + Res[epi_res_off + i]
 //   activation (epi_act): 1 relu, 2 clamp to [epi_lo, epi_hi]; NaN stays NaN (torch), hence
-//   the comparisons rather than WGSL's max/min/clamp, whose NaN results are implementation-defined.
+//   the comparisons rather than WGSL's max/min/clamp, whose NaN results are implementation-defined;
+//   or a smooth activation: {{EPI_ACT}}, the expression in `a` of an elementwise_ops.json op (the
+//   dispatch's subst EPI_OP; kernels.ts), identity without one.
 // The including kernel declares the bindings Res and Affine and the epi_* parameters.
+fn epilogue_act(a: f32) -> f32 { return {{EPI_ACT}}; }
+
 fn epilogue(v: f32, i: u32) -> f32 {
   var y = v;
   let channels = mu(M_EPI_BN);
@@ -21,5 +25,5 @@ fn epilogue(v: f32, i: u32) -> f32 {
     y = select(y, mf(M_EPI_LO), y < mf(M_EPI_LO));
     y = select(y, mf(M_EPI_HI), y > mf(M_EPI_HI));
   }
-  return y;
+  return epilogue_act(y);
 }

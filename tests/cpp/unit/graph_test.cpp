@@ -148,6 +148,30 @@ TEST(Graph, FusionTakesAnyActivationItsOpDeclares) {
   expect_linear_covers(nodes, meta_json("r6", "[2, 4]", "r6"), weights, expect, {"r6"});
 }
 
+TEST(Graph, FusionTakesSmoothActivationsBitForBit) {
+  // gelu (both forms), silu, sigmoid, tanh, hardswish, hardsigmoid after a linear run in its
+  // epilogue, as the op's own elementwise kernel over the finished output: the fused bits are
+  // the unfused ones. A gelu of another dtype would not be taken (the producer is float32 only).
+  const std::vector<std::pair<std::string, std::string>> acts = {
+      {"aten.gelu.default", "{}"}, {"aten.gelu.default", R"({"approximate": "tanh"})"},
+      {"aten.silu.default", "{}"}, {"aten.sigmoid.default", "{}"}, {"aten.tanh.default", "{}"},
+      {"aten.hardswish.default", "{}"}, {"aten.hardsigmoid.default", "{}"}, {"aten.gelu_.default", "{}"}};
+  const std::string linear =
+      node("l", "aten.linear.default",
+           meta_json("x", "[2, 3]", "x") + "," + meta_json("p_w", "[4, 3]") + "," + meta_json("p_b", "[4]"),
+           meta_json("l", "[2, 4]"));
+  for (const auto& [op, attrs] : acts) {
+    const std::string nodes = linear + "," + node("a", op, meta_json("l", "[2, 4]", "l"), meta_json("a", "[2, 4]"), attrs);
+    SessionOptions unfused;
+    unfused.fusion = false;
+    Session ref(model_of(nodes, meta_json("a", "[2, 4]", "a")), unfused);
+    ref.bind(linear_weights());
+    const std::vector<float> expect = values_f32(ref.run({tensor_f32({2, 3}, kLinearX)})[0]);
+    SCOPED_TRACE(op + " " + attrs);
+    expect_linear_covers(nodes, meta_json("a", "[2, 4]", "a"), linear_weights(), expect, {"a"});
+  }
+}
+
 TEST(Graph, FusionFollowsViewsThatKeepTheElementOrder) {
   // linear -> view -> transpose of a size-1 dim -> eval dropout -> add -> relu: the views show
   // the same elements in the same order, so the add (its residual another linear's output,

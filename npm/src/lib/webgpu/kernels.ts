@@ -172,14 +172,23 @@ export function elementwiseSource(op: string, inDtypes: readonly string[], outDt
 }
 
 // The full WGSL text of a (non-elementwise) kernel; types maps binding names to WGSL types
-// (default f32), subst fills the kernel's own {{KEY}} placeholders.
+// (default f32), subst fills the kernel's own {{KEY}} placeholders. A kernel with a fused
+// epilogue (epilogue.wgsl) gets its {{EPI_ACT}} from subst.EPI_OP: that elementwise op's
+// expression, so a fused activation computes what the op alone does; identity without it.
 export function kernelSource(name: string,
   { types = {}, subst = {} }: { types?: Readonly<Record<string, string>>; subst?: Readonly<Record<string, string>> } = {}): string {
   const k = KERNELS[name];
   if (!k) throw new Error(`unknown WGSL kernel '${name}'`);
   const f16 = Object.values(types).includes('f16') ? 'enable f16;\n' : '';
   const text = [...(k.includes ?? []), k.file].map(read).join('\n');
-  return f16 + header(name) + fill(text, { DECLS: bindingDecls(name, types), ...subst }, name);
+  return f16 + header(name) + fill(text, { DECLS: bindingDecls(name, types), EPI_ACT: epilogueAct(subst.EPI_OP), ...subst }, name);
+}
+
+function epilogueAct(op: string | undefined): string {
+  if (op === undefined) return 'a';
+  const e = ELEMENTWISE_OPS[op];
+  if (!e || e.arity !== 1 || e.kind !== 'float') throw new Error(`'${op}' is not a float unary op of elementwise_ops.json`);
+  return e.expr;
 }
 
 // Workgroup counts for `n` workgroups, folded into y beyond the per-dimension limit.
