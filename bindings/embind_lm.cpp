@@ -69,6 +69,8 @@ class WasmLM : public TensorSources {
   void setWebGpu(bool on) { webgpu_ = on; }  // next compile: placed for WebGPU
   // As WasmModel's: the device's largest binding, for compile's placement.
   void setMaxBinding(double bytes) { max_binding_ = bytes; }
+  // As WasmModel's: whether the device has shader-f16, for webgpuPlan().
+  void setShaderF16(bool on) { shader_f16_ = on; }
   // Bytes of the prefill graph's weights (the decode graph reads the same ones) in WASM memory
   // and streamed to the GPU: {wasm, streamed}.
   val weightBytes() const {
@@ -83,7 +85,7 @@ class WasmLM : public TensorSources {
   // Both sessions' plans and the cache copies (LanguageModel::webgpu_plan), or an error JSON.
   std::string webgpuPlan(double max_binding_bytes) {
     std::string plan;
-    std::string err = guarded([&] { plan = need().webgpu_plan(uint64_t(max_binding_bytes)); });
+    std::string err = guarded([&] { plan = need().webgpu_plan(tir::WebGpuDevice(uint64_t(max_binding_bytes), shader_f16_)); });
     return err.empty() ? plan : err;
   }
   // After the executors exist: the caches live on the GPU from now on.
@@ -176,6 +178,7 @@ class WasmLM : public TensorSources {
   tir::Limits limits_;  // setLimits, applied by compile
   int64_t last_ = 0;
   bool webgpu_ = false;  // setWebGpu, applied by compile
+  bool shader_f16_ = false;  // setShaderF16
   double max_binding_ = double(uint64_t(128) << 20);
 };
 
@@ -194,6 +197,7 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("lastToken", &WasmLM::lastToken)
       .function("stats", &WasmLM::stats)
       .function("setWebGpu", &WasmLM::setWebGpu)
+      .function("setShaderF16", &WasmLM::setShaderF16)
       .function("setMaxBinding", &WasmLM::setMaxBinding)
       .function("weightBytes", &WasmLM::weightBytes)
       .function("webgpuPlan", &WasmLM::webgpuPlan)

@@ -73,6 +73,10 @@ struct GpuDispatch {
   // conv2d_gemm), whose Y is contiguous from offset 0: a producer's fused epilogue may be added
   // to the dispatch (gpu_add_epilogue).
   bool takes_epilogue = false;
+  // The binding that is a GEMM's weight operand in the sense of the CPU's packing (linear's
+  // weight, addmm's mat2, mm's second operand; ops/matmul.cpp packs a constant one, as halves
+  // under weight_dtype float16), or -1: the plan may hold such a weight as f16.
+  int gemm_weight = -1;
   int64_t workgroups[3] = {1, 1, 1};
 };
 

@@ -163,6 +163,14 @@ bool lower_mm(const OpCall& c, GpuLowering& g) {
   const Tensor& a = c.in[0];
   const Tensor& b = c.in[1];
   g.dispatches.push_back(gpu_matmul(as_matrix(a, true), as_matrix(b, false), Tensor{}, full_output(c.out[0], a, b), 1, 0));
+  g.dispatches.back().gemm_weight = 2;  // B
+  return true;
+}
+
+// bmm: the CPU never packs its operands (ops/matmul.cpp), so neither is a GEMM weight here.
+bool lower_bmm(const OpCall& c, GpuLowering& g) {
+  if (!lower_mm(c, g)) return false;
+  for (auto& d : g.dispatches) d.gemm_weight = -1;
   return true;
 }
 
@@ -172,6 +180,7 @@ bool lower_linear(const OpCall& c, GpuLowering& g) {
   const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
   const Tensor wt = transposed(c.in[1]);
   g.dispatches.push_back(gpu_matmul(as_matrix(x, true), wt, bias, full_output(c.out[0], x, wt), 1, 1));
+  g.dispatches.back().gemm_weight = 2;  // B = W^T
   return true;
 }
 
@@ -180,6 +189,7 @@ bool lower_addmm(const OpCall& c, GpuLowering& g) {
   if (!all_f32(c) || c.in.size() != 3) return false;
   const double beta = c.scalar("beta", Scalar::of_int(1)).f, alpha = c.scalar("alpha", Scalar::of_int(1)).f;
   g.dispatches.push_back(gpu_matmul(c.in[1], c.in[2], beta == 0 ? Tensor{} : c.in[0], c.out[0], alpha, beta));
+  g.dispatches.back().gemm_weight = 2;  // B = mat2
   return true;
 }
 
@@ -475,7 +485,7 @@ bool lower_sdpa(const OpCall& c, GpuLowering& g) {
 }  // namespace
 
 TIR_REGISTER_WEBGPU(
-    {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_mm}, {"aten.matmul.default", lower_mm},
+    {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_bmm}, {"aten.matmul.default", lower_mm},
     {"aten.linear.default", lower_linear}, {"aten.addmm.default", lower_addmm},
     {"aten.baddbmm.default", lower_addmm},
     {"aten.conv2d.default", lower_conv2d}, {"aten.conv1d.default", lower_conv1d}, {"aten.convolution.default", lower_convolution},

@@ -316,11 +316,11 @@ int64_t LanguageModel::finish_step() {
   return s.last_token;
 }
 
-std::string LanguageModel::webgpu_plan(uint64_t max_binding_bytes) const {
+std::string LanguageModel::webgpu_plan(WebGpuDevice device) const {
   const Impl& s = *impl_;
   const Impl::ResidentCaches r = s.resident_caches();
-  const std::string pre = s.prefill->webgpu_plan(max_binding_bytes, {}, r.prefill_kv);
-  const std::string dec = s.decode->webgpu_plan(max_binding_bytes, r.decode_in, r.decode_out);
+  const std::string pre = s.prefill->webgpu_plan(device, {}, r.prefill_kv);
+  const std::string dec = s.decode->webgpu_plan(device, r.decode_in, r.decode_out);
   // GPU buffers hold 4 bytes per element; copies are byte ranges of the
   // values' buffers (offsets from the views the sessions planned).
   auto range = [](int64_t src, int64_t dst, int64_t n) {

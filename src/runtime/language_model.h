@@ -87,7 +87,7 @@ class LanguageModel {
   // engine's: prefill -> decode caches after prefill, decode out -> in after a
   // step (none when update_in_place donated the caches: index_copy then writes
   // the resident buffers themselves). JSON; docs/webgpu.md.
-  std::string webgpu_plan(uint64_t max_binding_bytes) const;
+  std::string webgpu_plan(WebGpuDevice device) const;
   const GenerationStats& stats() const;
 
   Session& prefill_session();

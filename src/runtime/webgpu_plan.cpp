@@ -44,8 +44,13 @@ struct Value {
   int slot = -1;
   // A float16 weight of the IR (float32 in this memory, exactly) on a device with shader-f16:
   // held as f16 on the GPU (half the bytes) when every GPU reader converts it on load
-  // (f16_readable); any other reader keeps it f32 there.
+  // (f16_readable); any other reader keeps it f32 there. With weight_dtype float16
+  // (SessionOptions, the package's weightDtype), also a float32 weight that every GPU reader
+  // binds as a GEMM's weight operand (GpuDispatch::gemm_weight), the weights the CPU's GEMMs
+  // pack as halves: rounded to f16 on upload, as the CPU rounds its packed copy.
   bool half_source = false, f32_reader = false;
+  bool half_by_weight_dtype = false;
+  bool gemm_reader = false;  // half_by_weight_dtype: some GPU reader binds it as a GEMM weight
   bool gpu_half() const { return half_source && !f32_reader; }
 };
 
@@ -101,6 +106,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
                                             const std::vector<size_t>& gpu_outputs, GpuPlacement* placement) {
   Impl& s = *this;
   const uint64_t max_binding_bytes = device.max_binding_bytes;
+  const DType weight_dtype = s.options.weight_dtype;
   if (placement) placement->on_gpu.assign(s.steps.size(), 0);
   // What the CPU reads of the weights (place_for_webgpu: those stay in memory).
   auto cpu_reads = [&](const Tensor& t) {
@@ -128,6 +134,9 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     auto w = s.weight_by_buffer.find(b);
     v.half_source = device.shader_f16 && v.constant_weight && v.dtype == DType::F32 && w != s.weight_by_buffer.end() &&
                     w->second->ir_dtype == DType::F16;
+    v.half_by_weight_dtype = device.shader_f16 && weight_dtype == DType::F16 && !v.half_source && v.constant_weight &&
+                             v.dtype == DType::F32 && w != s.weight_by_buffer.end();
+    v.half_source = v.half_source || v.half_by_weight_dtype;
     values.push_back(v);
     return id_of[b] = int(values.size() - 1);
   };
@@ -210,6 +219,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     }
     return false;
   };
+  std::unordered_map<int, int> half_twin;  // value -> its f16 twin (below)
   // One GPU step's JSON: its dispatches with their bindings (value ids) and types; a binding of a
   // weight held as f16 on the GPU is typed f16 there.
   auto render_gpu_step = [&](size_t si, const GpuLowering& lowered) {
@@ -221,8 +231,13 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       auto ew_in = d.ew_in;
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const Tensor& t = d.bindings[b];
-        bind += std::string(bind.empty() ? "" : ", ") + (t.defined() ? std::to_string(value_of(t)) : "-1");
-        if (!t.defined() || !values[size_t(value_of(t))].gpu_half()) continue;
+        int id = t.defined() ? value_of(t) : -1;
+        if (id >= 0 && int(b) == d.gemm_weight) {
+          auto twin = half_twin.find(id);
+          if (twin != half_twin.end()) id = twin->second;
+        }
+        bind += std::string(bind.empty() ? "" : ", ") + std::to_string(id);
+        if (id < 0 || !values[size_t(id)].gpu_half()) continue;
         if (d.kernel == "elementwise") {  // binding b reads input b - 1
           ew_in[b - 1] = "float16";
           continue;
@@ -403,7 +418,9 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
         // A written value keeps what it held (in-place ops, partial writes).
         if (!writes || values[size_t(id)].defined || d.alias_input >= 0) make_gpu_valid(id);
-        if (writes || !f16_readable(d, b)) values[size_t(id)].f32_reader = true;
+        Value& rv = values[size_t(id)];
+        if (writes || !f16_readable(d, b)) rv.f32_reader = true;
+        else if (rv.half_by_weight_dtype) (int(b) == d.gemm_weight ? rv.gemm_reader : rv.f32_reader) = true;
       }
     }
     // After every upload of the step: all its bindings live at its position.
@@ -444,6 +461,17 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       if (kv.second.mutated) cpu_reads(kv.second.tensor);
   }
 
+  // A weight_dtype-half weight that other GPU kernels read as f32 too (a tied embedding and
+  // lm_head): its GEMM readers bind an f16 twin of it, uploaded once from the same source, as
+  // the CPU's GEMM reads a packed half copy beside the float32 original.
+  for (size_t i = 0, n = values.size(); i < n; ++i) {
+    if (!values[i].half_by_weight_dtype || !values[i].f32_reader || !values[i].gemm_reader) continue;
+    Value twin = values[i];
+    twin.f32_reader = false;
+    values.push_back(twin);
+    half_twin[int(i)] = int(values.size() - 1);
+    prepare_uploads.push_back(int(values.size() - 1));
+  }
   for (const GpuStep& g : gpu_steps) program[g.item] = render_gpu_step(g.step, g.lowered);
 
   // 3. GPU slots: weights get their own; other values share by lifetime.

@@ -322,3 +322,65 @@ test('f16 weights: half fixtures on WebGPU equal the f32-weight GPU run and agre
     plain.destroy();
   }
 }));
+
+// weightDtype 'float16' on a float32 model: the CPU's GEMMs (linear, addmm, mm, matmul) pack
+// their constant weights as halves; on a device with shader-f16 the plan holds those same
+// weights as f16 on the GPU (rounded once, as the CPU rounds them), streamed or from memory.
+// Every other weight stays f32. So the WebGPU run agrees with the WASM run at weightDtype
+// 'float16' as the float32 paths agree, and differs from the float32-weight run by the rounding.
+test('weightDtype float16: the GEMM weights held as f16 on the GPU, as the CPU packs them', gpuTest(async (t, gpu) => {
+  if (!gpu.f16) { t.skip('adapter has no shader-f16'); return; }
+  const tir = await getEngine();
+  if (!tir) { t.skip('npm/dist not built'); return; }
+  const fx = fixtureDirs().find((f) => f.name === 'gpt2_decoder/torch2.14-training');
+  assert.ok(fx, 'gpt2_decoder fixture');
+  const io = readIo(fx.io);
+  const ir = JSON.parse(readFileSync(fx.model, 'utf8'));
+  const maxDiff = (a, b) => a.reduce((m, o, k) => o.data.reduce((mm, v, i) => Math.max(mm, Math.abs(v - b[k].data[i])), m), 0);
+  tir.env.webgpu.device = gpu.device;
+  try {
+    const load = (weightDtype, executionProviders, weights = fx.weights) =>
+      tir.loadIR(fx.model, { weights, threads: 1, weightDtype, ...(executionProviders ? { executionProviders } : {}) });
+    const objects = Object.fromEntries(parseSafetensors(readFileSync(fx.weights)));
+    const models = [await load('float16', ['webgpu']), await load('float16', ['webgpu'], objects), await load('float16'),
+      await load('float32', ['webgpu']), await load('float32')];
+    const [gpuHalf, gpuHalfMem, wasmHalf, gpuFull, wasmFull] = models;
+    try {
+      // The weights of the GEMMs (addmm's mat2 in this GPT-2) are f16; the embeddings and the
+      // layer norms' weights, read by other kernels, are not.
+      const GEMMS = new Set(['aten.addmm.default', 'aten.linear.default', 'aten.mm.default', 'aten.matmul.default']);
+      const values = gpuHalf._gpu.plan.values;
+      const half = values.filter((v) => v.gpu_dtype === 'float16');
+      // Expected: the values bound only as a GEMM's B (binding 2). GPT-2's lm_head weight is also
+      // the embedding's table: f32 for the embedding, and an f16 twin for the lm_head GEMM.
+      const gemmWeights = new Set(), otherUse = new Set();
+      for (const item of gpuHalf._gpu.plan.program) {
+        if (item.op !== 'gpu') continue;
+        for (const d of item.dispatches) {
+          d.bind.forEach((id, b) => ((GEMMS.has(item.op_type) && b === 2) ? gemmWeights : otherUse).add(id));
+        }
+      }
+      const expected = [...gemmWeights].filter((id) => values[id].kind === 'weight' && !otherUse.has(id));
+      assert.ok(half.length > 0 && expected.length > 0);
+      const tied = values.filter((v) => v.kind === 'weight' && v.slot >= 0 &&
+        values.some((w) => w !== v && w.label === v.label && w.gpu_dtype !== v.gpu_dtype));
+      assert.equal(tied.length, 2, 'the tied weight: f32 and an f16 twin');
+      assert.deepEqual(half.map((v) => values.indexOf(v)).sort((x, y) => x - y), expected.sort((x, y) => x - y));
+      assert.ok(values.some((v) => v.kind === 'weight' && v.slot >= 0 && v.gpu_dtype === 'float32'), 'other weights stay f32');
+      assert.equal(gpuFull._gpu.plan.values.filter((v) => v.gpu_dtype === 'float16').length, 0);
+      assert.equal(gpuHalfMem._gpu.plan.values.filter((v) => v.gpu_dtype === 'float16').length, half.length);
+      const run = async (m) => m.execute(ioInputs(m, io));
+      const [a, am, w, f, wf] = [await run(gpuHalf), await run(gpuHalfMem), await run(wasmHalf), await run(gpuFull), await run(wasmFull)];
+      for (let k = 0; k < a.length; k++) assert.deepEqual(am[k].data, a[k].data, `output ${k}: weights from memory vs streamed`);
+      const vsWasmHalf = maxDiff(a, w), fullVsWasm = maxDiff(f, wf), halfVsFull = maxDiff(a, f);
+      assert.ok(vsWasmHalf <= Math.max(1e-5, 4 * fullVsWasm), `WebGPU vs WASM at float16 weights: ${vsWasmHalf}`);
+      assert.ok(halfVsFull > 10 * vsWasmHalf, `the f16 weights round (${halfVsFull} vs ${vsWasmHalf})`);
+      t.diagnostic(`${ir.nodes.length} nodes; ${half.length} GPU weights f16; max |WebGPU - WASM| at float16 weights ` +
+        `${vsWasmHalf.toExponential(2)} (float32: ${fullVsWasm.toExponential(2)}); float16 vs float32 weights ${halfVsFull.toExponential(2)}`);
+    } finally {
+      for (const m of models) m.dispose();
+    }
+  } finally {
+    tir.env.webgpu.device = undefined;
+  }
+}));

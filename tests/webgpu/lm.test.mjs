@@ -158,6 +158,32 @@ function brokenDevice(real) {
   };
 }
 
+// weightDtype 'float16' on a device with shader-f16: both graphs hold the weights their GEMMs
+// pack (the CPU's halves) as f16 on the GPU, one shared buffer per weight; the greedy tokens
+// equal those of the WASM run at the same weightDtype.
+test('weightDtype float16: GEMM weights f16 on the GPU, tokens equal WASM at float16 weights', async (t) => {
+  const fx = fixtures[0];
+  const gpu = await ready(t, fx);
+  if (!gpu) return;
+  if (!gpu.f16) { t.skip('adapter has no shader-f16'); return; }
+  const wasm = await tir.loadLM({ ...fx.files, threads: 1, weightDtype: 'float16' });
+  const lm = await tir.loadLM({ ...fx.files, threads: 1, weightDtype: 'float16', executionProviders: ['webgpu'] });
+  try {
+    const { prefill, decode } = lm._gpu.plan;
+    const halves = (p) => p.values.filter((v) => v.gpu_dtype === 'float16').map((v) => v.label).sort();
+    assert.ok(halves(decode).length > 0, 'decode weights held as f16');
+    assert.deepEqual(halves(prefill), halves(decode), 'both graphs hold the same weights as f16');
+    for (const prompt of fx.prompts) {
+      assert.deepEqual(await lm.generate(prompt, { maxNewTokens: NEW_TOKENS }), await wasm.generate(prompt, { maxNewTokens: NEW_TOKENS }),
+        `a ${prompt.length}-token prompt`);
+    }
+    rows.push(`${fx.name} at weightDtype float16: ${halves(decode).length} weights f16 on the GPU; tokens = WASM's`);
+  } finally {
+    lm.dispose();
+    wasm.dispose();
+  }
+});
+
 test('a failed GPU load falls back to WASM with a warning; env.webgpu.strict makes it an error', async (t) => {
   const fx = fixtures[0];
   const gpu = await ready(t, fx);

@@ -290,6 +290,55 @@ TEST(WebGpuPlan, AFloat16WeightStaysF32WhereAGpuReaderWouldNotConvertIt) {
   check_invariants(doc.root());
 }
 
+TEST(WebGpuPlan, WeightDtypeFloat16HoldsTheGemmWeightsAsF16) {
+  // A float32 model at weight_dtype float16: the weights the CPU's GEMMs pack as halves
+  // (linear's weight) are f16 on a device with shader-f16; a weight another kernel also reads
+  // (a tied embedding) stays f32 for it, with an f16 twin for the GEMM, as the CPU packs a half
+  // copy; the bias stays f32; nothing changes without shader-f16 or at float32.
+  const std::string ids = ir_meta("ids", "[2]", "int64", "ids");
+  const std::string nodes =
+      ir_node("e", "aten.embedding.default", ir_meta("p_emb", "[5, 3]", "float32") + "," + ids, ir_meta("e", "[2, 3]", "float32")) +
+      "," +
+      ir_node("head", "aten.linear.default", ir_meta("e", "[2, 3]", "float32", "e") + "," + ir_meta("p_emb", "[5, 3]", "float32"),
+              ir_meta("head", "[2, 5]", "float32")) + "," +
+      ir_node("l", "aten.linear.default",
+              ir_meta("e", "[2, 3]", "float32", "e") + "," + ir_meta("p_w", "[4, 3]", "float32") + "," +
+                  ir_meta("p_b", "[4]", "float32"),
+              ir_meta("l", "[2, 4]", "float32"));
+  const Model model = load_model_json(
+      R"({"model_name": "h", "graph_inputs": [)" + ir_meta("ids", "[2]", "int64") + R"(], "graph_outputs": [)" +
+      ir_meta("head", "[2, 5]", "float32", "head") + "," + ir_meta("l", "[2, 4]", "float32", "l") + R"(], "weights": [)" +
+      ir_meta("emb", "[5, 3]", "float32") + "," + ir_meta("w", "[4, 3]", "float32") + "," + ir_meta("b", "[4]", "float32") +
+      R"(], "weight_name_mapping": {"p_emb": "emb", "p_w": "w", "p_b": "b"}, "nodes": [)" + nodes + "]}");
+  TensorMap tm;
+  tm.set("emb", make_owned(DType::F32, {5, 3}));
+  tm.set("w", make_owned(DType::F32, {4, 3}));
+  tm.set("b", make_owned(DType::F32, {4}));
+  auto held = [&](DType weight_dtype, bool shader_f16) {
+    SessionOptions o = test::webgpu_session_options();
+    o.weight_dtype = weight_dtype;
+    Session sess(model, o);
+    sess.bind(tm);
+    const json::Document doc = json::Document::parse(sess.webgpu_plan(WebGpuDevice(uint64_t(1) << 27, shader_f16)));
+    EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << doc.root()["fallbacks"].to_json();
+    check_invariants(doc.root());
+    std::map<std::string, std::string> m;
+    for (const json::Value v : doc.root()["values"])
+      if (v["kind"].str() == "weight") {
+        std::string& held_as = m[v["label"].string()];
+        held_as += (held_as.empty() ? "" : " ") + v["gpu_dtype"].string();
+      }
+    return m;
+  };
+  const std::map<std::string, std::string> all_f32 = {{"emb", "float32"}, {"w", "float32"}, {"b", "float32"}};
+  // The tied weight: f32 for the embedding, and an f16 twin that the lm_head binds.
+  EXPECT_EQ(held(DType::F16, true),
+            (std::map<std::string, std::string>{{"emb", "float32 float16"}, {"w", "float16"}, {"b", "float32"}}));
+  EXPECT_EQ(held(DType::F16, false), all_f32);
+  EXPECT_EQ(held(DType::F32, true), all_f32);
+  EXPECT_EQ(held(DType::BF16, true), all_f32);
+}
+
 TEST(WebGpuPlan, CastsToHalfPrecisionRoundOnTheGpu) {
   // _to_copy(x, float16) and to(x, bfloat16) round (float32 in the engine); clone copies.
   const std::string x = ir_meta("x", "[5]", "float32", "x");

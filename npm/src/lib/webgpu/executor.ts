@@ -123,8 +123,9 @@ function halfBits(f: number): number {
 const F32 = new Float32Array(1);
 const U32 = new Uint32Array(F32.buffer);
 
-// A float16 weight's f16 GPU storage, padded to whole 4-byte words (WebGPU writes): from its
-// file's float16 bytes (streamed), or from its float32 copy in WASM memory.
+// A weight's f16 GPU storage, padded to whole 4-byte words (WebGPU writes): from its file's
+// float16 bytes (streamed), or rounded from float32 values (its copy in WASM memory, or a
+// float32 file's bytes under weightDtype 'float16').
 function halfGpuBytes(value: PlanValue, bytes: Uint8Array, fromFile: boolean): Uint8Array {
   const out = new Uint8Array(Math.ceil(value.numel / 2) * 4);
   if (fromFile) {
@@ -356,8 +357,9 @@ export class WebGpuExecutor {
   }
 
   // The constant weights, once; streamed ones are read from their file one at a time (only one
-  // tensor's bytes are held at once), in plan order. A float16 weight held as f16 takes the
-  // file's float16 bytes as they are.
+  // tensor's bytes are held at once), in plan order. A weight held as f16 takes the file's
+  // float16 bytes as they are; one of another dtype (held as f16 under weightDtype 'float16')
+  // is read as float32 and rounded, as the CPU rounds the halves it packs.
   private async _uploadWeights(): Promise<void> {
     for (const id of this.plan.prepare) {
       if (this.sharedValues.has(id)) continue;
@@ -368,8 +370,9 @@ export class WebGpuExecutor {
       }
       if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its file is gone`);
       const half = v.gpu_dtype === 'float16';
-      const bytes = await this.streamed.bytesOf(v.streamed, half ? 'float16' : v.dtype);
-      this._write(v, half ? halfGpuBytes(v, bytes, true) : toGpuBytes(v, bytes, true));
+      const fileHalf = half && this.streamed.fileDtype(v.streamed) === 'float16';
+      const bytes = await this.streamed.bytesOf(v.streamed, fileHalf ? 'float16' : v.dtype);
+      this._write(v, half ? halfGpuBytes(v, bytes, fileHalf) : toGpuBytes(v, bytes, true));
     }
   }
 

@@ -47,6 +47,7 @@ export class GpuGeneration {
    */
   static async create(device: GpuObject, backend: Backend, handle: EmbindObject,
     streamed: StreamedWeights | null = null): Promise<GpuGeneration> {
+    handle.setShaderF16(device.features?.has('shader-f16') ?? false);
     const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
     const plan = parseJsonLoose(text);
     if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');

@@ -99,6 +99,9 @@ export class StreamedWeights {
    * The bytes of streamed source tensor `name` (a plan value's "streamed") as the engine would
    * hold them for a value of `dtype`: half floats widened to float32, as bind() does on the CPU.
    */
+  /** The dtype a streamed weight has in its file. */
+  fileDtype(name: string): string | undefined { return this.sources?.get(name)?.dtype; }
+
   async bytesOf(name: string, dtype: string): Promise<Uint8Array> {
     const s = this.sources?.get(name);
     if (!s || !this.files) throw new Error(`WebGPU: no streamed bytes for weight '${name}'`);
