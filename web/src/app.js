@@ -396,10 +396,10 @@ async function runModel() {
     }
     const m = S.model;
     const inputs = S.io ? S.io.inputs : randomInputs(S.graph);
-    const { outputs, totalMs, byNode, total, runs, devices } = await profiledRuns(m, inputs);
+    const { outputs, totalMs, byNode, total, runs, devices, fused } = await profiledRuns(m, inputs);
     let report = null;
     if (S.io && S.io.outputs.length) report = await m.verify(inputs, S.io.outputs);
-    S.profile = { byNode, total, runs, devices };
+    S.profile = { byNode, total, runs, devices, fused };
     S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs, placement: (m.executionProviders ?? []).includes('webgpu') ? m.placement() : null };
     $('chk-heat').disabled = false;
     applyHeat();

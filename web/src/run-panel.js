@@ -68,7 +68,10 @@ export function timingHtml(S) {
   return `<table id="timing-table"><tr><th>#</th><th>node</th><th>op</th><th>block</th>${dev ? '<th>device</th>' : ''}<th>time</th><th>%</th><th style="width:160px"></th></tr>` +
     rows.map(([name, ms], i) => {
       const n = S.graph.opByName.get(name);
-      return `<tr><td class="num muted">${i + 1}</td><td>${n ? link(n.id, name) : esc(name)}</td><td class="mono">${esc(n ? shortOp(n.opType) : '')}</td><td class="muted">${esc(n?.block || '')}</td>${dev ? dev(name) : ''}<td class="num">${fmtMs(ms)}</td><td class="num">${((100 * ms) / (S.profile.total || 1)).toFixed(1)}</td><td><div class="bar" style="width:${Math.max(1, (150 * ms) / max).toFixed(0)}px"></div></td></tr>`;
+      // A fused row: the producer's op and the ops its kernel also ran (batch norm, add, gelu...).
+      const op = [n, ...(S.profile.fused?.get(name) || []).map((f) => S.graph.opByName.get(f))]
+        .filter(Boolean).map((m) => shortOp(m.opType)).join(' + ');
+      return `<tr><td class="num muted">${i + 1}</td><td>${n ? link(n.id, name) : esc(name)}</td><td class="mono">${esc(op)}</td><td class="muted">${esc(n?.block || '')}</td>${dev ? dev(name) : ''}<td class="num">${fmtMs(ms)}</td><td class="num">${((100 * ms) / (S.profile.total || 1)).toFixed(1)}</td><td><div class="bar" style="width:${Math.max(1, (150 * ms) / max).toFixed(0)}px"></div></td></tr>`;
     }).join('') + '</table>';
 }
 

@@ -49,6 +49,7 @@ export async function profiledRuns(model, inputs) {
   const gpu = (model.executionProviders ?? []).includes('webgpu'); // a ProxyModel (worker) is WASM
   const runs = [];
   const devices = new Map();
+  const fused = new Map(); // producer -> the IR nodes fused into its kernel (profile covers)
   let outputs;
   const t1 = performance.now();
   do {
@@ -64,6 +65,7 @@ export async function profiledRuns(model, inputs) {
     for (const p of await model.profile()) {
       byNode.set(p.node, (byNode.get(p.node) || 0) + p.ms);
       if (p.device) devices.set(p.node, p.device);
+      if (p.covers?.length) fused.set(p.node, p.covers);
     }
     runs.push({ ms, byNode });
   } while (runs.length < 5 && (runs.length < 3 || performance.now() - t1 < 300));
@@ -75,5 +77,5 @@ export async function profiledRuns(model, inputs) {
     byNode.set(name, v);
     total += v;
   }
-  return { outputs, totalMs: med(runs.map((r) => r.ms)), byNode, total, runs: runs.length, devices };
+  return { outputs, totalMs: med(runs.map((r) => r.ms)), byNode, total, runs: runs.length, devices, fused };
 }

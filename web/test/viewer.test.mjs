@@ -157,7 +157,12 @@ test('run: vit_tiny runs on its io file, the verification report says PASSED, pe
   assert.match(rep, /close/);
   const rows = await page.locator('#timing-table tr').count();
   const ops = irOf('vit_tiny').nodes.length;
-  assert.ok(rows - 1 > ops / 2 && rows - 1 <= ops, `timing rows ${rows - 1} for ${ops} nodes`);
+  // A row per profiled node; nodes fused into a producer's kernel (gelu after a linear) are
+  // named in that row's op column ("linear + gelu") instead of rows of their own.
+  const fused = await V(() => [...window.__viewer.S.profile.fused.values()].reduce((a, c) => a + c.length, 0));
+  const joined = await page.locator('#timing-table td.mono', { hasText: ' + ' }).count();
+  assert.ok(fused > 0 && joined > 0, `fused nodes ${fused}, joined op cells ${joined}`);
+  assert.ok(rows - 1 + fused > ops / 2 && rows - 1 + fused <= ops, `timing rows ${rows - 1} (+ ${fused} fused) for ${ops} nodes`);
   const heat = await V(() => window.__viewer.canvas.heat?.size || 0);
   assert.ok(heat > ops / 2, `heat overlay on ${heat} nodes`);
   assert.match(await page.textContent('#run-total'), /ms$/);
