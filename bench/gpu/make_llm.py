@@ -47,10 +47,6 @@ def write_weights(cfg, path, seed=0):
 def export_decode_onnx(lm, cfg, P, C, path):
     import export_llm as el
 
-    with open(os.path.join(args.model, "kv_mapping.json")) as f:
-        mapping = json.load(f)
-    P, C = mapping["prefill_seq_len"], mapping["max_cache_len"]
-
     decode = el.TinyLlamaDecode(lm, P, C).eval()
     L = cfg["num_hidden_layers"]
     kv = [torch.zeros(el.kv_shape(cfg, C)) for _ in range(2 * L)]
