@@ -8,6 +8,7 @@
 #include "ops/common.h"
 #include "ops/complex.h"
 #include "ops/elementwise_util.h"
+#include "ops/epilogue.h"
 #include "ops/op.h"
 
 namespace tir {
@@ -197,15 +198,11 @@ bool activation_part(const OpCall& call, EpiloguePart* part) {
     part->act = FusedEpilogue::Act::Relu;
     return true;
   }
-  switch (st.op) {  // the smooth activations a GPU epilogue also takes (ops/webgpu.cpp)
-    case UnaryOp::Gelu: case UnaryOp::GeluTanh: case UnaryOp::Silu: case UnaryOp::Sigmoid:
-    case UnaryOp::Tanh: case UnaryOp::Hardswish: case UnaryOp::Hardsigmoid:
-      if (st.compute != DType::F32 || call.out[0].dtype != DType::F32) return false;
-      part->act = FusedEpilogue::Act::Unary;
-      part->unary = st.op;
-      return true;
-    default:
-      break;
+  if (epilogue_unary_name(st.op)) {  // a smooth activation (ops/epilogue.h)
+    if (st.compute != DType::F32 || call.out[0].dtype != DType::F32) return false;
+    part->act = FusedEpilogue::Act::Unary;
+    part->unary = st.op;
+    return true;
   }
   if (st.op != UnaryOp::Clamp) return false;
   const double inf = std::numeric_limits<double>::infinity();

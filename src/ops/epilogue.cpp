@@ -57,6 +57,19 @@ void apply_epilogue(const FusedEpilogue& e, const Tensor& y) {
   apply_unary_activation(e, y);
 }
 
+const char* epilogue_unary_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Gelu: return "gelu";
+    case UnaryOp::GeluTanh: return "gelu_tanh";
+    case UnaryOp::Silu: return "silu";
+    case UnaryOp::Sigmoid: return "sigmoid";
+    case UnaryOp::Tanh: return "tanh";
+    case UnaryOp::Hardswish: return "hardswish";
+    case UnaryOp::Hardsigmoid: return "hardsigmoid";
+    default: return nullptr;
+  }
+}
+
 void apply_unary_activation(const FusedEpilogue& e, const Tensor& y) {
   if (e.act == FusedEpilogue::Act::Unary) unary_kernel(e.unary, y, y);
 }

@@ -20,6 +20,11 @@ void fill_batch_norm_affine(const FusedEpilogue& e, int64_t channels, float* dst
 // residual tensor where this gemm's C starts; ldr its row stride.
 GemmEpilogue gemm_epilogue(const FusedEpilogue& e, int64_t residual_offset = 0, int64_t ldr = 0);
 
+// The smooth activations an epilogue takes (FusedEpilogue::Act::Unary), by the name of their
+// expression in the GPU's elementwise table (src/kernels/wgsl/elementwise_ops.json); nullptr for
+// any other op. The one list: the fusion trait (activation_part) and the GPU lowering read it.
+const char* epilogue_unary_name(UnaryOp op);
+
 // Act::Unary's activation over y in place (the rest of the epilogue applied): for producers
 // whose kernels took gemm_epilogue(), which leaves it out.
 void apply_unary_activation(const FusedEpilogue& e, const Tensor& y);

@@ -56,12 +56,8 @@ void gemm_typed(int64_t M, int64_t N, int64_t K, const T* A, MatArg a, const T* 
 // True when dims [0, nd-1) of `t` (batch dims then M) stack into one row
 // dimension of stride `ld`, so a batch of gemms becomes one tall gemm.
 bool rows_collapse(const Tensor& t, int64_t ld) {
-  int64_t expected = ld;
-  for (int64_t d = t.dim() - 2; d >= 0; --d) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
+  int64_t step = ld;
+  return t.dim() < 2 || (even_stride(t.shape.data(), t.strides.data(), size_t(t.dim() - 1), &step) && step == ld);
 }
 
 }  // namespace

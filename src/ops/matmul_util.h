@@ -14,4 +14,25 @@ namespace tir {
 void batched_matmul(const OpCall& call, const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha,
                     const Scalar& beta);
 
+// True when the n dims `sizes` (outermost first, with strides `strides`) walk one evenly spaced
+// run, as one dim would: then *stride is the run's step (left as it is when every size is 1,
+// since any step walks those). Size-1 dims do not matter. How a batch of matrix products folds
+// its batch into the rows of one product (CPU and WebGPU matmul).
+inline bool even_stride(const int64_t* sizes, const int64_t* strides, size_t n, int64_t* stride) {
+  int64_t inner = 0, span = 1;  // the innermost kept dim's stride; elements walked so far
+  bool any = false;
+  for (size_t i = n; i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (!any) {
+      inner = strides[i];
+      any = true;
+    } else if (strides[i] != inner * span) {
+      return false;
+    }
+    span *= sizes[i];
+  }
+  if (any) *stride = inner;
+  return true;
+}
+
 }  // namespace tir

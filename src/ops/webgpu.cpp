@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ops/epilogue.h"
+
 namespace tir {
 
 const char* gpu_dtype(DType dtype) {
@@ -64,17 +66,7 @@ void gpu_add_epilogue(GpuDispatch& d, const FusedEpilogue& e, const Shape& out_s
   if (e.act == FusedEpilogue::Act::Unary) {
     // The elementwise table's op (elementwise_ops.json), whose expression the executor puts in
     // the kernel's {{EPI_ACT}}: the same one the unfused op runs.
-    const char* op = nullptr;
-    switch (e.unary) {
-      case UnaryOp::Gelu: op = "gelu"; break;
-      case UnaryOp::GeluTanh: op = "gelu_tanh"; break;
-      case UnaryOp::Silu: op = "silu"; break;
-      case UnaryOp::Sigmoid: op = "sigmoid"; break;
-      case UnaryOp::Tanh: op = "tanh"; break;
-      case UnaryOp::Hardswish: op = "hardswish"; break;
-      case UnaryOp::Hardsigmoid: op = "hardsigmoid"; break;
-      default: break;
-    }
+    const char* op = epilogue_unary_name(e.unary);
     gpu_need(op != nullptr, "a fused activation without a GPU expression");
     d.subst.emplace_back("EPI_OP", op);
   }

@@ -114,6 +114,16 @@ DType gpu_ir_input_dtype(const OpCall& call, size_t i);
 // "round_bf16") where the CPU's conversion from `source` does (ops/convert.cpp), or nullptr.
 const char* gpu_round_op(DType target, DType source);
 
+// Every defined input and output of c is float32 (the kernels that take only f32).
+inline bool gpu_all_f32(const OpCall& c) {
+  for (const auto& t : c.in)
+    if (t.defined() && t.dtype != DType::F32) return false;
+  for (const auto& t : c.out)
+    if (t.defined() && t.dtype != DType::F32) return false;
+  return true;
+}
+// Undefined, or contiguous from offset 0 (the kernels whose operand is indexed flat).
+inline bool gpu_dense_at_zero(const Tensor& t) { return !t.defined() || (t.offset == 0 && t.is_contiguous()); }
 // x's strides for `shape` (x broadcast to it: stride 0 on broadcast dims).
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
 // Workgroup counts for n one-dimensional workgroups (folded into y past 65535).

@@ -8,8 +8,6 @@
 namespace tir {
 namespace {
 
-bool dense_at_zero(const Tensor& t) { return !t.defined() || (t.offset == 0 && t.is_contiguous()); }
-
 // The WGSL element type of a gathered value (4-byte storage; int64 values are held as int32).
 const char* gather_type(DType dtype) {
   switch (dtype) {
@@ -23,7 +21,7 @@ const char* gather_type(DType dtype) {
 
 // y = x.index_select(dim, idx) for a 1-d (or flattened contiguous) idx.
 GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& y) {
-  gpu_need(dense_at_zero(y), "a strided gather output");
+  gpu_need(gpu_dense_at_zero(y), "a strided gather output");
   gpu_need(idx.dtype == DType::I64 || idx.dtype == DType::I32, "indices not int32/int64");
   GpuDispatch d;
   d.kernel = "index_select";
@@ -63,7 +61,7 @@ bool lower_index_select(const OpCall& c, GpuLowering& g) {
 // idx are strided views over the output shape (stride 0 where take_along_dim broadcasts).
 GpuDispatch gather(const Tensor& x, const Strides& x_strides, int64_t dim, const Tensor& idx, const Strides& idx_strides,
                    const Tensor& y) {
-  gpu_need(dense_at_zero(y), "a strided gather output");
+  gpu_need(gpu_dense_at_zero(y), "a strided gather output");
   gpu_need(idx.dtype == DType::I64 || idx.dtype == DType::I32, "indices not int32/int64");
   GpuDispatch d;
   d.kernel = "index_select";

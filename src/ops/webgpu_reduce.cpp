@@ -14,8 +14,6 @@ namespace {
 // reduce.wgsl's MODE.
 enum ReduceMode { kSum = 0, kMean, kAmax, kAmin, kVar, kStd, kArgmax, kArgmin, kNorm2 };
 
-bool dense_at_zero(const Tensor& t) { return !t.defined() || (t.offset == 0 && t.is_contiguous()); }
-
 // x reduced over the dims `rd` marks into y (values, dense; keepdim or not; undefined for
 // argmax/argmin alone) and idx (arg modes: int64 indices, held as i32 on the GPU).
 // Returns false for a reduction over no elements (torch's empty-group results stay on the CPU).
@@ -27,7 +25,7 @@ bool gpu_reduce(GpuLowering& g, ReduceMode mode, const Tensor& x, const std::vec
   const bool integral = x.dtype == DType::I32 || x.dtype == DType::I64;
   gpu_need((x.dtype == DType::F32 || (arg && integral)) && (!y.defined() || y.dtype == x.dtype),
            "a reduction of these dtypes");
-  gpu_need(dense_at_zero(y) && dense_at_zero(idx), "a strided reduction output");
+  gpu_need(gpu_dense_at_zero(y) && gpu_dense_at_zero(idx), "a strided reduction output");
   Shape keep;
   Strides ks;
   int64_t red = 1, last = -1;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "core/json.h"
@@ -36,6 +37,9 @@ namespace {
 
 struct Value {
   Buffer* buffer = nullptr;
+  // Keeps a buffer that only a lowering holds (a split-K GEMM's partial sums) alive while the
+  // plan is made, so that no later buffer reuses its address (values are keyed by address).
+  std::shared_ptr<Buffer> hold;
   DType dtype = DType::F32;  // CPU storage dtype (of the first tensor seen)
   bool constant_weight = false;
   bool resident = false;  // a GPU-resident graph input: its own slot, never uploaded
@@ -128,6 +132,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     if (it != id_of.end()) return it->second;
     Value v;
     v.buffer = b;
+    if (t.buffer.get() == b) v.hold = t.buffer;
     v.dtype = t.dtype;
     v.constant_weight = b->kind == Buffer::Kind::Weight && !mutated_weight.count(b);
     v.cpu_valid = v.defined = b->kind == Buffer::Kind::Weight || b->kind == Buffer::Kind::Input;
@@ -422,18 +427,19 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         if (writes || !f16_readable(d, b)) rv.f32_reader = true;
         else if (rv.half_by_weight_dtype) (int(b) == d.gemm_weight ? rv.gemm_reader : rv.f32_reader) = true;
       }
-    }
-    // After every upload of the step: all its bindings live at its position.
-    for (const auto& d : lowered.dispatches)
-      for (const Tensor& t : d.bindings)
-        if (t.defined()) gpu_touch(values[size_t(value_of(t))]);
-    for (const auto& d : lowered.dispatches)
+      // What this dispatch writes, a later one of the step reads as it is (a split-K GEMM's
+      // partial sums): no upload.
       for (size_t b : d.written) {
         if (b >= d.bindings.size() || !d.bindings[b].defined()) continue;
         Value& v = values[size_t(value_of(d.bindings[b]))];
         v.gpu_valid = v.defined = true;
         v.cpu_valid = false;
       }
+    }
+    // After every upload of the step: all its bindings live at its position.
+    for (const auto& d : lowered.dispatches)
+      for (const Tensor& t : d.bindings)
+        if (t.defined()) gpu_touch(values[size_t(value_of(t))]);
     // Rendered once every reader of every weight is known (a float16 weight's binding types).
     gpu_steps.push_back({program.size(), si, std::move(lowered)});
     emit("");

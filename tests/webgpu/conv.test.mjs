@@ -39,11 +39,12 @@ test('conv2d: groups, depthwise, stride, dilation, padding, 1x1 GEMM', gpuTest(a
     const shape = [xs[0], cout, outDim(xs[2], kh, sh, ph, dh), outDim(xs[3], kw, sw, pw, dw)];
     const want = await engineOp(eng, 'aten.conv2d.default', hasBias ? [x, w, b] : [x, w], { shape, dtype: 'float32' },
       { stride: [sh, sw], padding: [ph, pw], dilation: [dh, dw], groups: g });
-    for (const tile of g === 1 ? [64, 32, 16] : [64]) {
-      const y = await conv2d(gpu, toGpu(gpu, x), toGpu(gpu, w), hasBias ? toGpu(gpu, b) : null, { ...opts, tile });
+    // Each output tile, then split-K (chunks of 16 and 48 of K = cin * kh * kw, ragged at the end).
+    for (const [tile, kChunk] of g === 1 ? [[64, 0], [32, 0], [16, 0], [16, 16], [64, 48]] : [[64, 0]]) {
+      const y = await conv2d(gpu, toGpu(gpu, x), toGpu(gpu, w), hasBias ? toGpu(gpu, b) : null, { ...opts, tile, kChunk });
       assert.deepEqual(y.shape, shape);
       const got = await download(gpu, y);
-      assertClose(got, want, { rtol: 1e-5, atol: 1e-5, what: `conv2d ${JSON.stringify(xs)} ${JSON.stringify(opts)} ${layout} tile ${tile}` });
+      assertClose(got, want, { rtol: 1e-5, atol: 1e-5, what: `conv2d ${JSON.stringify(xs)} ${JSON.stringify(opts)} ${layout} tile ${tile} kChunk ${kChunk}` });
     }
   }
 }));

@@ -84,11 +84,12 @@ test('fused epilogue at the store of conv2d (implicit GEMM, direct, 1x1 GEMM)', 
     const x = toGpu(gpu, hostTensor(rand, 'float32', xs));
     const w = toGpu(gpu, hostTensor(rand, 'float32', [cout, xs[1] / (opts.groups ?? 1), k, k]));
     const b = toGpu(gpu, hostTensor(rand, 'float32', [cout]));
-    for (const tile of opts.groups ? [64] : [64, 16]) {
-      const probe = await conv2d(gpu, x, w, b, { ...opts, tile });
+    // kChunk: split-K, whose epilogue runs in split_k_sum's store.
+    for (const [tile, kChunk] of opts.groups ? [[64, 0]] : [[64, 0], [16, 0], [16, 32]]) {
+      const probe = await conv2d(gpu, x, w, b, { ...opts, tile, kChunk });
       const [, , oh, ow] = probe.shape;
-      await checkProducer(gpu, `conv2d ${JSON.stringify(xs)} k${k} tile ${tile}`, probe.shape, cout, oh * ow,
-        (epilogue) => conv2d(gpu, x, w, b, { ...opts, tile, epilogue }), seed * 10);
+      await checkProducer(gpu, `conv2d ${JSON.stringify(xs)} k${k} tile ${tile} kChunk ${kChunk}`, probe.shape, cout, oh * ow,
+        (epilogue) => conv2d(gpu, x, w, b, { ...opts, tile, epilogue, kChunk }), seed * 10);
     }
   }
 }));
@@ -102,14 +103,14 @@ test('fused epilogue at the store of matmul (tiles) and gemv', gpuTest(async (t,
     const a = toGpu(gpu, hostTensor(rand, 'float32', as));
     const b = toGpu(gpu, hostTensor(rand, 'float32', bs, 'transposed'));  // a linear's W^T
     const c = toGpu(gpu, hostTensor(rand, 'float32', [bs.at(-1)]));
-    for (const tile of as.at(-2) === 1 ? [64] : [64, 16]) {
-      const probe = await matmul(gpu, a, b, { c, tile });
+    for (const [tile, kChunk] of as.at(-2) === 1 ? [[64, 0]] : [[64, 0], [16, 0], [16, 16]]) {
+      const probe = await matmul(gpu, a, b, { c, tile, kChunk });
       const N = probe.shape.at(-1);
       // Channels over dim 1 of the output, as a batch norm after a conv sees them.
       const channels = probe.shape.length === 3 ? probe.shape[1] : N;
       const inner = probe.shape.length === 3 ? N : 1;
-      await checkProducer(gpu, `matmul ${JSON.stringify(as)} x ${JSON.stringify(bs)} tile ${tile}`, probe.shape, channels,
-        inner, (epilogue) => matmul(gpu, a, b, { c, tile, epilogue }), seed * 10);
+      await checkProducer(gpu, `matmul ${JSON.stringify(as)} x ${JSON.stringify(bs)} tile ${tile} kChunk ${kChunk}`, probe.shape,
+        channels, inner, (epilogue) => matmul(gpu, a, b, { c, tile, epilogue, kChunk }), seed * 10);
     }
   }
 }));

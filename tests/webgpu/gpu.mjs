@@ -183,7 +183,11 @@ function epilogueArgs(gpu, epi) {
   return { meta, bufs: [epi.residual?.buffer ?? dummy(gpu), epi.affine?.buffer ?? dummy(gpu)] };
 }
 
-export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32', epilogue = null } = {}) {
+// bKfast: the tiled kernel's B-tile load order; by default the lowering's rule (k fastest where
+// B's row stride is 1 and its column stride is not). kChunk (a multiple of 16): split-K, the
+// tiled kernel's partial sums over K chunks of that size, then split_k_sum (as the lowering
+// splits a long K over few tiles).
+export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32', epilogue = null, bKfast = null, kChunk = 0 } = {}) {
   const av = a.shape.length === 1 ? { ...a, shape: [1, a.shape[0]], strides: [0, a.strides[0]] } : a;
   const bv = b.shape.length === 1 ? { ...b, shape: [b.shape[0], 1], strides: [b.strides[0], 0] } : b;
   const [M, K] = av.shape.slice(-2);
@@ -213,11 +217,28 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   const useGemv = gemv && M === 1;
   const name = useGemv ? 'gemv' : 'matmul';
   if (useGemv) meta.batch = batch;
+  else meta.b_kfast = (bKfast ?? (meta.b_rs === 1 && meta.b_cs !== 1)) ? 1 : 0;
   const wg = useGemv ? grid(batch * N) : [Math.ceil(N / tile), Math.ceil(M / tile), batch];
   if (!useGemv && batch > 65535) throw new Error('matmul: batch > 65535');
   const types = floatTypes({ Y: out, A: a, B: b, C: c });
-  const src = useGemv ? kernelSource(name, { types }) : kernelSource(name, { types, subst: tileSubst(tile) });
   const epi = epilogueArgs(gpu, epilogue);
+  if (!useGemv && kChunk > 0) {
+    const chunks = Math.ceil(K / kChunk);
+    const parts = makeBuffer(gpu.device, Math.max(4, chunks * batch * M * N * 4));
+    const partMeta = { ...meta, alpha: { f32: 1 }, beta: { f32: 0 }, has_c: 0, k_chunk: kChunk };
+    const src = kernelSource(name, { types: { ...types, Y: 'f32' }, subst: tileSubst(tile) });
+    const sumMeta = { numel: batch * M * N, m: M, n: N, chunks, alpha: { f32: alpha }, beta: { f32: beta },
+      has_c: meta.has_c, c_off: meta.c_off ?? 0, c_rs: meta.c_rs ?? 0, c_cs: meta.c_cs ?? 0,
+      batch_rank: meta.batch_rank, batch_shape: meta.batch_shape, c_bs: meta.c_bs ?? pad4([]), ...epi.meta };
+    await submit(gpu, (d) => {
+      d(name, src, partMeta, [parts, av.buffer, bv.buffer, dummy(gpu), dummy(gpu), dummy(gpu)], [wg[0], wg[1], wg[2] * chunks]);
+      d('split_k_sum', kernelSource('split_k_sum', { types: { Y: types.Y, C: types.C } }), sumMeta,
+        [out.buffer, parts, cbuf, dummy(gpu), ...epi.bufs], grid(Math.ceil((batch * M * N) / 64)));
+    });
+    parts.destroy();
+    return result;
+  }
+  const src = useGemv ? kernelSource(name, { types }) : kernelSource(name, { types, subst: tileSubst(tile) });
   Object.assign(meta, epi.meta);
   await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, cbuf, ...epi.bufs], wg));
   return result;
@@ -312,7 +333,8 @@ const pair = (v) => (Array.isArray(v) ? v : [v, v]);
 // conv2d(x [N, C, H, W] strided, w [Co, C/groups, kh, kw] contiguous, bias [Co]); 1x1 stride-1
 // unpadded ungrouped convolutions run as a GEMM (matmul kernel) when x's H, W merge, the other
 // ungrouped ones as an implicit GEMM (conv2d_gemm, output tile `tile`), grouped ones directly.
-export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilation = 1, groups = 1, gemm = true, tile = 64, epilogue = null } = {}) {
+// kChunk: split-K (matmul's), for the GEMM paths.
+export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilation = 1, groups = 1, gemm = true, tile = 64, epilogue = null, kChunk = 0 } = {}) {
   const [sh, sw] = pair(stride); const [ph, pw] = pair(padding); const [dh, dw] = pair(dilation);
   const [n, cin, h, wd] = x.shape;
   const [cout, , kh, kw] = w.shape;
@@ -323,7 +345,7 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
     const a = { ...w, shape: [cout, cin], strides: [cin, 1] };
     const b = { ...x, shape: [n, cin, h * wd], strides: [x.strides[0], x.strides[1], x.strides[3]] };
     const c = bias ? { ...bias, shape: [cout, 1], strides: [1, 0] } : null;
-    const y = await matmul(gpu, a, b, { c, gemv: false, tile, epilogue });
+    const y = await matmul(gpu, a, b, { c, gemv: false, tile, epilogue, kChunk });
     return { ...y, shape: [n, cout, oh, ow], strides: contiguousStrides([n, cout, oh, ow]) };
   }
   const y = empty(gpu, 'float32', [n, cout, oh, ow]);
@@ -335,9 +357,23 @@ export async function conv2d(gpu, x, w, bias, { stride = 1, padding = 0, dilatio
   Object.assign(meta, epi.meta);
   const bufs = [y.buffer, x.buffer, w.buffer, bias?.buffer ?? dummy(gpu), ...epi.bufs];
   const types = floatTypes({ Y: y, X: x, W: w, Bias: bias });
-  if (groups === 1) {
+  const wg = [Math.ceil((oh * ow) / tile), Math.ceil(cout / tile), n];
+  if (groups === 1 && kChunk > 0) {  // the partial sums, then their sum with the bias and epilogue
+    const chunks = Math.ceil((cin * kh * kw) / kChunk);
+    const parts = makeBuffer(gpu.device, Math.max(4, chunks * total * 4));
+    const src = kernelSource('conv2d_gemm', { types: { ...types, Y: 'f32' }, subst: tileSubst(tile) });
+    const partMeta = { ...meta, has_b: 0, k_chunk: kChunk, epi_bn: 0, epi_res: 0, epi_act: 0 };
+    const sumMeta = { numel: total, m: cout, n: oh * ow, chunks, alpha: { f32: 1 }, beta: { f32: 0 }, has_c: 0,
+      has_bias: bias ? 1 : 0, ...epi.meta };
+    await submit(gpu, (d) => {
+      d('conv2d_gemm', src, partMeta, [parts, x.buffer, w.buffer, dummy(gpu), dummy(gpu), dummy(gpu)], [wg[0], wg[1], n * chunks]);
+      d('split_k_sum', kernelSource('split_k_sum', { types: { Y: types.Y, Bias: types.Bias } }), sumMeta,
+        [y.buffer, parts, dummy(gpu), bias?.buffer ?? dummy(gpu), ...epi.bufs], grid(Math.ceil(total / 64)));
+    });
+    parts.destroy();
+  } else if (groups === 1) {
     const src = kernelSource('conv2d_gemm', { types, subst: tileSubst(tile) });
-    await submit(gpu, (d) => d('conv2d_gemm', src, meta, bufs, [Math.ceil((oh * ow) / tile), Math.ceil(cout / tile), n]));
+    await submit(gpu, (d) => d('conv2d_gemm', src, meta, bufs, wg));
   } else {
     await submit(gpu, (d) => d('conv2d', kernelSource('conv2d', { types }), meta, bufs, grid(Math.ceil(total / 64))));
   }

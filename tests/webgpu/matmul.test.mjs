@@ -33,14 +33,18 @@ async function check(gpu, t, seed, aShape, bShape, opts = {}) {
   const b = hostTensor(rand, 'float32', bShape, opts.bLayout);
   const c = opts.cShape ? hostTensor(rand, 'float32', opts.cShape, opts.cLayout) : null;
   const want = refMatmul(a, b, { c, alpha: opts.alpha, beta: opts.beta });
-  // The GEMV path, then the tiled kernel at each output tile the lowering can pick.
-  for (const [gemv, tile] of [[true, 64], [false, 64], [false, 32], [false, 16]]) {
+  // The GEMV path, then the tiled kernel at each output tile the lowering can pick, with the B
+  // tile loaded n fastest and k fastest (either order is right for any strides), and split-K
+  // into chunks of 16 and 32 of K (the last one ragged where K is not a multiple).
+  for (const [gemv, tile, bKfast, kChunk] of [[true, 64, null, 0], [false, 64, false, 0], [false, 64, true, 0],
+    [false, 32, false, 0], [false, 32, true, 0], [false, 16, false, 0], [false, 16, true, 0], [false, 16, null, 16],
+    [false, 64, null, 32]]) {
     const y = await matmul(gpu, toGpu(gpu, a), toGpu(gpu, b),
-      { c: c && toGpu(gpu, c), alpha: opts.alpha, beta: opts.beta, gemv, tile });
+      { c: c && toGpu(gpu, c), alpha: opts.alpha, beta: opts.beta, gemv, tile, bKfast, kChunk });
     const got = await download(gpu, y);
     const K = aShape.at(-1);
     assertClose(got, want, { rtol: 1e-5, atol: 1e-6 * Math.max(1, K),
-      what: `${JSON.stringify(aShape)}@${JSON.stringify(bShape)} gemv=${gemv} tile=${tile}` });
+      what: `${JSON.stringify(aShape)}@${JSON.stringify(bShape)} gemv=${gemv} tile=${tile} bKfast=${bKfast} kChunk=${kChunk}` });
     if (opts.outShape) assert.deepEqual(y.shape, opts.outShape);
   }
 }
@@ -120,5 +124,36 @@ test('linear over a transposed [S, 1, D] input and matmul with a shared weight (
     const r = await runBoth(eng, gpu.device, ir, [hostTensor(rand, 'float32', xShape), hostTensor(rand, 'float32', [N, K]), hostTensor(rand, 'float32', [N])]);
     assert.equal(r.placement.nodes.wasm, 0, JSON.stringify(r.placement));
     assertClose(r.gpu[0], r.cpu[0], { rtol: 1e-5, atol: 1e-5 * K, what: `linear ${JSON.stringify(vShape)} x [${N}, ${K}]` });
+  }
+}));
+
+// A long K over few output tiles splits K (the lowering's gemm_k_split): the tiled kernel's
+// partial sums over K chunks, then split_k_sum adds them with the bias or addmm's beta * self:
+// two dispatches per node, against a float64 reference (and placed wholly on the GPU). The
+// chunks here are ragged (K not a multiple).
+test('a long K over few output tiles splits K (linear, addmm, bmm): two dispatches, against float64', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(90);
+  const T = (name, shape, extra = {}) => ({ name, shape, dtype: 'float32', ...extra });
+  const ref = (name, shape) => T(name, shape, { producer_node: name, producer_output_idx: 0 });
+  const wT = (w) => ({ ...w, shape: [w.shape[1], w.shape[0]], strides: [w.strides[1], w.strides[0]] });
+  const cases = [
+    ['aten.linear.default', [[5, 1100], [40, 1100], [40]], [5, 40], {}, ([x, w, b]) => refMatmul(x, wT(w), { c: b })],
+    ['aten.addmm.default', [[7, 9], [7, 700], [700, 9]], [7, 9], { beta: 0.5, alpha: 2 },
+      ([c, a, b]) => refMatmul(a, b, { c, alpha: 2, beta: 0.5 })],
+    ['aten.bmm.default', [[3, 7, 700], [3, 700, 9]], [3, 7, 9], {}, ([a, b]) => refMatmul(a, b)],
+  ];
+  for (const [op, shapes, yShape, attrs, reference] of cases) {
+    const names = shapes.map((_, i) => `in${i}`);
+    const ir = { model_name: 'SplitK', weights: [], weight_name_mapping: {},
+      graph_inputs: shapes.map((s, i) => T(names[i], s)), graph_outputs: [T('y', yShape)],
+      nodes: [{ name: 'y', op_type: op, attrs, inputs: shapes.map((s, i) => ref(names[i], s)), outputs: [T('y', yShape)] }] };
+    const inputs = shapes.map((s) => hostTensor(rand, 'float32', s));
+    const r = await runBoth(eng, gpu.device, ir, inputs);
+    assert.equal(r.placement.nodes.wasm, 0, JSON.stringify(r.placement));
+    assert.equal(r.dispatches, 2, `${op}: the partial sums and their sum`);
+    const K = op === 'aten.linear.default' ? shapes[0][1] : shapes.at(-1)[shapes.at(-1).length - 2];
+    assertClose(r.gpu[0], reference(inputs), { rtol: 1e-5, atol: 1e-6 * K, what: `${op} ${JSON.stringify(shapes)}` });
   }
 }));

@@ -5,7 +5,10 @@
 // [cout, cin, kh, kw], Y contiguous [n, cout, oh, ow]. The tiling is matmul.wgsl's: T x T
 // outputs per workgroup of S x S invocations (T, S = {{TILE}}, {{THREADS}}), K in steps of 16
 // through workgroup memory (gemm_tile.wgsl); a fused epilogue (epilogue.wgsl) before the store.
-// Workgroups: (ceil(oh * ow / T), ceil(cout / T), n).
+// Split-K (k_chunk != 0): workgroup z = chunk * n + image sums only r in [chunk * k_chunk,
+// +k_chunk) into the [chunks, n, cout, oh * ow] partial sums (no bias, no epilogue), which
+// split_k_sum.wgsl adds up (matmul.wgsl's split).
+// Workgroups: (ceil(oh * ow / T), ceil(cout / T), n * chunks).
 {{DECLS}}
 
 @compute @workgroup_size(S, S)
@@ -19,22 +22,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let K = mu(M_CIN) * KK;
   let H = i32(mu(M_H)); let W_ = i32(mu(M_W));
   let xs1 = mu(M_X_STRIDES + 1u); let xs2 = mu(M_X_STRIDES + 2u); let xs3 = mu(M_X_STRIDES + 3u);
-  let xn = mu(M_X_OFF) + wid.z * mu(M_X_STRIDES);
+  let images = mu(M_N);
+  let xn = mu(M_X_OFF) + (wid.z % images) * mu(M_X_STRIDES);
   let m0 = wid.y * T;
   let n0 = wid.x * T;
+  let chunk = mu(M_K_CHUNK);
+  let kb = select(0u, (wid.z / images) * chunk, chunk != 0u);
+  let ke = select(K, min(K, kb + chunk), chunk != 0u);
   var acc: array<array<f32, R>, R>;
-  for (var k0 = 0u; k0 < K; k0 += TK) {
+  for (var k0 = kb; k0 < ke; k0 += TK) {
     for (var i = 0u; i < LOADS; i++) {
       let e = tid + i * S * S;
       let am = e / TK; let ak = e % TK;
       let gm = m0 + am; let gk = k0 + ak;
       var va = 0.0;
-      if (gm < CO && gk < K) { va = f32(W[gm * K + gk]); }
+      if (gm < CO && gk < ke) { va = f32(W[gm * K + gk]); }
       As[ak][am] = va;
       let bk = e / T; let bp = e % T;
       let gk2 = k0 + bk; let gp = n0 + bp;
       var vb = 0.0;
-      if (gk2 < K && gp < P) {
+      if (gk2 < ke && gp < P) {
         let c = gk2 / KK; let kr = gk2 % KK;
         let yy = i32((gp / OW) * mu(M_SH) + (kr / KW) * mu(M_DH)) - i32(mu(M_PH));
         let xx = i32((gp % OW) * mu(M_SW) + (kr % KW) * mu(M_DW)) - i32(mu(M_PW));

@@ -5,10 +5,15 @@
 // workgroup of S x S invocations, T/S x T/S outputs each (T, S = {{TILE}}, {{THREADS}}: the
 // lowering's gemm_tile picks 64, 16 or, for outputs too small for enough 64x64 workgroups, 16, 8;
 // the tests also run 32, 8), K in steps of 16 through workgroup memory; edge tiles load zeros and
-// skip stores (the core: gemm_tile.wgsl). Operands load into f32 (float16 ones too: f32
-// accumulation); a fused epilogue (epilogue.wgsl: batch norm, residual, relu/clamp) follows the
-// alpha/beta one, and the result is rounded once to Y's type (Y_T: f32 or f16) on the store.
-// Workgroups: (ceil(N/T), ceil(M/T), batch).
+// skip stores (the core: gemm_tile.wgsl). The B tile loads k fastest when b_kfast is set (the
+// lowering sets it where B's row stride is 1 and its column stride is not). Operands load into
+// f32 (float16 ones too: f32 accumulation); a fused epilogue (epilogue.wgsl: batch norm,
+// residual, an activation) follows the alpha/beta one, and the result is rounded once to Y's
+// type (Y_T: f32 or f16) on the store.
+// Split-K (k_chunk != 0): workgroup z = chunk * batch + b sums only K [chunk * k_chunk, +k_chunk)
+// and its Y is the [chunks, batch, M, N] partial sums (alpha 1, no C, no epilogue), which
+// split_k_sum.wgsl adds up: more workgroups where the output has too few tiles to fill the GPU.
+// Workgroups: (ceil(N/T), ceil(M/T), batch * chunks).
 {{DECLS}}
 
 @compute @workgroup_size(S, S)
@@ -32,21 +37,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   }
   let ars = mu(M_A_RS); let acs = mu(M_A_CS);
   let brs = mu(M_B_RS); let bcs = mu(M_B_CS);
+  let b_kfast = mu(M_B_KFAST) != 0u;
   let m0 = wid.y * T;
   let n0 = wid.x * T;
+  let chunk = mu(M_K_CHUNK);
+  let kb = select(0u, rem * chunk, chunk != 0u);  // rem: the chunk index once the batch is taken
+  let ke = select(K, min(K, kb + chunk), chunk != 0u);
   var acc: array<array<f32, R>, R>;
-  for (var k0 = 0u; k0 < K; k0 += TK) {
+  for (var k0 = kb; k0 < ke; k0 += TK) {
     for (var i = 0u; i < LOADS; i++) {
       let e = tid + i * S * S;
       let am = e / TK; let ak = e % TK;     // A tile: T rows x 16 k
       let gm = m0 + am; let gk = k0 + ak;
       var va = 0.0;
-      if (gm < M && gk < K) { va = f32(A[oa + gm * ars + gk * acs]); }
+      if (gm < M && gk < ke) { va = f32(A[oa + gm * ars + gk * acs]); }
       As[ak][am] = va;
-      let bk = e / T; let bn = e % T;       // B tile: 16 k x T columns
+      // B tile: 16 k x T columns; k fastest where B's rows are its contiguous dim (a linear's
+      // W^T, B_KFAST), so neighbouring invocations read neighbouring elements.
+      var bk = e / T; var bn = e % T;
+      if (b_kfast) { bk = e % TK; bn = e / TK; }
       let gk2 = k0 + bk; let gn = n0 + bn;
       var vb = 0.0;
-      if (gk2 < K && gn < N) { vb = f32(B[ob + gk2 * brs + gn * bcs]); }
+      if (gk2 < ke && gn < N) { vb = f32(B[ob + gk2 * brs + gn * bcs]); }
       Bs[bk][bn] = vb;
     }
     workgroupBarrier();

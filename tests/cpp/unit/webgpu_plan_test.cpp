@@ -104,7 +104,11 @@ TEST(WebGpuPlan, ResNet18TrainingIrRunsEntirelyOnTheGpu) {
   // second operand, is made after the block's second conv, and the add is an in-place add_ into
   // the main branch's buffer, which the downsample conv cannot write as its own output.
   EXPECT_EQ(covered, 20 + 9 + 5 + 5);
-  EXPECT_EQ(dispatches, items);
+  // One dispatch per node, two where the convolution splits K (the next test).
+  int64_t split = 0;
+  for (const json::Value item : doc.root()["program"])
+    split += item["op"].str() == "gpu" && item["dispatches"].size() == 2;
+  EXPECT_EQ(dispatches, items + split);
   EXPECT_GT(fused_relus, 0);
   // Slots are shared: fewer GPU buffers than values.
   size_t weights = 0, slots_for_values = 0;
@@ -115,6 +119,46 @@ TEST(WebGpuPlan, ResNet18TrainingIrRunsEntirelyOnTheGpu) {
   }
   EXPECT_GT(weights, 0u);
   EXPECT_LT(value_slots.size(), slots_for_values);
+}
+
+// Split-K: a 3x3 convolution over few output tiles with a long K (cin * 9) sums K in chunks as
+// more workgroups, into partial sums that only the GPU holds, and split_k_sum adds them up with
+// the bias and the fused batch norm and relu. In this fixture's 64 x 64 ResNet-18 every 3x3
+// convolution from layer1 on has K >= 576 over at most 4 tiles of 16 x 16 outputs.
+TEST(WebGpuPlan, AConvolutionOverFewTilesWithALongKSplitsK) {
+  const json::Document doc = json::Document::parse(plan_of("resnet18/torch2.14-training"));
+  const json::Value values = doc.root()["values"];
+  std::set<int64_t> partials;
+  int64_t splits = 0;
+  for (const json::Value item : doc.root()["program"]) {
+    if (item["op"].str() == "upload") EXPECT_EQ(partials.count(item["value"].as_int64()), 0u);
+    if (item["op"].str() != "gpu" || item["dispatches"].size() != 2) continue;
+    const std::string node(item["node"].str());
+    const json::Value part = item["dispatches"].at(0), sum = item["dispatches"].at(1);
+    EXPECT_EQ(part["kernel"].str(), "conv2d_gemm") << node;
+    EXPECT_EQ(sum["kernel"].str(), "split_k_sum") << node;
+    const int64_t chunk = part["meta"]["k_chunk"].as_int64(), chunks = sum["meta"]["chunks"].as_int64();
+    const int64_t K = part["meta"]["cin"].as_int64() * 9;
+    EXPECT_EQ(chunk % 16, 0) << node;
+    EXPECT_GE(chunk, 256) << node;
+    EXPECT_GE(chunks, 2) << node;
+    EXPECT_TRUE(chunk * (chunks - 1) < K && chunk * chunks >= K) << node << " K " << K;  // no empty chunk
+    EXPECT_EQ(part["wg"].at(2).as_int64(), chunks) << node;  // one image
+    EXPECT_EQ(part["meta"]["has_b"].as_int64(), 0) << node;
+    // The partials: written by the first, read by the second; a GPU-only value.
+    const int64_t p = part["bind"].at(0).as_int64();
+    EXPECT_EQ(sum["bind"].at(1).as_int64(), p) << node;
+    EXPECT_EQ(values.at(size_t(p))["label"].str(), "split-K partial sums") << node;
+    EXPECT_EQ(values.at(size_t(p))["numel"].as_int64(), chunks * sum["meta"]["numel"].as_int64()) << node;
+    partials.insert(p);
+    // The batch norm (and relu) fused into the conv run in split_k_sum's store.
+    EXPECT_GT(sum["meta"]["epi_bn"].as_int64(), 0) << node;
+    EXPECT_FALSE(item["covers"].size() == 0) << node;
+    ++splits;
+  }
+  EXPECT_GE(splits, 10);
+  EXPECT_EQ(doc.root()["placement"]["uploads"].as_int64(), 1);  // the image: no partials go up
+  check_invariants(doc.root());
 }
 
 TEST(WebGpuPlan, TransformerEncoderPlacesEveryComputeNode) {

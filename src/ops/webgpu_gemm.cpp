@@ -1,0 +1,337 @@
+// WebGPU lowerings of the matmul family (mm, bmm, matmul, linear, addmm, baddbmm) and
+// convolution (1-d and 2-d; 1x1 as a GEMM, ungrouped as an implicit GEMM, grouped and depthwise
+// direct), f32: the tiled kernels (matmul.wgsl, conv2d_gemm.wgsl), their tile and split-K
+// choices, and the GEMV for M = 1. Parameters are the ones the CPU op files read, with their
+// defaults; a layout a kernel does not take (a strided weight, a rank past the kernel's)
+// declines the node.
+#include <algorithm>
+#include <memory>
+
+#include "ops/matmul_util.h"
+#include "ops/webgpu.h"
+
+namespace tir {
+namespace {
+
+// The tiled kernels' (matmul.wgsl, conv2d_gemm.wgsl) output tile T x T on S x S invocations:
+// 64 x 64 on 16 x 16 (4 x 4 outputs each, the most reuse) when that gives at least 64
+// workgroups, else 16 x 16 on 8 x 8. Measured on an H100 (bench/gpu/tiles.mjs, docs/webgpu.md):
+// over BERT-base's GEMMs and ResNet-50's convolutions this rule picked the fastest tile in all 12
+// shapes (32 x 32 on 8 x 8 was never the fastest); the 64 x 64 tiles alone left BERT's [128, 768]
+// outputs 24 workgroups for 132 SMs and ran them 2.0-2.2x slower.
+struct GemmTile {
+  int64_t tile, threads;
+};
+
+GemmTile gemm_tile(int64_t rows, int64_t cols, int64_t batch) {
+  const int64_t workgroups64 = ((rows + 63) / 64) * ((cols + 63) / 64) * batch;
+  return workgroups64 >= 64 ? GemmTile{64, 16} : GemmTile{16, 8};
+}
+
+void gemm_grid(GpuDispatch& d, int64_t rows, int64_t cols, int64_t batch) {
+  gpu_need(batch <= 65535, "a GEMM batch past 65535");
+  const GemmTile t = gemm_tile(rows, cols, batch);
+  d.subst.emplace_back("TILE", std::to_string(t.tile));
+  d.subst.emplace_back("THREADS", std::to_string(t.threads));
+  d.workgroups[0] = (cols + t.tile - 1) / t.tile;
+  d.workgroups[1] = (rows + t.tile - 1) / t.tile;
+  gpu_need(d.workgroups[0] <= 65535 && d.workgroups[1] <= 65535, "a GEMM past 65535 tiles a side");
+  d.workgroups[2] = batch;
+}
+
+// Split-K: where an output has too few tiles to keep a GPU busy and K is long, K splits into
+// chunks (k_chunk, a multiple of the kernels' K step of 16) whose partial sums run as separate
+// workgroups, and a second dispatch (split_k_sum.wgsl) adds them up with the rest of the
+// epilogue. The target is what the tiles' workgroups alone cannot reach: 65536 invocations
+// (about 16 warps per SM of a 132-SM GPU), chunks of at least 256 of K. Measured on an H200
+// (docs/webgpu.md): ResNet-50's 3x3 convolutions at 7 x 7 (128 workgroups of 64 invocations,
+// K 4608) and BERT's FFN down-projection (384, K 3072) ran latency-bound.
+struct KSplit {
+  int64_t chunks = 1, chunk = 0;  // chunk 0: no split
+};
+
+KSplit gemm_k_split(int64_t rows, int64_t cols, int64_t batch, int64_t K) {
+  constexpr int64_t kTargetInvocations = 65536, kMinChunk = 256, kStep = 16;
+  const GemmTile t = gemm_tile(rows, cols, batch);
+  const int64_t invocations =
+      ((rows + t.tile - 1) / t.tile) * ((cols + t.tile - 1) / t.tile) * batch * t.threads * t.threads;
+  if (K < 2 * kMinChunk || 2 * invocations > kTargetInvocations) return {};
+  const int64_t want = std::min(kTargetInvocations / std::max<int64_t>(invocations, 1), K / kMinChunk);
+  if (want < 2) return {};
+  const int64_t chunk = ((K + want - 1) / want + kStep - 1) / kStep * kStep;
+  const int64_t chunks = (K + chunk - 1) / chunk;
+  if (chunks < 2 || batch * chunks > 65535) return {};
+  return {chunks, chunk};
+}
+
+// The split's partial sums: a GPU-only value (never uploaded or read back, so no memory here).
+Tensor split_k_partials(int64_t numel) {
+  auto buf = std::make_shared<Buffer>();
+  buf->kind = Buffer::Kind::Arena;
+  buf->nbytes = size_t(numel) * 4;
+  buf->label = "split-K partial sums";
+  Tensor t;
+  t.buffer = std::move(buf);
+  t.dtype = DType::F32;
+  t.shape = {numel};
+  t.strides = {1};
+  return t;
+}
+
+// The reduce half of a split: y (contiguous [batch, m, n], flat index o) = alpha * the sum of
+// the chunks of `parts` + (the caller's) beta * C + bias[m]; its fused epilogue comes after.
+GpuDispatch split_k_sum(const Tensor& y, const Tensor& parts, int64_t chunks, int64_t m, int64_t n, double alpha,
+                        const Tensor& bias) {
+  GpuDispatch r;
+  r.kernel = "split_k_sum";
+  r.meta.u("numel", y.numel()).u("m", m).u("n", n).u("chunks", chunks).f("alpha", alpha);
+  r.meta.u("has_bias", bias.defined() ? 1 : 0);
+  r.bindings = {y, parts, Tensor{}, bias};
+  r.names = {"Y", "P", "C", "Bias"};
+  r.takes_epilogue = true;
+  gpu_grid(r, (y.numel() + 63) / 64);
+  return r;
+}
+
+// y[batch..., M, N] = alpha * a[batch..., M, K] @ b[batch..., K, N] + beta * c
+// (batch dims broadcast; c broadcast to y; y contiguous at offset 0). When b is the same matrix
+// for every batch (a linear layer's weight) and the rows of a and c are evenly spaced across the
+// batch dims, the batch folds into M: one GEMM of batch * M rows. That is linear's common case
+// of an input [S, 1, D] that is a transposed view (nn.MultiheadAttention's in_proj), which
+// would otherwise run as S batches of one row each: S GEMVs re-reading the whole weight.
+// M == 1 takes the GEMV kernel (decode); a long K over few tiles splits (gemm_k_split).
+// gemm_weight: the binding of b when it is a GEMM weight (GpuDispatch::gemm_weight), or -1.
+void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, double alpha,
+                double beta, int gemm_weight) {
+  gpu_need(gpu_dense_at_zero(y), "a strided matmul output");
+  const size_t r = y.shape.size();
+  gpu_need(r >= 2 && r <= 6, "matmul rank");
+  Shape batch(y.shape.begin(), y.shape.end() - 2);
+  int64_t M = y.shape[r - 2];
+  const int64_t N = y.shape[r - 1], K = a.shape.back();
+  auto batch_strides = [&](const Tensor& t) -> Strides {
+    Tensor bt = t;
+    bt.shape.assign(t.shape.begin(), t.shape.end() - 2);
+    bt.strides.assign(t.strides.begin(), t.strides.end() - 2);
+    return gpu_broadcast_strides(bt, batch);
+  };
+  Strides a_bs = batch_strides(a);
+  const Strides b_bs = batch_strides(b);
+  int64_t a_rs = a.strides[a.strides.size() - 2];
+  Strides c_all = c.defined() ? gpu_broadcast_strides(c, y.shape) : Strides(r, 0);
+  Strides c_bs(c_all.begin(), c_all.end() - 2);
+  int64_t c_rs = c_all[r - 2];
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  if (nb > 1 && std::all_of(b_bs.begin(), b_bs.end(), [](int64_t s) { return s == 0; })) {
+    Shape rows = batch;
+    rows.push_back(M);
+    Strides ar = a_bs, cr = c_bs;
+    ar.push_back(a_rs);
+    cr.push_back(c_rs);
+    int64_t as = 0, cs = 0;
+    if (even_stride(rows.data(), ar.data(), rows.size(), &as) && even_stride(rows.data(), cr.data(), rows.size(), &cs)) {
+      M *= nb;
+      nb = 1;
+      batch.clear();
+      a_bs.clear();
+      c_bs.clear();
+      a_rs = as;
+      c_rs = cs;
+    }
+  }
+  const Strides b_batch = batch.empty() ? Strides{} : b_bs;
+  GpuDispatch d;
+  const bool gemv = M == 1;
+  d.kernel = gemv ? "gemv" : "matmul";
+  d.meta.u("m", M).u("n", N).u("k", K).u("batch_rank", int64_t(batch.size())).us("batch_shape", batch, 4);
+  d.meta.u("a_off", a.offset).u("a_rs", a_rs).u("a_cs", a.strides.back());
+  d.meta.us("a_bs", a_bs, 4);
+  const int64_t b_rs = b.strides[b.strides.size() - 2], b_cs = b.strides.back();
+  d.meta.u("b_off", b.offset).u("b_rs", b_rs).u("b_cs", b_cs);
+  if (!gemv) d.meta.u("b_kfast", b_rs == 1 && b_cs != 1 ? 1 : 0);  // W^T: load its tile k fastest
+  d.meta.us("b_bs", b_batch, 4);
+  d.names = {"Y", "A", "B", "C"};
+  d.gemm_weight = gemm_weight;
+  auto c_meta = [&](GpuMeta& meta) {
+    meta.f("beta", beta).u("has_c", c.defined() ? 1 : 0);
+    if (!c.defined()) return;
+    meta.u("c_off", c.offset).u("c_rs", c_rs).u("c_cs", c_all[r - 1]);
+    meta.us("c_bs", c_bs, 4);
+  };
+  const KSplit split = gemv ? KSplit{} : gemm_k_split(M, N, nb, K);
+  if (split.chunks > 1) {
+    const Tensor parts = split_k_partials(split.chunks * nb * M * N);
+    d.meta.f("alpha", 1).f("beta", 0).u("has_c", 0).u("k_chunk", split.chunk);
+    d.bindings = {parts, a, b, Tensor{}};
+    gemm_grid(d, M, N, nb * split.chunks);
+    g.dispatches.push_back(d);
+    GpuDispatch sum = split_k_sum(y, parts, split.chunks, M, N, alpha, Tensor{});
+    c_meta(sum.meta);
+    sum.meta.u("batch_rank", int64_t(batch.size())).us("batch_shape", batch, 4);
+    sum.bindings[2] = c;
+    g.dispatches.push_back(sum);
+    return;
+  }
+  d.meta.f("alpha", alpha);
+  c_meta(d.meta);
+  d.bindings = {y, a, b, c};
+  d.takes_epilogue = true;
+  if (gemv) {
+    d.meta.u("batch", nb);
+    gpu_grid(d, nb * N);
+  } else {
+    gemm_grid(d, M, N, nb);
+  }
+  g.dispatches.push_back(d);
+}
+
+// t's last two dims swapped (a view: strides only).
+Tensor transposed(const Tensor& t) {
+  Tensor v = t;
+  const size_t r = t.shape.size();
+  std::swap(v.shape[r - 1], v.shape[r - 2]);
+  std::swap(v.strides[r - 1], v.strides[r - 2]);
+  return v;
+}
+
+// A 1-d operand as a matrix: [1, K] (lhs) or [K, 1] (rhs).
+Tensor as_matrix(const Tensor& t, bool lhs) {
+  if (t.dim() != 1) return t;
+  return lhs ? t.view_as({1, t.shape[0]}, {0, t.strides[0]}, t.offset)
+             : t.view_as({t.shape[0], 1}, {t.strides[0], 0}, t.offset);
+}
+
+// y viewed with the matmul's full [batch..., M, N] shape (y is contiguous).
+Tensor full_output(const Tensor& y, const Tensor& a, const Tensor& b) {
+  Shape s = y.shape;
+  if (a.dim() == 1) s.insert(s.end() - (b.dim() == 1 ? 0 : 1), 1);
+  if (b.dim() == 1) s.push_back(1);
+  return y.view_as(s, contiguous_strides(s), y.offset);
+}
+
+bool lower_mm(const OpCall& c, GpuLowering& g) {
+  if (!gpu_all_f32(c) || c.in.size() != 2) return false;
+  const Tensor& a = c.in[0];
+  const Tensor& b = c.in[1];
+  gpu_matmul(g, as_matrix(a, true), as_matrix(b, false), Tensor{}, full_output(c.out[0], a, b), 1, 0, 2);  // B
+  return true;
+}
+
+// bmm: the CPU never packs its operands (ops/matmul.cpp), so neither is a GEMM weight here.
+bool lower_bmm(const OpCall& c, GpuLowering& g) {
+  if (!lower_mm(c, g)) return false;
+  for (auto& d : g.dispatches) d.gemm_weight = -1;
+  return true;
+}
+
+bool lower_linear(const OpCall& c, GpuLowering& g) {
+  if (!gpu_all_f32(c) || c.in.size() < 2 || c.in[1].dim() != 2) return false;
+  const Tensor& x = c.in[0];
+  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
+  const Tensor wt = transposed(c.in[1]);
+  gpu_matmul(g, as_matrix(x, true), wt, bias, full_output(c.out[0], x, wt), 1, 1, 2);  // B = W^T
+  return true;
+}
+
+// addmm / baddbmm: beta * self + alpha * (a @ b), self broadcast to the output.
+bool lower_addmm(const OpCall& c, GpuLowering& g) {
+  if (!gpu_all_f32(c) || c.in.size() != 3) return false;
+  const double beta = c.scalar("beta", Scalar::of_int(1)).f, alpha = c.scalar("alpha", Scalar::of_int(1)).f;
+  gpu_matmul(g, c.in[1], c.in[2], beta == 0 ? Tensor{} : c.in[0], c.out[0], alpha, beta, 2);  // B = mat2
+  return true;
+}
+
+// y = conv2d(x, w, bias) on [N, C, H, W] with 2-element stride, padding, dilation.
+bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
+            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+            const std::vector<int64_t>& dilation, int64_t groups) {
+  if (x.dim() != 4 || w.dim() != 4 || !gpu_dense_at_zero(w) || !gpu_dense_at_zero(bias) || !gpu_dense_at_zero(y)) return false;
+  const int64_t n = x.shape[0], cin = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  const int64_t cout = w.shape[0], kh = w.shape[2], kw = w.shape[3], oh = y.shape[2], ow = y.shape[3];
+  if (y.numel() == 0) return true;
+  const bool pointwise = kh == 1 && kw == 1 && stride[0] == 1 && stride[1] == 1 && padding[0] == 0 &&
+                         padding[1] == 0 && groups == 1;
+  if (pointwise && x.strides[2] == x.strides[3] * wd) {
+    // 1x1: y[n] = W[cout, cin] @ x[n][cin, h*w] (+ bias per row).
+    const Tensor a = w.view_as({cout, cin}, {cin, 1}, 0);
+    const Tensor b = x.view_as({n, cin, h * wd}, {x.strides[0], x.strides[1], x.strides[3]}, x.offset);
+    const Tensor cb = bias.defined() ? bias.view_as({cout, 1}, {1, 0}, 0) : Tensor{};
+    const Tensor yv = y.view_as({n, cout, oh * ow}, contiguous_strides({n, cout, oh * ow}), 0);
+    gpu_matmul(g, a, b, cb, yv, 1, 1, -1);
+    return true;
+  }
+  GpuDispatch d;
+  // Ungrouped: an implicit GEMM (conv2d_gemm.wgsl); grouped and depthwise: the direct kernel.
+  d.kernel = groups == 1 ? "conv2d_gemm" : "conv2d";
+  d.meta.u("numel", y.numel()).u("n", n).u("cin", cin).u("h", h).u("w", wd).u("cout", cout).u("oh", oh).u("ow", ow);
+  d.meta.u("kh", kh).u("kw", kw).u("sh", stride[0]).u("sw", stride[1]).u("ph", padding[0]).u("pw", padding[1]);
+  d.meta.u("dh", dilation[0]).u("dw", dilation[1]).u("groups", groups);
+  d.meta.u("x_off", x.offset).us("x_strides", x.strides);
+  d.names = {"Y", "X", "W", "Bias"};
+  const KSplit split = groups == 1 ? gemm_k_split(cout, oh * ow, n, cin * kh * kw) : KSplit{};
+  if (split.chunks > 1) {  // the partial sums, then their sum with the bias
+    const Tensor parts = split_k_partials(split.chunks * y.numel());
+    d.meta.u("has_b", 0).u("k_chunk", split.chunk);
+    d.bindings = {parts, x, w, Tensor{}};
+    gemm_grid(d, cout, oh * ow, n * split.chunks);
+    g.dispatches.push_back(d);
+    g.dispatches.push_back(split_k_sum(y, parts, split.chunks, cout, oh * ow, 1, bias));
+    return true;
+  }
+  d.meta.u("has_b", bias.defined() ? 1 : 0);
+  d.bindings = {y, x, w, bias};
+  d.takes_epilogue = true;
+  if (groups == 1) {
+    gemm_grid(d, cout, oh * ow, n);
+  } else {
+    gpu_grid(d, (y.numel() + 63) / 64);
+  }
+  g.dispatches.push_back(d);
+  return true;
+}
+
+bool lower_conv2d(const OpCall& c, GpuLowering& g) {
+  if (!gpu_all_f32(c) || c.in.size() < 2) return false;
+  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
+  const auto stride = c.ints("stride", std::vector<int64_t>{1, 1}, 2);
+  const auto padding = c.ints("padding", std::vector<int64_t>{0, 0}, 2);
+  const auto dilation = c.ints("dilation", std::vector<int64_t>{1, 1}, 2);
+  return conv2d(g, c.in[0], c.in[1], bias, c.out[0], stride, padding, dilation, c.i("groups", 1));
+}
+
+// conv1d on [N, C, L]: conv2d over [N, C, 1, L] views (H = 1), the same kernel.
+bool lower_conv1d(const OpCall& c, GpuLowering& g) {
+  if (!gpu_all_f32(c) || c.in.size() < 2) return false;
+  const Tensor& x = c.in[0];
+  const Tensor& w = c.in[1];
+  const Tensor& y = c.out[0];
+  if (x.dim() != 3 || w.dim() != 3 || y.dim() != 3) return false;
+  const Attr* pad = c.attr("padding");
+  if (pad && pad->kind == Attr::Kind::String) return false;  // "same" / "valid": CPU
+  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
+  const int64_t stride = c.ints("stride", std::vector<int64_t>{1}, 1)[0];
+  const int64_t padding = c.ints("padding", std::vector<int64_t>{0}, 1)[0];
+  const int64_t dilation = c.ints("dilation", std::vector<int64_t>{1}, 1)[0];
+  const auto as2d = [](const Tensor& t) {
+    return t.view_as({t.shape[0], t.shape[1], 1, t.shape[2]}, {t.strides[0], t.strides[1], t.strides[2] * t.shape[2], t.strides[2]},
+                     t.offset);
+  };
+  return conv2d(g, as2d(x), as2d(w), bias, as2d(y), {1, stride}, {0, padding}, {1, dilation}, c.i("groups", 1));
+}
+
+bool lower_convolution(const OpCall& c, GpuLowering& g) {
+  if (c.b("transposed", false)) return false;
+  if (c.in[0].dim() == 3) return lower_conv1d(c, g);
+  return lower_conv2d(c, g);
+}
+
+}  // namespace
+
+TIR_REGISTER_WEBGPU(
+    {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_bmm}, {"aten.matmul.default", lower_mm},
+    {"aten.linear.default", lower_linear}, {"aten.addmm.default", lower_addmm},
+    {"aten.baddbmm.default", lower_addmm},
+    {"aten.conv2d.default", lower_conv2d}, {"aten.conv1d.default", lower_conv1d}, {"aten.convolution.default", lower_convolution});
+
+}  // namespace tir
