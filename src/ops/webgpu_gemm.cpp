@@ -14,18 +14,19 @@ namespace tir {
 namespace {
 
 // The tiled kernels' (matmul.wgsl, conv2d_gemm.wgsl) output tile T x T on S x S invocations:
-// 64 x 64 on 16 x 16 (4 x 4 outputs each, the most reuse) when that gives at least 64
-// workgroups, else 16 x 16 on 8 x 8. Measured on an H100 (bench/gpu/tiles.mjs, docs/webgpu.md):
-// over BERT-base's GEMMs and ResNet-50's convolutions this rule picked the fastest tile in all 12
-// shapes (32 x 32 on 8 x 8 was never the fastest); the 64 x 64 tiles alone left BERT's [128, 768]
-// outputs 24 workgroups for 132 SMs and ran them 2.0-2.2x slower.
+// 64 x 64 on 16 x 16 (4 x 4 outputs each, the most reuse) when the output has at least 8 such
+// tiles, else 16 x 16 on 8 x 8; split-K (below) makes up the workgroups the big tiles lack. The
+// H200 sweep of 2026-11-28 (bench/gpu/tiles.mjs, docs/webgpu.md) over BERT-base's GEMMs and
+// ResNet-50's convolutions: with split-K the 64 tiles were the fastest or within 15% on every
+// shape but the stem (K 147, not split); without it, 64 tiles on outputs of few tiles (24
+// workgroups for 132 SMs) ran 1.5-2x slower than 16 tiles.
 struct GemmTile {
   int64_t tile, threads;
 };
 
 GemmTile gemm_tile(int64_t rows, int64_t cols, int64_t batch) {
   const int64_t workgroups64 = ((rows + 63) / 64) * ((cols + 63) / 64) * batch;
-  return workgroups64 >= 64 ? GemmTile{64, 16} : GemmTile{16, 8};
+  return workgroups64 >= 8 ? GemmTile{64, 16} : GemmTile{16, 8};
 }
 
 void gemm_grid(GpuDispatch& d, int64_t rows, int64_t cols, int64_t batch) {
@@ -39,24 +40,25 @@ void gemm_grid(GpuDispatch& d, int64_t rows, int64_t cols, int64_t batch) {
   d.workgroups[2] = batch;
 }
 
-// Split-K: where an output has too few tiles to keep a GPU busy and K is long, K splits into
-// chunks (k_chunk, a multiple of the kernels' K step of 16) whose partial sums run as separate
-// workgroups, and a second dispatch (split_k_sum.wgsl) adds them up with the rest of the
-// epilogue. The target is what the tiles' workgroups alone cannot reach: 65536 invocations
-// (about 16 warps per SM of a 132-SM GPU), chunks of at least 256 of K. Measured on an H200
-// (docs/webgpu.md): ResNet-50's 3x3 convolutions at 7 x 7 (128 workgroups of 64 invocations,
-// K 4608) and BERT's FFN down-projection (384, K 3072) ran latency-bound.
+// Split-K: where an output has too few tiles to keep a GPU busy and K is long (>= 512), K splits
+// into 2, 4 or 8 chunks (k_chunk: at least 64 of K, a multiple of the kernels' K step of 16)
+// whose partial sums run as separate workgroups, and a second dispatch (split_k_sum.wgsl) adds
+// them up with the rest of the epilogue: the most chunks that keep the invocations within
+// 131072 (about 32 warps per SM of a 132-SM GPU). Unsplit, such GEMMs ran latency-bound on an
+// H200: ResNet-50's 3x3 convolutions at 7 x 7 (K 4608) took 0.52-0.69 ms, 0.09-0.11 ms in 8
+// chunks; BERT's FFN down-projection (K 3072) 0.14-0.21 ms, 0.06 ms in 8 (bench/gpu/tiles.mjs).
 struct KSplit {
   int64_t chunks = 1, chunk = 0;  // chunk 0: no split
 };
 
 KSplit gemm_k_split(int64_t rows, int64_t cols, int64_t batch, int64_t K) {
-  constexpr int64_t kTargetInvocations = 65536, kMinChunk = 256, kStep = 16;
+  constexpr int64_t kMaxInvocations = 131072, kMinK = 512, kMinChunk = 64, kMaxChunks = 8, kStep = 16;
+  if (K < kMinK) return {};
   const GemmTile t = gemm_tile(rows, cols, batch);
   const int64_t invocations =
       ((rows + t.tile - 1) / t.tile) * ((cols + t.tile - 1) / t.tile) * batch * t.threads * t.threads;
-  if (K < 2 * kMinChunk || 2 * invocations > kTargetInvocations) return {};
-  const int64_t want = std::min(kTargetInvocations / std::max<int64_t>(invocations, 1), K / kMinChunk);
+  int64_t want = 1;
+  while (want * 2 <= kMaxChunks && K / (want * 2) >= kMinChunk && invocations * want * 2 <= kMaxInvocations) want *= 2;
   if (want < 2) return {};
   const int64_t chunk = ((K + want - 1) / want + kStep - 1) / kStep * kStep;
   const int64_t chunks = (K + chunk - 1) / chunk;

@@ -140,8 +140,8 @@ TEST(WebGpuPlan, AConvolutionOverFewTilesWithALongKSplitsK) {
     const int64_t chunk = part["meta"]["k_chunk"].as_int64(), chunks = sum["meta"]["chunks"].as_int64();
     const int64_t K = part["meta"]["cin"].as_int64() * 9;
     EXPECT_EQ(chunk % 16, 0) << node;
-    EXPECT_GE(chunk, 256) << node;
-    EXPECT_GE(chunks, 2) << node;
+    EXPECT_GE(chunk, 64) << node;
+    EXPECT_TRUE(chunks >= 2 && chunks <= 8) << node;
     EXPECT_TRUE(chunk * (chunks - 1) < K && chunk * chunks >= K) << node << " K " << K;  // no empty chunk
     EXPECT_EQ(part["wg"].at(2).as_int64(), chunks) << node;  // one image
     EXPECT_EQ(part["meta"]["has_b"].as_int64(), 0) << node;
