@@ -1,6 +1,6 @@
 // WebGPU lowerings of the matmul family (mm, bmm, matmul, linear, addmm, baddbmm) and
-// convolution (1-d and 2-d; 1x1 as a GEMM, ungrouped as an implicit GEMM, grouped and depthwise
-// direct), f32: the tiled kernels (matmul.wgsl, conv2d_gemm.wgsl), their tile and split-K
+// convolution (1-d and 2-d; 1x1 as a GEMM, ungrouped as an implicit GEMM, grouped, depthwise and
+// transposed 2-d direct), f32: the tiled kernels (matmul.wgsl, conv2d_gemm.wgsl), their tile and split-K
 // choices, and the GEMV for M = 1. Parameters are the ones the CPU op files read, with their
 // defaults; a layout a kernel does not take (a strided weight, a rank past the kernel's)
 // declines the node.
@@ -244,16 +244,20 @@ bool lower_addmm(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
-// y = conv2d(x, w, bias) on [N, C, H, W] with 2-element stride, padding, dilation.
+// y = conv2d(x, w, bias) on [N, C, H, W] with 2-element stride, padding, dilation; with
+// `transposed`, conv_transpose2d (w [cin, cout / groups, kh, kw]; its output_padding is in y's
+// shape) on the direct kernel.
 bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
             const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-            const std::vector<int64_t>& dilation, int64_t groups) {
-  if (x.dim() != 4 || w.dim() != 4 || !gpu_dense_at_zero(w) || !gpu_dense_at_zero(bias) || !gpu_dense_at_zero(y)) return false;
+            const std::vector<int64_t>& dilation, int64_t groups, bool transposed = false) {
+  if (x.dim() != 4 || w.dim() != 4 || y.dim() != 4 || !gpu_dense_at_zero(w) || !gpu_dense_at_zero(bias) ||
+      !gpu_dense_at_zero(y))
+    return false;
   const int64_t n = x.shape[0], cin = x.shape[1], h = x.shape[2], wd = x.shape[3];
-  const int64_t cout = w.shape[0], kh = w.shape[2], kw = w.shape[3], oh = y.shape[2], ow = y.shape[3];
+  const int64_t cout = y.shape[1], kh = w.shape[2], kw = w.shape[3], oh = y.shape[2], ow = y.shape[3];
   if (y.numel() == 0) return true;
-  const bool pointwise = kh == 1 && kw == 1 && stride[0] == 1 && stride[1] == 1 && padding[0] == 0 &&
-                         padding[1] == 0 && groups == 1;
+  const bool pointwise = !transposed && kh == 1 && kw == 1 && stride[0] == 1 && stride[1] == 1 &&
+                         padding[0] == 0 && padding[1] == 0 && groups == 1;
   if (pointwise && x.strides[2] == x.strides[3] * wd) {
     // 1x1: y[n] = W[cout, cin] @ x[n][cin, h*w] (+ bias per row).
     const Tensor a = w.view_as({cout, cin}, {cin, 1}, 0);
@@ -264,14 +268,17 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
     return true;
   }
   GpuDispatch d;
-  // Ungrouped: an implicit GEMM (conv2d_gemm.wgsl); grouped and depthwise: the direct kernel.
-  d.kernel = groups == 1 ? "conv2d_gemm" : "conv2d";
+  // Ungrouped: an implicit GEMM (conv2d_gemm.wgsl); grouped, depthwise and transposed: the
+  // direct kernel.
+  const bool gemm = groups == 1 && !transposed;
+  d.kernel = gemm ? "conv2d_gemm" : "conv2d";
+  if (transposed) d.meta.u("transposed", 1);
   d.meta.u("numel", y.numel()).u("n", n).u("cin", cin).u("h", h).u("w", wd).u("cout", cout).u("oh", oh).u("ow", ow);
   d.meta.u("kh", kh).u("kw", kw).u("sh", stride[0]).u("sw", stride[1]).u("ph", padding[0]).u("pw", padding[1]);
   d.meta.u("dh", dilation[0]).u("dw", dilation[1]).u("groups", groups);
   d.meta.u("x_off", x.offset).us("x_strides", x.strides);
   d.names = {"Y", "X", "W", "Bias"};
-  const KSplit split = groups == 1 ? gemm_k_split(cout, oh * ow, n, cin * kh * kw) : KSplit{};
+  const KSplit split = gemm ? gemm_k_split(cout, oh * ow, n, cin * kh * kw) : KSplit{};
   if (split.chunks > 1) {  // the partial sums, then their sum with the bias
     const Tensor parts = split_k_partials(split.chunks * y.numel());
     d.meta.u("has_b", 0).u("k_chunk", split.chunk);
@@ -284,7 +291,7 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
   d.meta.u("has_b", bias.defined() ? 1 : 0);
   d.bindings = {y, x, w, bias};
   d.takes_epilogue = true;
-  if (groups == 1) {
+  if (gemm) {
     gemm_grid(d, cout, oh * ow, n);
   } else {
     gpu_grid(d, (y.numel() + 63) / 64);
@@ -322,8 +329,18 @@ bool lower_conv1d(const OpCall& c, GpuLowering& g) {
   return conv2d(g, as2d(x), as2d(w), bias, as2d(y), {1, stride}, {0, padding}, {1, dilation}, c.i("groups", 1));
 }
 
+// conv_transpose2d, and convolution with `transposed` set (its output_padding: in y's shape).
+bool lower_conv_transpose2d(const OpCall& c, GpuLowering& g) {
+  if (!gpu_all_f32(c) || c.in.size() < 2) return false;
+  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
+  const auto stride = c.ints("stride", std::vector<int64_t>{1, 1}, 2);
+  const auto padding = c.ints("padding", std::vector<int64_t>{0, 0}, 2);
+  const auto dilation = c.ints("dilation", std::vector<int64_t>{1, 1}, 2);
+  return conv2d(g, c.in[0], c.in[1], bias, c.out[0], stride, padding, dilation, c.i("groups", 1), true);
+}
+
 bool lower_convolution(const OpCall& c, GpuLowering& g) {
-  if (c.b("transposed", false)) return false;
+  if (c.b("transposed", false)) return c.in[0].dim() == 4 && lower_conv_transpose2d(c, g);
   if (c.in[0].dim() == 3) return lower_conv1d(c, g);
   return lower_conv2d(c, g);
 }
@@ -334,6 +351,7 @@ TIR_REGISTER_WEBGPU(
     {"aten.mm.default", lower_mm}, {"aten.bmm.default", lower_bmm}, {"aten.matmul.default", lower_mm},
     {"aten.linear.default", lower_linear}, {"aten.addmm.default", lower_addmm},
     {"aten.baddbmm.default", lower_addmm},
-    {"aten.conv2d.default", lower_conv2d}, {"aten.conv1d.default", lower_conv1d}, {"aten.convolution.default", lower_convolution});
+    {"aten.conv2d.default", lower_conv2d}, {"aten.conv1d.default", lower_conv1d}, {"aten.convolution.default", lower_convolution},
+    {"aten.conv_transpose2d.input", lower_conv_transpose2d});
 
 }  // namespace tir

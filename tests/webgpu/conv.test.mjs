@@ -113,6 +113,34 @@ test('conv1d lowers to conv2d over [N, C, 1, L] views (WebGPU provider vs CPU)',
   }
 }));
 
+// conv_transpose2d on the direct kernel's transposed mode: stride, padding, output_padding,
+// dilation, groups, a strided input, a 1-pixel input; and convolution with transposed set.
+test('conv_transpose2d (WebGPU provider vs CPU): stride, padding, output_padding, dilation, groups', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(45);
+  const out = (h, k, s, p, op, d) => (h - 1) * s - 2 * p + d * (k - 1) + op + 1;
+  // [n, cin, h, w, cout, [kh, kw], [sh, sw], [ph, pw], [oph, opw], [dh, dw], groups, bias, inputs passed as transposed views]
+  const cases = [[1, 32, 8, 8, 16, [2, 2], [2, 2], [0, 0], [0, 0], [1, 1], 1, true],   // the U-Net's
+    [2, 4, 5, 7, 6, [3, 3], [2, 1], [1, 0], [1, 0], [1, 1], 1, false],
+    [1, 6, 4, 3, 9, [3, 2], [3, 2], [1, 1], [2, 1], [2, 1], 3, true],
+    [1, 3, 1, 1, 2, [4, 4], [1, 1], [0, 0], [0, 0], [1, 1], 1, true],
+    [1, 5, 6, 7, 5, [3, 3], [1, 1], [1, 1], [0, 0], [1, 1], 5, false, [0]]];  // depthwise, x a transposed view
+  for (const [n, cin, h, w, cout, k, s, p, op, d, groups, bias, tr] of cases) {
+    const x = hostTensor(rand, 'float32', [n, cin, h, w]);
+    const wt = hostTensor(rand, 'float32', [cin, cout / groups, ...k]);
+    const inputs = bias ? [x, wt, hostTensor(rand, 'float32', [cout])] : [x, wt];
+    const shape = [n, cout, out(h, k[0], s[0], p[0], op[0], d[0]), out(w, k[1], s[1], p[1], op[1], d[1])];
+    const attrs = { stride: s, padding: p, output_padding: op, dilation: d, groups };
+    await checkLowered(eng, gpu, 'aten.conv_transpose2d.input', inputs, [{ shape, dtype: 'float32' }], attrs,
+      { rtol: 1e-5, atol: 1e-5, transposed: tr ?? [] });
+  }
+  const x = hostTensor(rand, 'float32', [1, 4, 3, 5]);
+  const wt = hostTensor(rand, 'float32', [4, 2, 3, 3]);
+  await checkLowered(eng, gpu, 'aten.convolution.default', [x, wt, hostTensor(rand, 'float32', [2])], [{ shape: [1, 2, 6, 10], dtype: 'float32' }],
+    { stride: [2, 2], padding: [1, 1], dilation: [1, 1], transposed: true, output_padding: [1, 1], groups: 1 }, { rtol: 1e-5, atol: 1e-5 });
+}));
+
 test('upsample nearest/bilinear 2d (WebGPU provider vs CPU): sizes, scale factors, align_corners', gpuTest(async (t, gpu) => {
   const eng = await getEngine();
   if (!eng) { t.skip('npm/dist not built'); return; }

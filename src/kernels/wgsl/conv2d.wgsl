@@ -3,6 +3,10 @@
 // W contiguous [cout, cin / groups, kh, kw], Y contiguous [n, cout, oh, ow]. 1x1 stride-1
 // unpadded convolutions go to matmul.wgsl as a GEMM instead (the executor's choice). A fused
 // epilogue (batch norm, residual, relu/clamp: epilogue.wgsl) is applied before the store.
+// transposed != 0: conv_transpose2d, W [cin, cout / groups, kh, kw]; output (oy, ox) gathers
+// the inputs iy = (oy + ph - ky * dh) / sh where that divides (the same for x), so each output
+// sums its own terms and no two invocations write one element (the output's size, with its
+// output_padding, comes from Y's shape).
 // Workgroups: grid(ceil(numel / 64)).
 {{DECLS}}
 
@@ -26,6 +30,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let y0 = i32(oy * mu(M_SH)) - i32(mu(M_PH));
   let x0 = i32(ox * mu(M_SW)) - i32(mu(M_PW));
   var acc = 0.0;
+  if (mu(M_TRANSPOSED) != 0u) {
+    let SH = i32(mu(M_SH)); let SW = i32(mu(M_SW));
+    for (var c = 0u; c < cpg; c++) {
+      let ci = g * cpg + c;
+      let xc = mu(M_X_OFF) + n * xs0 + ci * xs1;
+      let wc = (ci * opg + co % opg) * KH * KW;
+      for (var ky = 0u; ky < KH; ky++) {
+        let ny = i32(oy + mu(M_PH)) - i32(ky * mu(M_DH));
+        if (ny < 0 || ny % SH != 0 || ny / SH >= H) { continue; }
+        for (var kx = 0u; kx < KW; kx++) {
+          let nx = i32(ox + mu(M_PW)) - i32(kx * mu(M_DW));
+          if (nx < 0 || nx % SW != 0 || nx / SW >= W_) { continue; }
+          acc = fma(f32(X[xc + u32(ny / SH) * xs2 + u32(nx / SW) * xs3]), f32(W[wc + ky * KW + kx]), acc);
+        }
+      }
+    }
+    if (mu(M_HAS_B) != 0u) { acc += f32(Bias[co]); }
+    Y[i] = Y_T(epilogue(acc, i));
+    return;
+  }
   for (var c = 0u; c < cpg; c++) {
     let xc = mu(M_X_OFF) + n * xs0 + (g * cpg + c) * xs1;
     let wc = (co * cpg + c) * KH * KW;

@@ -161,6 +161,23 @@ TEST(WebGpuPlan, AConvolutionOverFewTilesWithALongKSplitsK) {
   check_invariants(doc.root());
 }
 
+// The U-Net's up-sampling conv_transpose2d runs on the direct kernel's transposed mode, so the
+// whole U-Net is on the GPU.
+TEST(WebGpuPlan, UNetConvTransposeRunsOnTheGpu) {
+  const json::Document doc = json::Document::parse(plan_of("unet/torch2.14-training"));
+  EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << doc.root()["fallbacks"].to_json();
+  int64_t transposed = 0;
+  for (const json::Value item : doc.root()["program"]) {
+    if (item["op"].str() != "gpu" || item["op_type"].str() != "aten.conv_transpose2d.input") continue;
+    const json::Value d = item["dispatches"].at(0);
+    EXPECT_EQ(d["kernel"].str(), "conv2d");
+    EXPECT_EQ(d["meta"]["transposed"].as_int64(), 1);
+    ++transposed;
+  }
+  EXPECT_EQ(transposed, 1);
+  check_invariants(doc.root());
+}
+
 TEST(WebGpuPlan, TransformerEncoderPlacesEveryComputeNode) {
   const json::Document doc = json::Document::parse(plan_of("bert_encoder/torch2.14-training"));
   EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << doc.root()["fallbacks"].to_json();
