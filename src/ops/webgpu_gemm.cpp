@@ -300,14 +300,19 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
   return true;
 }
 
-bool lower_conv2d(const OpCall& c, GpuLowering& g) {
+// conv2d, or conv_transpose2d (and convolution with `transposed` set: its output_padding is in
+// y's shape), from the call's attributes with the CPU op's defaults.
+bool lower_conv2d_call(const OpCall& c, GpuLowering& g, bool transposed) {
   if (!gpu_all_f32(c) || c.in.size() < 2) return false;
   const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
   const auto stride = c.ints("stride", std::vector<int64_t>{1, 1}, 2);
   const auto padding = c.ints("padding", std::vector<int64_t>{0, 0}, 2);
   const auto dilation = c.ints("dilation", std::vector<int64_t>{1, 1}, 2);
-  return conv2d(g, c.in[0], c.in[1], bias, c.out[0], stride, padding, dilation, c.i("groups", 1));
+  return conv2d(g, c.in[0], c.in[1], bias, c.out[0], stride, padding, dilation, c.i("groups", 1), transposed);
 }
+
+bool lower_conv2d(const OpCall& c, GpuLowering& g) { return lower_conv2d_call(c, g, false); }
+bool lower_conv_transpose2d(const OpCall& c, GpuLowering& g) { return lower_conv2d_call(c, g, true); }
 
 // conv1d on [N, C, L]: conv2d over [N, C, 1, L] views (H = 1), the same kernel.
 bool lower_conv1d(const OpCall& c, GpuLowering& g) {
@@ -327,16 +332,6 @@ bool lower_conv1d(const OpCall& c, GpuLowering& g) {
                      t.offset);
   };
   return conv2d(g, as2d(x), as2d(w), bias, as2d(y), {1, stride}, {0, padding}, {1, dilation}, c.i("groups", 1));
-}
-
-// conv_transpose2d, and convolution with `transposed` set (its output_padding: in y's shape).
-bool lower_conv_transpose2d(const OpCall& c, GpuLowering& g) {
-  if (!gpu_all_f32(c) || c.in.size() < 2) return false;
-  const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
-  const auto stride = c.ints("stride", std::vector<int64_t>{1, 1}, 2);
-  const auto padding = c.ints("padding", std::vector<int64_t>{0, 0}, 2);
-  const auto dilation = c.ints("dilation", std::vector<int64_t>{1, 1}, 2);
-  return conv2d(g, c.in[0], c.in[1], bias, c.out[0], stride, padding, dilation, c.i("groups", 1), true);
 }
 
 bool lower_convolution(const OpCall& c, GpuLowering& g) {
