@@ -18,23 +18,30 @@
 # pytorch-ir, and all-MiniLM-L6-v2 natively and on WASM against PyTorch (the torch 2.x chroot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
-bash tools/make_fixtures.sh build/fixtures
+# Each step prints its wall time, so a slow CI run says which step grew.
+step() {
+  local t0=$SECONDS
+  "$@"
+  local what="$*"
+  echo "[test.sh] $((SECONDS - t0)) s (total $SECONDS s): ${what:0:100}" >&2
+}
+step bash scripts/build.sh
+step bash tools/make_fixtures.sh build/fixtures
 # pytorch-ir (pure Python, pinned; from PyPI) for CTest's pyir_fixture_format: into build/pyir.
 # Not in make_fixtures.sh, which must run offline (scripts/gpu_check.sh on the GPU machine).
-bash tools/pyir_env.sh build/pyir pytorch-ir
-(cd build/native && TIR_GENERATED_FIXTURES="$PWD/../fixtures" ctest --output-on-failure -j"$(nproc)")
+step bash tools/pyir_env.sh build/pyir pytorch-ir
+step env TIR_GENERATED_FIXTURES="$PWD/build/fixtures" ctest --test-dir build/native --output-on-failure -j"$(nproc)"
 # The GPU machine's parity script on CPU, so it cannot rot (docs/gpu-parity.md; ~2.5 min on 2 cores).
-bash scripts/gpu_check.sh --device cpu --build build/native --fixtures build/fixtures --out build/gpu-check
-bash scripts/build_wasm.sh --tests
-node tests/wasm_smoke.mjs
-TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
-bash scripts/test_real_models.sh
-bash scripts/test_webgpu.sh
-bash scripts/test_types.sh
-bash scripts/test_package.sh
-bash scripts/test_web.sh
-bash scripts/test_bundlers.sh
-bash scripts/test_sanitizers.sh
+step bash scripts/gpu_check.sh --device cpu --build build/native --fixtures build/fixtures --out build/gpu-check
+step bash scripts/build_wasm.sh --tests
+step node tests/wasm_smoke.mjs
+step env TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
+step bash scripts/test_real_models.sh
+step bash scripts/test_webgpu.sh
+step bash scripts/test_types.sh
+step bash scripts/test_package.sh
+step bash scripts/test_web.sh
+step bash scripts/test_bundlers.sh
+step bash scripts/test_sanitizers.sh
 # A fixed input count and seed: the same inputs on any machine (180 s is only a ceiling).
-bash scripts/fuzz.sh --runs "${TIR_CI_FUZZ_RUNS:-100000}" --time 180 --seed "${TIR_CI_FUZZ_SEED:-1}"
+step bash scripts/fuzz.sh --runs "${TIR_CI_FUZZ_RUNS:-100000}" --time 180 --seed "${TIR_CI_FUZZ_SEED:-1}"
