@@ -178,7 +178,8 @@ void run_binary(OpCall& call) {
 
 OpDef binary(BinarySpec spec) {
   OpDef def{[spec](OpCall& c) { plan_binary(c, spec); }, run_binary, prepare_binary};
-  def.traits.constant_foldable = !spec.inplace;
+  // In place too: folded only together with the value it writes (runtime/constant_fold.cpp).
+  def.traits.constant_foldable = true;
   return def;
 }
 
@@ -384,13 +385,13 @@ TIR_REGISTER_OPS(
     {"aten.logical_or.default", binary(pred(BinaryOp::LogicalOr))},
     {"aten.logical_xor.default", binary(pred(BinaryOp::LogicalXor))},
     // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-    {"aten.where.self", {plan_where, run_where, prepare_where}},
+    {"aten.where.self", foldable({plan_where, run_where, prepare_where})},
     // where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
-    {"aten.where.ScalarOther", {plan_where, run_where, prepare_where}},
+    {"aten.where.ScalarOther", foldable({plan_where, run_where, prepare_where})},
     // where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
-    {"aten.where.ScalarSelf", {plan_where, run_where, prepare_where}},
+    {"aten.where.ScalarSelf", foldable({plan_where, run_where, prepare_where})},
     // where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
-    {"aten.where.Scalar", {plan_where, run_where, prepare_where}},
+    {"aten.where.Scalar", foldable({plan_where, run_where, prepare_where})},
     // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
     {"aten.masked_fill.Scalar", {[](OpCall& c) { plan_masked_fill(c, false); }, run_masked_fill}},
     // masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor

@@ -12,6 +12,7 @@
 
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
+#include "ops/webgpu.h"
 
 namespace tir {
 namespace {
@@ -119,9 +120,38 @@ void run_rope(OpCall& call) {
   }
 }
 
+// On the GPU (rope.wgsl): one dispatch writes both outputs. inv_freq is read through its strides
+// ([H], or [B|1, H, 1], batch stride 0 where it is shared); positions are read flat.
+bool lower_rope(const OpCall& call, GpuLowering& g) {
+  const auto& st = call.state_as<RopeState>();
+  const Tensor& f = call.in[size_t(st.inv)];
+  const Tensor& p = call.in[size_t(st.pos)];
+  const Tensor &cos_out = call.out[0], &sin_out = call.out[1];
+  if (cos_out.dtype != DType::F32 || sin_out.dtype != DType::F32 || f.dtype != DType::F32) return false;
+  if (!gpu_dense_at_zero(cos_out) || !gpu_dense_at_zero(sin_out) || !p.is_contiguous()) return false;
+  if (p.dtype != DType::F32 && p.dtype != DType::I64 && p.dtype != DType::I32) return false;
+  if (cos_out.numel() == 0) return true;
+  // inv_freq's strides along (batch, j): [H] or an expanded [B|1, H, 1].
+  int64_t inv_bs = 0, inv_js = 0;
+  if (f.dim() == 1) inv_js = f.strides[0];
+  else if (f.dim() == 3) inv_bs = st.inv_per_batch ? f.strides[0] : 0, inv_js = f.strides[1];
+  else return false;
+  GpuDispatch d;
+  d.kernel = "rope";
+  d.types = {{"Cos", "f32"}, {"Sin", "f32"}, {"Inv", "f32"}, {"Pos", p.dtype == DType::F32 ? "f32" : "i32"}};
+  d.meta.u("rows", st.B * st.S).u("h", st.H).u("s", st.S).u("pos_off", p.offset).u("inv_off", f.offset);
+  d.meta.u("inv_bs", inv_bs).u("inv_js", inv_js);
+  d.bindings = {cos_out, sin_out, f, p};
+  d.written = {0, 1};
+  gpu_grid(d, (st.B * st.S * st.H + 63) / 64);
+  g.dispatches.push_back(std::move(d));
+  return true;
+}
+
 }  // namespace
 
 TIR_REGISTER_OPS({"wrap_with_set_grad_enabled", {plan_rope, run_rope}},
                  {"wrap_with_autocast", {plan_rope, run_rope}});
+TIR_REGISTER_WEBGPU({"wrap_with_set_grad_enabled", lower_rope}, {"wrap_with_autocast", lower_rope});
 
 }  // namespace tir

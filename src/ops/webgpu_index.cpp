@@ -1,5 +1,6 @@
 // WebGPU lowerings of the gathers (index_select.wgsl): index_select, embedding,
-// gather, take_along_dim, and index.Tensor with one index tensor. Indices are
+// gather, take_along_dim, and index.Tensor with one index tensor; and of scatter /
+// scatter_add, in gather form (scatter.wgsl). Indices are
 // int64 (held as int32 on the GPU) or int32; an index out of range cannot raise
 // on the GPU and reads 0 (docs/webgpu.md, Limits).
 #include "ops/index_util.h"
@@ -130,11 +131,44 @@ bool lower_index_tensor(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// scatter.src / scatter.value / scatter_add (out of place) in gather form (scatter.wgsl): every
+// output element walks the index positions along dim that may write it, so its cost is
+// numel x index.size(dim), bounded here.
+bool lower_scatter(const OpCall& c, GpuLowering& g, int mode) {
+  const Tensor &x = c.in[0], &idx = c.in[1], &y = c.out[0];
+  if (x.dim() == 0 || idx.dim() != x.dim() || !gpu_dense_at_zero(y) || idx.dtype != DType::I64) return false;
+  const int64_t dim = c.wrap_dim(c.i("dim"), x.dim());
+  if (idx.shape[size_t(dim)] > 4096) return false;
+  // Set: any element gather_type holds (int64 values move as int32); add: f32 or i32; value: f32.
+  if (mode != 0 && x.dtype != DType::F32 && !(mode == 2 && x.dtype == DType::I32)) return false;
+  if (y.numel() == 0) return true;
+  const Tensor src = mode == 1 ? Tensor{} : c.in[2];
+  GpuDispatch d;
+  d.kernel = "scatter";
+  d.subst = {{"MODE", std::to_string(mode)}};
+  const char* t = gather_type(x.dtype);
+  d.types = {{"Y", t}, {"X", t}, {"Idx", "i32"}, {"Src", t}};
+  d.meta.u("numel", y.numel()).u("rank", x.dim()).u("dim", dim).u("dim_size", x.shape[size_t(dim)]);
+  d.meta.f("value", mode == 1 ? c.scalar("value").f : 0.0).us("shape", y.shape, 6);
+  d.meta.u("self_off", x.offset).us("self_strides", x.strides, 6);
+  d.meta.u("idx_off", idx.offset).us("idx_shape", idx.shape, 6).us("idx_strides", idx.strides, 6);
+  d.meta.u("src_off", src.defined() ? src.offset : 0).us("src_strides", src.defined() ? src.strides : Strides{}, 6);
+  d.bindings = {y, x, idx, src};
+  gpu_grid(d, (y.numel() + 63) / 64);
+  g.dispatches.push_back(d);
+  return true;
+}
+bool lower_scatter_src(const OpCall& c, GpuLowering& g) { return lower_scatter(c, g, 0); }
+bool lower_scatter_value(const OpCall& c, GpuLowering& g) { return lower_scatter(c, g, 1); }
+bool lower_scatter_add(const OpCall& c, GpuLowering& g) { return lower_scatter(c, g, 2); }
+
 }  // namespace
 
 TIR_REGISTER_WEBGPU(
     {"aten.embedding.default", lower_embedding}, {"aten.index_select.default", lower_index_select},
     {"aten.gather.default", lower_gather}, {"aten.take_along_dim.default", lower_take_along_dim},
-    {"aten.index.Tensor", lower_index_tensor}, {"aten._unsafe_index.Tensor", lower_index_tensor});
+    {"aten.index.Tensor", lower_index_tensor}, {"aten._unsafe_index.Tensor", lower_index_tensor},
+    {"aten.scatter.src", lower_scatter_src}, {"aten.scatter.value", lower_scatter_value},
+    {"aten.scatter_add.default", lower_scatter_add});
 
 }  // namespace tir

@@ -1,6 +1,6 @@
 // WebGPU lowerings of the reductions over dims (f32 in): sum, mean, amax/amin
 // (max/min over everything), var/std with correction, argmax/argmin (max.dim
-// and min.dim with their values too), and the 2-norm (linalg_vector_norm).
+// and min.dim with their values too), the 2-norm (linalg_vector_norm), and topk.
 // Each is one dispatch of reduce.wgsl; the dims read as the CPU op files read
 // them (reduce_util.h), and must be adjacent and merge into one stride.
 #include <cmath>
@@ -116,6 +116,40 @@ bool lower_vector_norm(const OpCall& c, GpuLowering& g) {
   return gpu_reduce(g, kNorm2, c.in[0], r.rd, c.out[0]);
 }
 
+// topk(k, dim, largest) of f32 (topk.wgsl): values and int64 indices in ops/sort.cpp's order.
+// k rounds over the row, so it is meant for the small k of routers and samplers.
+bool lower_topk(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  const Tensor &y = c.out[0], &idx = c.out[1];
+  if (x.dtype != DType::F32 || x.dim() == 0 || !gpu_dense_at_zero(y) || !gpu_dense_at_zero(idx)) return false;
+  const int64_t dim = c.wrap_dim(c.i("dim", -1), x.dim());
+  const int64_t k = c.i("k"), r = x.shape[size_t(dim)];
+  if (k > 256 || r > int64_t(INT32_MAX)) return false;
+  if (y.numel() == 0) return true;
+  Shape keep;
+  Strides ks, ys;
+  for (int64_t i = 0; i < x.dim(); ++i) {
+    if (i == dim) continue;
+    keep.push_back(x.shape[size_t(i)]);
+    ks.push_back(x.strides[size_t(i)]);
+    ys.push_back(y.strides[size_t(i)]);
+  }
+  int64_t rows = 1;
+  for (int64_t n : keep) rows *= n;
+  GpuDispatch d;
+  d.kernel = "topk";
+  d.subst = {{"LARGEST", c.b("largest", true) ? "true" : "false"}};
+  d.types = {{"Y", "f32"}, {"I", "i32"}, {"X", "f32"}};
+  d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", r).u("r_stride", x.strides[size_t(dim)]);
+  d.meta.u("x_off", x.offset).u("k", k).u("y_k_stride", y.strides[size_t(dim)]);
+  d.meta.us("shape", keep, 6).us("x_strides", ks, 6).us("y_strides", ys, 6);
+  d.bindings = {y, idx, x};
+  d.written = {0, 1};
+  gpu_grid(d, rows);
+  g.dispatches.push_back(d);
+  return true;
+}
+
 }  // namespace
 
 TIR_REGISTER_WEBGPU(
@@ -126,6 +160,6 @@ TIR_REGISTER_WEBGPU(
     {"aten.std.correction", lower_std}, {"aten.std.dim", lower_std},
     {"aten.argmax.default", lower_argmax}, {"aten.argmin.default", lower_argmin},
     {"aten.max.dim", lower_max_dim}, {"aten.min.dim", lower_min_dim},
-    {"aten.linalg_vector_norm.default", lower_vector_norm});
+    {"aten.linalg_vector_norm.default", lower_vector_norm}, {"aten.topk.default", lower_topk});
 
 }  // namespace tir

@@ -230,6 +230,34 @@ test('lowerings: index.Tensor, gather, take_along_dim, int64 moves (WebGPU provi
   await checkLowered(eng, gpu, 'aten.add.Tensor', [a, b2], [{ shape: [6, 6], dtype: 'int32' }], {}, { onGpu: false });
 }));
 
+test('scatter, scatter.value and scatter_add in gather form (WebGPU provider vs CPU)', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(31);
+  const f = (shape, layout) => hostTensor(rand, 'float32', shape, layout);
+  const pos = (shape, n) => hostTensor(rand, 'int32', shape, 'contiguous', { lo: 0, hi: n - 1 });  // repeats: the last write wins
+  const out = (x) => [{ shape: x.shape, dtype: x.dtype }];
+  // MoE's routing weights: zeros [tokens, experts] scattered with the top-k's weights.
+  const z = hostTensor(rand, 'float32', [6, 4]);
+  z.storage.fill(0);
+  await checkLowered(eng, gpu, 'aten.scatter.src', [z, pos([6, 2], 4), f([6, 2])], out(z), { dim: 1 });
+  // An index smaller than self outside dim (those positions keep self), along dim 0, strided
+  // operands, an index longer than self's dim, and int64 values (moved as int32).
+  await checkLowered(eng, gpu, 'aten.scatter.src', [f([5, 4]), pos([3, 2], 5), f([4, 3])], out(f([5, 4])), { dim: 0 });
+  await checkLowered(eng, gpu, 'aten.scatter.src', [f([4, 5]), pos([4, 5], 4), f([4, 5], 'transposed')], out(f([4, 5])), { dim: 0 }, { transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.scatter.src', [f([2, 3]), pos([2, 70], 3), f([2, 70])], out(f([2, 3])), { dim: 1 });
+  const ints = hostTensor(rand, 'int32', [3, 4], 'contiguous', { lo: -1e6, hi: 1e6 });
+  await checkLowered(eng, gpu, 'aten.scatter.src', [ints, pos([3, 2], 4), hostTensor(rand, 'int32', [3, 2], 'contiguous', { lo: -9, hi: 9 })],
+    out(ints), { dim: 1 });
+  await checkLowered(eng, gpu, 'aten.scatter.value', [f([4, 6]), pos([4, 3], 6)], out(f([4, 6])), { dim: 1, value: -2.5 });
+  // scatter_add: repeated positions add in the CPU's order (exact).
+  await checkLowered(eng, gpu, 'aten.scatter_add.default', [f([3, 5]), pos([3, 40], 5), f([3, 40])], out(f([3, 5])), { dim: 1 });
+  await checkLowered(eng, gpu, 'aten.scatter_add.default', [f([6, 2, 3]), pos([9, 2, 3], 6), f([9, 2, 3])], out(f([6, 2, 3])), { dim: 0 });
+  // int64 addition stays on WASM.
+  await checkLowered(eng, gpu, 'aten.scatter_add.default', [ints, pos([3, 2], 4), hostTensor(rand, 'int32', [3, 2])], out(ints), { dim: 1 },
+    { onGpu: false });
+}));
+
 function empty(gpu, dtype, shape) {
   return upload(gpu, new ({ float32: Float32Array, int32: Int32Array }[dtype])(numel(shape)), dtype, shape, contiguousStrides(shape));
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { gpuTest, elementwise, download, broadcastShapes } from './gpu.mjs';
 import { ELEMENTWISE_OPS, elementwiseTypes } from '../../npm/lib/webgpu/kernels.js';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
-import { getEngine, engineOp, checkLowered } from './engine.mjs';
+import { getEngine, engineOp, checkLowered, runBoth } from './engine.mjs';
 
 // op -> [aten op, attrs from (p0, p1), input ranges]; p0/p1 are the kernel's scalars.
 const POS = { lo: 0.1, hi: 3 };
@@ -158,4 +158,66 @@ test('lowerings: attributes and defaults of the table ops (WebGPU provider vs CP
   const n = hostTensor(rand, 'int32', [3, 65], 'contiguous', { lo: -100000, hi: 100000 });
   await checkLowered(eng, gpu, 'aten.true_divide.Tensor', [n], out, { other: 7 }, TOL);
   await checkLowered(eng, gpu, 'aten.div.Tensor', [n, hostTensor(rand, 'int32', [65], 'contiguous', { lo: 1, hi: 9 })], out, {}, TOL);
+}));
+
+// sin/cos/tan take any argument a model gives them: rotary embeddings reach position x 1.0, far
+// outside [-pi, pi] where WGSL's builtins are specified (2^-11). common.wgsl's sincos_f reduces
+// exactly; within 1.5e-7 of float64 up to 2^24 (torch's own float32 is within ~6e-8).
+test('sin, cos and tan of large arguments against float64', gpuTest(async (t, gpu) => {
+  const rand = rng(960);
+  const xs = new Float32Array(4096);
+  for (let i = 0; i < xs.length; i++) {
+    const mag = 10 ** (rand() * 7.2);  // 1 .. ~1.6e7
+    xs[i] = (rand() < 0.5 ? -1 : 1) * mag;
+  }
+  xs.set([0, -0, 1e-30, Math.fround(Math.PI / 4), Math.fround(Math.PI / 2), 8388608, 16777215, 131071]);
+  const x = { storage: xs, dtype: 'float32', shape: [xs.length], strides: [1], offset: 0 };
+  for (const [op, ref, tol] of [['sin', Math.sin, { rtol: 0, atol: 1.5e-7 }], ['cos', Math.cos, { rtol: 0, atol: 1.5e-7 }],
+    ['tan', Math.tan, { rtol: 1e-6, atol: 1.5e-7 }]]) {
+    const y = await download(gpu, await elementwise(gpu, op, [toGpu(gpu, x)]));
+    assertClose(y, Array.from(xs, ref), { ...tol, what: op });
+  }
+}));
+
+// The HF rotary embedding that ops/higher_order.cpp recognizes (wrap_with_set_grad_enabled with
+// inv_freq and position ids -> cos, sin [B, S, 2H]) on the GPU (rope.wgsl): against float64 of
+// the same f32 products, positions up to 2^17, inv_freq shared or expanded per batch.
+test('rotary embedding (wrap_with_set_grad_enabled) on the GPU against float64', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(961);
+  for (const [B, S, H, perBatch] of [[1, 5, 4, false], [2, 33, 16, false], [2, 3, 8, true]]) {
+    const inv = Float32Array.from({ length: H }, (_, j) => Math.fround(1 / 10000 ** (2 * j / (2 * H))));
+    const pos = Int32Array.from({ length: B * S }, () => Math.floor(rand() * 131072));
+    const invShape = perBatch ? [B, H, 1] : [H];
+    const invData = perBatch ? Float32Array.from({ length: B * H }, (_, i) => inv[i % H]) : inv;
+    const meta = (name, shape, dtype, producer) => ({ name, shape, dtype, ...(producer ? { producer_node: producer, producer_output_idx: 0 } : {}) });
+    const outs = [meta('cos', [B, S, 2 * H], 'float32'), meta('sin', [B, S, 2 * H], 'float32')];
+    const ir = {
+      model_name: 'Rope', graph_inputs: [meta('inv_freq', invShape, 'float32'), meta('position_ids', [B, S], 'int64')],
+      graph_outputs: [meta('cos', [B, S, 2 * H], 'float32', 'rope'), meta('sin', [B, S, 2 * H], 'float32', 'rope')],
+      weights: [], weight_name_mapping: {},
+      nodes: [{ name: 'rope', op_type: 'wrap_with_set_grad_enabled', attrs: {}, outputs: outs,
+        inputs: [meta('inv_freq', invShape, 'float32', 'inv_freq'), meta('position_ids', [B, S], 'int64', 'position_ids')] }],
+    };
+    const host = (storage, dtype, shape) => ({ storage, dtype, shape, strides: shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), offset: 0 });
+    const r = await runBoth(eng, gpu.device, ir, [host(invData, 'float32', invShape), host(pos, 'int32', [B, S])]);
+    assert.deepEqual(r.placement.nodes, { webgpu: 1, wasm: 0 });
+    const want = [[], []];
+    for (let b = 0; b < B; b++) {
+      for (let s2 = 0; s2 < S; s2++) {
+        for (let half = 0; half < 2; half++) {
+          for (let j = 0; j < H; j++) {
+            const a = Math.fround(pos[b * S + s2] * inv[j]);
+            want[0].push(Math.cos(a));
+            want[1].push(Math.sin(a));
+          }
+        }
+      }
+    }
+    for (const k of [0, 1]) {
+      assertClose(r.gpu[k], want[k], { rtol: 0, atol: 1.5e-7, what: `rope ${[B, S, H]} gpu output ${k}` });
+      assertClose(r.cpu[k], want[k], { rtol: 0, atol: 1.5e-7, what: `rope ${[B, S, H]} cpu output ${k}` });
+    }
+  }
 }));

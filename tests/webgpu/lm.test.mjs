@@ -94,6 +94,8 @@ for (const fx of fixtures) {
       assert.ok(s.webgpu.step.downloadBytes + s.webgpu.step.uploadBytes < s.cacheBytes / 8,
         `per-step transfers (${JSON.stringify(s.webgpu.step)}) must be far below the caches (${s.cacheBytes} bytes)`);
       const p = gpu.placement();
+      // Every compute node of both graphs, the rotary embedding's included, runs on the GPU.
+      assert.deepEqual([p.prefill.nodes.wasm, p.decode.nodes.wasm], [0, 0], JSON.stringify(p));
       // The weights went from the file to the GPU (not into WASM memory), one copy for both graphs.
       assert.ok(p.weights.webgpu > 0 && p.weights.wasm < p.weights.webgpu, JSON.stringify(p.weights));
       const { prefillEx, decodeEx } = gpu._gpu;

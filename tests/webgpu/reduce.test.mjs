@@ -144,3 +144,26 @@ test('native_group_norm: on the GPU when its mean/rstd are not read (WebGPU prov
   await checkLowered(eng, gpu, 'aten.native_group_norm.default', [x, w, b], outs, attrs, { read: [0], rtol: 1e-5, atol: 2e-5 });
   await checkLowered(eng, gpu, 'aten.native_group_norm.default', [x, w, b], outs, attrs, { onGpu: false, rtol: 1e-5, atol: 2e-5 });
 }));
+
+test('topk through the provider: values and indices equal the CPU\'s (ties by index, NaN first)', gpuTest(async (t, gpu) => {
+  const eng = await withEngine(t);
+  if (!eng) return;
+  const rand = rng(93);
+  const f = (shape, layout) => hostTensor(rand, 'float32', shape, layout, { lo: -4, hi: 4 });
+  const ties = (shape, layout) => { const h = f(shape, layout); h.storage.forEach((v, i) => { h.storage[i] = Math.round(v); }); return h; };
+  const outs = (shape) => [{ shape, dtype: 'float32' }, { shape, dtype: 'int32' }];
+  // MoE routing ([tokens, experts], k 2), rows past one workgroup, a strided dim 0, smallest
+  // first, k = n, size 1, and k = 0.
+  await checkLowered(eng, gpu, 'aten.topk.default', [f([6, 4])], outs([6, 2]), { k: 2 });
+  await checkLowered(eng, gpu, 'aten.topk.default', [ties([3, 130])], outs([3, 9]), { k: 9, dim: 1 });
+  await checkLowered(eng, gpu, 'aten.topk.default', [ties([130, 3])], outs([7, 3]), { k: 7, dim: 0 }, { transposed: [0] });
+  await checkLowered(eng, gpu, 'aten.topk.default', [ties([2, 3, 5], 'sliced')], outs([2, 3, 5]), { k: 5, dim: -1, largest: false });
+  await checkLowered(eng, gpu, 'aten.topk.default', [ties([2, 6, 3])], outs([2, 4, 3]), { k: 4, dim: 1, largest: false });
+  await checkLowered(eng, gpu, 'aten.topk.default', [f([1])], outs([1]), { k: 1 });
+  await checkLowered(eng, gpu, 'aten.topk.default', [f([4, 3])], outs([4, 0]), { k: 0 });
+  // NaN counts as the largest value: first when largest, last when smallest.
+  const n = f([2, 70]);
+  for (const i of [3, 64, 69, 70 + 5]) n.storage[i] = NaN;
+  await checkLowered(eng, gpu, 'aten.topk.default', [n], outs([2, 4]), { k: 4 });
+  await checkLowered(eng, gpu, 'aten.topk.default', [n], outs([2, 69]), { k: 69, largest: false });
+}));

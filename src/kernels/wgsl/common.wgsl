@@ -68,3 +68,50 @@ fn pow_f(a: f32, b: f32) -> f32 {
   if (trunc(b) != b) { return sqrt(a); }  // NaN (a < 0)
   return select(r, -r, (i32(trunc(b)) & 1) == 1);
 }
+// x - k * pi/2 for an integer k < 2^24 (Cody-Waite): pi/2 in four 12-bit parts and a rounded
+// fifth, k split in two 12-bit halves, so every k * part is exact in f32 (and the same whether or
+// not a compiler fuses it into an fma), and with the right k the large steps subtract exactly:
+// the error is relative to the result, even next to a multiple of pi/2.
+fn pio2_reduce(x: f32, k: f32) -> f32 {
+  let p0 = bitcast<f32>(0x3fc90000u);
+  let p1 = bitcast<f32>(0x39fda000u);
+  let p2 = bitcast<f32>(0x33a22000u);
+  let p3 = bitcast<f32>(0x2c346000u);
+  let p4 = bitcast<f32>(0x248d3132u);
+  let kh = trunc(k * (1.0 / 4096.0)) * 4096.0;
+  let kl = k - kh;
+  var r = (x - kh * p0) - kl * p0;
+  r = (r - kh * p1) - kl * p1;
+  r = (r - kh * p2) - kl * p2;
+  r = (r - kh * p3) - kl * p3;
+  return (r - kh * p4) - kl * p4;
+}
+// (sin x, cos x) for f32 within ~1.5 ulp of 1 for |x| < 2^24. WGSL's builtins are only specified
+// to 2^-11 inside [-pi, pi], and GPUs' hardware sine loses more outside it, while rotary
+// embeddings take arguments up to position x 1.0. k = round(x * 2/pi) can be one off (x * 2/pi
+// rounds in f32): then the reduction runs again with the corrected k. Then cephes' sinf/cosf
+// polynomials on [-pi/4, pi/4]. Past 2^24, k itself is not exact in f32: the builtins.
+fn sincos_f(x: f32) -> vec2<f32> {
+  if (!(abs(x) < 16777216.0)) { return vec2<f32>(sin(x), cos(x)); }
+  let two_over_pi = bitcast<f32>(0x3f22f983u);
+  var k = round(x * two_over_pi);
+  var r = pio2_reduce(x, k);
+  let k2 = round(r * two_over_pi);
+  if (k2 != 0.0) {
+    k += k2;
+    r = pio2_reduce(x, k);
+  }
+  let z = r * r;
+  let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
+  let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
+  switch (i32(k) & 3) {
+    case 0: { return vec2<f32>(s, c); }
+    case 1: { return vec2<f32>(c, -s); }
+    case 2: { return vec2<f32>(-s, -c); }
+    default: { return vec2<f32>(-c, s); }
+  }
+}
+fn tan_f(x: f32) -> f32 {
+  let sc = sincos_f(x);
+  return sc.x / sc.y;
+}

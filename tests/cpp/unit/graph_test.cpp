@@ -262,6 +262,48 @@ TEST(Graph, ConstantSubgraphIsFoldedOnceAtPrepare) {
   }
 }
 
+TEST(Graph, ConstantValueAndItsInPlaceWriterFoldTogether) {
+  // z = full(1); k = full(2); z.add_(k); o = x + z: z and its writer depend only on constants,
+  // so both are computed once at prepare (T5's relative-position buckets have this shape).
+  // Each run must still see z = 3, never 3 + 2 per run.
+  const std::string nodes =
+      node("z", "aten.full.default", "", meta_json("z", "[2, 3]"), R"({"size": [2, 3], "fill_value": 1.0})") + "," +
+      node("k", "aten.full.default", "", meta_json("k", "[2, 3]"), R"({"size": [2, 3], "fill_value": 2.0})") + "," +
+      node("a", "aten.add_.Tensor", meta_json("z", "[2, 3]", "z") + "," + meta_json("k", "[2, 3]", "k"),
+           meta_json("a", "[2, 3]")) + "," +
+      node("o", "aten.add.Tensor", meta_json("x", "[2, 3]", "x") + "," + meta_json("a", "[2, 3]", "a"),
+           meta_json("o", "[2, 3]"));
+  Session s(model_of(nodes, meta_json("o", "[2, 3]", "o")));
+  s.set_profiling(true);
+  for (int run = 0; run < 3; ++run) {
+    const auto out = s.run({iota_f32({2, 3})});
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{3, 4, 5, 6, 7, 8})) << "run " << run;
+    for (const char* name : {"z", "k", "a"}) EXPECT_TRUE(timing_of(s.last_profile(), name)->folded) << name;
+    EXPECT_FALSE(timing_of(s.last_profile(), "o")->folded);
+  }
+}
+
+TEST(Graph, InPlaceWriteAfterAReaderIsNotFolded) {
+  // r = x * z reads z before z.add_(k): folding z with its writer would show r the written value.
+  const std::string nodes =
+      node("z", "aten.full.default", "", meta_json("z", "[2, 3]"), R"({"size": [2, 3], "fill_value": 1.0})") + "," +
+      node("k", "aten.full.default", "", meta_json("k", "[2, 3]"), R"({"size": [2, 3], "fill_value": 2.0})") + "," +
+      node("r", "aten.mul.Tensor", meta_json("x", "[2, 3]", "x") + "," + meta_json("z", "[2, 3]", "z"),
+           meta_json("r", "[2, 3]")) + "," +
+      node("a", "aten.add_.Tensor", meta_json("z", "[2, 3]", "z") + "," + meta_json("k", "[2, 3]", "k"),
+           meta_json("a", "[2, 3]")) + "," +
+      node("o", "aten.add.Tensor", meta_json("r", "[2, 3]", "r") + "," + meta_json("a", "[2, 3]", "a"),
+           meta_json("o", "[2, 3]"));
+  Session s(model_of(nodes, meta_json("o", "[2, 3]", "o")));
+  s.set_profiling(true);
+  for (int run = 0; run < 3; ++run) {
+    const auto out = s.run({iota_f32({2, 3})});
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{3, 4, 5, 6, 7, 8})) << "run " << run;
+    EXPECT_FALSE(timing_of(s.last_profile(), "z")->folded);
+    EXPECT_FALSE(timing_of(s.last_profile(), "a")->folded);
+  }
+}
+
 TEST(Graph, ValueWrittenInPlaceIsNotFolded) {
   // z = zeros; z.add_(x) each run: folding z would make runs accumulate.
   const std::string nodes =

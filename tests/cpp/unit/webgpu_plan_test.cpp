@@ -219,14 +219,39 @@ TEST(WebGpuPlan, AValuePastTheBindingLimitKeepsItsReadersOnWasm) {
 }
 
 TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
-  // T5's relative-position buckets select (where) between int64 tensors, one of them a folded
-  // constant holding values past int32 (log(0) cast to int64) that the GPU cannot hold.
-  const json::Document doc = json::Document::parse(plan_of("t5/torch2.14-training"));
+  // A where between an int64 buffer and a constant folded at prepare past int32 (the GPU holds
+  // int64 as int32).
+  Session s(load_model_json(test::int64_past_int32_ir()), test::webgpu_session_options());
+  TensorMap tm;
+  tm.set("table", make_owned(DType::I64, {5}));
+  s.bind(tm);
+  const json::Document doc = json::Document::parse(s.webgpu_plan());
   bool named = false;
   for (const json::Value f : doc.root()["fallbacks"])
-    named = named || f["why"].str().find("int64 constant outside") != std::string::npos;
+    named = named || (f["node"].str() == "where" && f["why"].str().find("int64 constant outside") != std::string::npos);
   EXPECT_TRUE(named) << doc.root()["fallbacks"].to_json();
   check_invariants(doc.root());
+}
+
+TEST(WebGpuPlan, T5sRelativePositionBucketsFoldAndTheRestRunsOnTheGpu) {
+  // Its int64 bucket arithmetic (add_1 = mul_3 + 0, then add_(add_1, where(...))) depends only on
+  // constants: the value and its in-place writer fold together at prepare (runtime/constant_fold.cpp).
+  for (const char* fx : {"t5/torch2.14-training", "flan_t5/torch2.14-training"}) {
+    const json::Document doc = json::Document::parse(plan_of(fx));
+    EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << fx << ": " << doc.root()["fallbacks"].to_json();
+    check_invariants(doc.root());
+  }
+}
+
+TEST(WebGpuPlan, DecoderLlmsOfTheZooRunWhollyOnTheGpu) {
+  // LLaMA and Qwen2: the rotary embedding's higher-order op (rope.wgsl); mixtral: its router's
+  // topk and the scatter of the routing weights too.
+  for (const char* fx : {"llama_decoder/torch2.14-training", "qwen2_decoder/torch2.14-training",
+                         "mixtral_moe/torch2.14-training"}) {
+    const json::Document doc = json::Document::parse(plan_of(fx));
+    EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << fx << ": " << doc.root()["fallbacks"].to_json();
+    check_invariants(doc.root());
+  }
 }
 
 // IR JSON pieces for the inline graphs below.
