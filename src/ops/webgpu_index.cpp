@@ -1,8 +1,9 @@
-// WebGPU lowerings of the gathers (index_select.wgsl): index_select, embedding,
-// gather, take_along_dim, and index.Tensor with one index tensor; and of scatter /
-// scatter_add, in gather form (scatter.wgsl). Indices are
-// int64 (held as int32 on the GPU) or int32; an index out of range cannot raise
-// on the GPU and reads 0 (docs/webgpu.md, Limits).
+// WebGPU lowerings of the gathers (index_select.wgsl): index_select, embedding, gather,
+// take_along_dim, and index.Tensor with one index tensor (two: index_multi.wgsl); and of
+// scatter / scatter_add, in gather form (scatter.wgsl). Indices are int64 (held as int32 on the
+// GPU) or int32; an index out of range cannot raise on the GPU and reads 0 (docs/webgpu.md,
+// Limits).
+#include "ops/common.h"
 #include "ops/index_util.h"
 #include "ops/webgpu.h"
 
@@ -108,19 +109,71 @@ bool lower_take_along_dim(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// index.Tensor with two index tensors (index_multi.wgsl), broadcast together: their dims take
+// the indexed dims' place when those are adjacent, else they come first (torch's rule).
+bool lower_index_two(const OpCall& c, const std::vector<const Tensor*>& entries, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  const Tensor& y = c.out[0];
+  std::vector<int64_t> dims;  // the indexed dims of x
+  Shape bcast;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i]) continue;
+    const Tensor& idx = *entries[i];
+    if (int64_t(i) >= x.dim() || (idx.dtype != DType::I64 && idx.dtype != DType::I32)) return false;  // masks: CPU
+    dims.push_back(int64_t(i));
+    const auto both = broadcast_shapes(bcast, idx.shape);
+    if (!both) return false;
+    bcast = *both;
+  }
+  const bool adjacent = dims[1] == dims[0] + 1;
+  // Output dims: (x dims before, broadcast dims, x dims after) or (broadcast dims, other x dims).
+  Shape shape;
+  Strides xs, s0, s1;
+  const Strides b0 = gpu_broadcast_strides(*entries[size_t(dims[0])], bcast);
+  const Strides b1 = gpu_broadcast_strides(*entries[size_t(dims[1])], bcast);
+  auto add_bcast = [&]() {
+    for (size_t d = 0; d < bcast.size(); ++d) {
+      shape.push_back(bcast[d]);
+      xs.push_back(0), s0.push_back(b0[d]), s1.push_back(b1[d]);
+    }
+  };
+  if (!adjacent) add_bcast();
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d == dims[0] && adjacent) add_bcast();
+    if (d == dims[0] || d == dims[1]) continue;
+    shape.push_back(x.shape[size_t(d)]);
+    xs.push_back(x.strides[size_t(d)]), s0.push_back(0), s1.push_back(0);
+  }
+  if (shape != y.shape || !gpu_dense_at_zero(y)) return false;
+  if (y.numel() == 0) return true;
+  const Tensor &i0 = *entries[size_t(dims[0])], &i1 = *entries[size_t(dims[1])];
+  GpuDispatch d;
+  d.kernel = "index_multi";
+  const char* t = gather_type(x.dtype);
+  d.types = {{"Y", t}, {"X", t}, {"I0", "i32"}, {"I1", "i32"}};
+  d.meta.u("numel", y.numel()).u("rank", int64_t(shape.size())).us("shape", shape, 6);
+  d.meta.u("x_off", x.offset).us("x_strides", xs, 6).u("i0_off", i0.offset).us("i0_strides", s0, 6);
+  d.meta.u("i1_off", i1.offset).us("i1_strides", s1, 6);
+  d.meta.u("n0", x.shape[size_t(dims[0])]).u("n1", x.shape[size_t(dims[1])]);
+  d.meta.u("s0", x.strides[size_t(dims[0])]).u("s1", x.strides[size_t(dims[1])]);
+  d.bindings = {y, x, i0, i1};
+  d.names = {"Y", "X", "I0", "I1"};  // a float16 table converts to Y's f32 on the store
+  gpu_grid(d, (y.numel() + 63) / 64);
+  g.dispatches.push_back(d);
+  return true;
+}
+
 // index.Tensor with one index tensor (the other entries None): index_select along its dim
 // over the flattened indices; the output puts idx's dims in place of that dim.
 bool lower_index_tensor(const OpCall& c, GpuLowering& g) {
   const Tensor& x = c.in[0];
   const Tensor& y = c.out[0];
   const auto entries = indexing::tensor_list(c, 1, c.in.size() - 1);  // per dim of x: the index, or null (None)
-  int64_t dim = -1;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (!entries[i]) continue;
-    if (dim >= 0) return false;  // several index tensors broadcast together: CPU
-    dim = int64_t(i);
-  }
-  if (dim < 0 || dim >= x.dim()) return false;
+  int64_t dim = -1, count = 0;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i] && count++ == 0) dim = int64_t(i);
+  if (count == 2) return lower_index_two(c, entries, g);
+  if (count != 1 || dim >= x.dim()) return false;
   const Tensor& idx = *entries[size_t(dim)];
   if (idx.dtype == DType::Bool || idx.dtype == DType::U8 || !idx.is_contiguous()) return false;  // masks: CPU
   if (y.numel() == 0) return true;

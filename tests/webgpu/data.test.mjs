@@ -212,9 +212,14 @@ test('lowerings: index.Tensor, gather, take_along_dim, int64 moves (WebGPU provi
   await checkLowered(eng, gpu, 'aten.index.Tensor', [f([5, 6, 7]), idx([2, 3], 6)], [{ shape: [5, 2, 3, 7], dtype: 'float32' }],
     { _tensor_list_sizes: [1], _tensor_list_none_masks: [[true, false]] }, { transposed: [0] });
   await checkLowered(eng, gpu, 'aten.index.Tensor', [f([4, 3]), idx([0], 4)], [{ shape: [0, 3], dtype: 'float32' }], { _tensor_list_sizes: [1] });
-  // Two index tensors broadcast together stay on WASM.
+  // Two index tensors broadcast together (index_multi.wgsl): CLIP's pooled token, adjacent dims
+  // after a None (their broadcast dims in place), dims 0 and 2 (broadcast dims first), a transposed self.
   await checkLowered(eng, gpu, 'aten.index.Tensor', [f([2, 8, 3]), idx([2], 2), idx([2], 8)], [{ shape: [2, 3], dtype: 'float32' }],
-    { _tensor_list_sizes: [2] }, { onGpu: false });
+    { _tensor_list_sizes: [2] });
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([3, 4, 5, 2]), idx([2, 1], 4), idx([3], 5)], [{ shape: [3, 2, 3, 2], dtype: 'float32' }],
+    { _tensor_list_sizes: [2], _tensor_list_none_masks: [[true, false, false]] });
+  await checkLowered(eng, gpu, 'aten.index.Tensor', [f([4, 3, 6]), idx([5], 4), idx([5], 6)], [{ shape: [5, 3], dtype: 'float32' }],
+    { _tensor_list_sizes: [2], _tensor_list_none_masks: [[false, true, false]] }, { transposed: [0] });
   for (const [x, dim, ishape, tr] of [[f([4, 5]), 1, [4, 3]], [f([4, 5]), 0, [2, 5], [0]], [f([3, 1, 65]), 2, [3, 1, 64]], [f([7]), 0, [9]]]) {
     await checkLowered(eng, gpu, 'aten.gather.default', [x, pos(ishape, x.shape[dim])], [{ shape: ishape, dtype: 'float32' }], { dim }, { transposed: tr });
   }

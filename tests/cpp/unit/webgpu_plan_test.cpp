@@ -243,11 +243,12 @@ TEST(WebGpuPlan, T5sRelativePositionBucketsFoldAndTheRestRunsOnTheGpu) {
   }
 }
 
-TEST(WebGpuPlan, DecoderLlmsOfTheZooRunWhollyOnTheGpu) {
+TEST(WebGpuPlan, DecoderLlmsAndClipRunWhollyOnTheGpu) {
   // LLaMA and Qwen2: the rotary embedding's higher-order op (rope.wgsl); mixtral: its router's
-  // topk and the scatter of the routing weights too.
+  // topk and the scatter of the routing weights too; CLIP: its pooled token, index.Tensor with
+  // two index tensors (index_multi.wgsl).
   for (const char* fx : {"llama_decoder/torch2.14-training", "qwen2_decoder/torch2.14-training",
-                         "mixtral_moe/torch2.14-training"}) {
+                         "mixtral_moe/torch2.14-training", "clip/torch2.14-training"}) {
     const json::Document doc = json::Document::parse(plan_of(fx));
     EXPECT_EQ(doc.root()["placement"]["wasm"].as_int64(), 0) << fx << ": " << doc.root()["fallbacks"].to_json();
     check_invariants(doc.root());
