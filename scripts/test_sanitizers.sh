@@ -37,7 +37,8 @@ for s in "${suites[@]}"; do
     tsan)
       build build/tsan thread
       # Every unit test runs its kernels on the thread pool, so all of them
-      # (45 s under TSan) rather than only ThreadPoolTest/GemmKernel/Conv*/Session;
+      # (about 300 s under TSan on 2 cores in 2026-11-28's fresh-clone run; ASan about 280 s)
+      # rather than only ThreadPoolTest/GemmKernel/Conv*/Session;
       # the fuzz replay is left to the ASan run (it is about hostile input, not threads).
       TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
         build/tsan/tests/tir_unit_tests --gtest_brief=1 --gtest_filter='-Targets/FuzzRegressions.*'
