@@ -14,24 +14,35 @@ inline SessionOptions webgpu_session_options() {
   return o;
 }
 
+// IR JSON pieces for inline graphs.
+inline std::string ir_meta(const std::string& name, const std::string& shape, const std::string& dtype,
+                           const std::string& producer = "") {
+  return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": ")" + dtype + "\"" +
+         (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
+}
+inline std::string ir_node(const std::string& name, const std::string& op, const std::string& in,
+                           const std::string& out, const std::string& attrs = "{}") {
+  return R"({"name": ")" + name + R"(", "op_type": ")" + op + R"(", "inputs": [)" + in + R"(], "outputs": [)" + out +
+         R"(], "attrs": )" + attrs + "}";
+}
+
 // IR of a graph whose GPU-capable node reads an int64 constant past int32, known only once
 // folded at prepare: out = where(x > 0, table, full(2^40)), table an int64 buffer (weight
 // "table" [5]), x float32 [5]. The GPU holds int64 as int32, so the where must run on WASM.
 inline std::string int64_past_int32_ir() {
-  auto meta = [](const std::string& name, const std::string& dtype, const std::string& producer = "") {
-    return R"({"name": ")" + name + R"(", "shape": [5], "dtype": ")" + dtype + "\"" +
-           (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
-  };
-  return R"({"model_name": "int64_past_int32", "graph_inputs": [)" + meta("x", "float32") +
-         R"(], "graph_outputs": [)" + meta("where", "int64", "where") + R"(], "weights": [)" + meta("table", "int64") +
-         R"(], "weight_name_mapping": {"b_table": "table"}, "nodes": [
-    {"name": "gt", "op_type": "aten.gt.Scalar", "inputs": [)" + meta("x", "float32") + R"(],
-     "outputs": [)" + meta("gt", "bool") + R"(], "attrs": {"other": 0}},
-    {"name": "full", "op_type": "aten.full.default", "inputs": [], "outputs": [)" + meta("full", "int64") + R"(],
-     "attrs": {"size": [5], "fill_value": 1099511627776, "dtype": "torch.int64"}},
-    {"name": "where", "op_type": "aten.where.self", "inputs": [)" + meta("gt", "bool", "gt") + "," +
-         meta("b_table", "int64") + "," + meta("full", "int64", "full") + R"(],
-     "outputs": [)" + meta("where", "int64") + R"(], "attrs": {}}]})";
+  const std::string nodes =
+      ir_node("gt", "aten.gt.Scalar", ir_meta("x", "[5]", "float32", "x"), ir_meta("gt", "[5]", "bool"),
+              R"({"other": 0})") + "," +
+      ir_node("full", "aten.full.default", "", ir_meta("full", "[5]", "int64"),
+              R"({"size": [5], "fill_value": 1099511627776, "dtype": "torch.int64"})") + "," +
+      ir_node("where", "aten.where.self",
+              ir_meta("gt", "[5]", "bool", "gt") + "," + ir_meta("b_table", "[5]", "int64") + "," +
+                  ir_meta("full", "[5]", "int64", "full"),
+              ir_meta("where", "[5]", "int64"));
+  return R"({"model_name": "int64_past_int32", "graph_inputs": [)" + ir_meta("x", "[5]", "float32") +
+         R"(], "graph_outputs": [)" + ir_meta("where", "[5]", "int64", "where") + R"(], "weights": [)" +
+         ir_meta("table", "[5]", "int64") + R"(], "weight_name_mapping": {"b_table": "table"}, "nodes": [)" + nodes +
+         "]}";
 }
 
 }  // namespace tir::test

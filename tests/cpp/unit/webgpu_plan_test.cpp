@@ -255,17 +255,8 @@ TEST(WebGpuPlan, DecoderLlmsAndClipRunWhollyOnTheGpu) {
   }
 }
 
-// IR JSON pieces for the inline graphs below.
-std::string ir_meta(const std::string& name, const std::string& shape, const std::string& dtype,
-                    const std::string& producer = "") {
-  return R"({"name": ")" + name + R"(", "shape": )" + shape + R"(, "dtype": ")" + dtype + "\"" +
-         (producer.empty() ? "" : R"(, "producer_node": ")" + producer + "\"") + "}";
-}
-std::string ir_node(const std::string& name, const std::string& op, const std::string& in, const std::string& out,
-                    const std::string& attrs = "{}") {
-  return R"({"name": ")" + name + R"(", "op_type": ")" + op + R"(", "inputs": [)" + in + R"(], "outputs": [)" + out +
-         R"(], "attrs": )" + attrs + "}";
-}
+using test::ir_meta;
+using test::ir_node;
 
 // The values a plan holds as float16 on the GPU (gpu_dtype).
 std::set<int64_t> half_values(const json::Value& plan) {
