@@ -35,7 +35,7 @@ function gemm(label, M, K, N, batch = 1) {
   const meta = { m: M, n: N, k: K, batch_rank: batch > 1 ? 1 : 0, batch_shape: pad4(batch > 1 ? [batch] : []),
     a_off: 0, a_rs: K, a_cs: 1, a_bs: pad4(batch > 1 ? [M * K] : []),
     b_off: 0, b_rs: 1, b_cs: K, b_bs: pad4(batch > 1 ? [K * N] : []),  // B = W^T by strides, as linear
-    alpha: { f32: 1 }, beta: { f32: 0 }, has_c: 0 };
+    alpha: { f32: 1 }, beta: { f32: 0 }, has_c: 0, y_rs: N };
   return { label, kernel: 'matmul', meta, sizes: [batch * M * N, batch * M * K, batch * K * N, 1, 1, 1],
     wg: (t) => [Math.ceil(N / t), Math.ceil(M / t), batch], flops: 2 * batch * M * N * K, k: K, m: M, out: batch * M * N };
 }

@@ -54,6 +54,25 @@ GpuMeta& GpuMeta::f(const char* field, double value) {
   return *this;
 }
 
+std::vector<std::pair<int64_t, int64_t>> gpu_weight_parts(const Tensor& w, uint64_t max_binding_bytes) {
+  const int64_t rows = w.dim() ? w.shape[0] : 1;
+  const uint64_t elems = w.buffer ? w.buffer->nbytes / dtype_size(w.dtype) : 0;
+  if (elems * 4 <= max_binding_bytes || rows == 0) return {{0, rows}};
+  gpu_need(w.buffer->kind == Buffer::Kind::Weight, "a value larger than the device's largest storage binding");
+  gpu_need(gpu_dense_at_zero(w) && uint64_t(w.numel()) == elems, "a large weight that is not a whole contiguous tensor");
+  const uint64_t row_bytes = uint64_t(w.numel() / rows) * 4;
+  gpu_need(row_bytes <= max_binding_bytes, "a weight row larger than the device's largest storage binding");
+  const int64_t per_part = int64_t(max_binding_bytes / row_bytes);
+  const int64_t n = (rows + per_part - 1) / per_part;
+  std::vector<std::pair<int64_t, int64_t>> parts;
+  for (int64_t p = 0, first = 0; p < n; ++p) {
+    const int64_t count = rows / n + (p < rows % n ? 1 : 0);
+    parts.emplace_back(first, count);
+    first += count;
+  }
+  return parts;
+}
+
 void gpu_add_epilogue(GpuDispatch& d, const FusedEpilogue& e, const Shape& out_shape) {
   gpu_need(d.takes_epilogue && d.bindings.size() == 4, "a fused epilogue its kernel does not take");
   if (e.has_bn) {

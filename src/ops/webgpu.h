@@ -70,13 +70,22 @@ struct GpuDispatch {
   // binding keeps its lowering's type. (Elementwise dispatches are typed by ew_in instead.)
   std::vector<std::string> names;
   // Set by the builders of kernels that include epilogue.wgsl (matmul, gemv, conv2d,
-  // conv2d_gemm), whose Y is contiguous from offset 0: a producer's fused epilogue may be added
-  // to the dispatch (gpu_add_epilogue).
+  // conv2d_gemm), whose Y is contiguous from offset 0, or a window of the node's contiguous output
+  // indexed by its flat position there (a split weight's part): a producer's fused epilogue may
+  // be added to the dispatch (gpu_add_epilogue), to every one that writes the output.
   bool takes_epilogue = false;
   // The binding that is a GEMM's weight operand in the sense of the CPU's packing (linear's
   // weight, addmm's mat2, mm's second operand; ops/matmul.cpp packs a constant one, as halves
   // under weight_dtype float16), or -1: the plan may hold such a weight as f16.
   int gemm_weight = -1;
+  // Bindings that bind one part of their value: a constant weight larger than the device's
+  // largest storage binding, held on the GPU as parts of whole rows (gpu_weight_parts), each a
+  // buffer of its own. The binding's offsets in meta count from the part's first element.
+  struct Part {
+    int binding;
+    int64_t first, count;  // elements of the weight's storage
+  };
+  std::vector<Part> parts;
   int64_t workgroups[3] = {1, 1, 1};
 };
 
@@ -84,6 +93,9 @@ struct GpuDispatch {
 // empty output: the node is then free).
 struct GpuLowering {
   std::vector<GpuDispatch> dispatches;
+  // Set by the placement pass before lowering: the device's maxStorageBufferBindingSize, which
+  // a lowering may split a large weight's reads by (gpu_weight_parts).
+  uint64_t max_binding_bytes = uint64_t(128) << 20;
 };
 
 // Returns false to keep the node on WASM (or throws GpuUnsupported).
@@ -128,6 +140,12 @@ inline bool gpu_dense_at_zero(const Tensor& t) { return !t.defined() || (t.offse
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
 // Workgroup counts for n one-dimensional workgroups (folded into y past 65535).
 void gpu_grid(GpuDispatch& d, int64_t n);
+// A weight w (contiguous from offset 0, rows along dim 0) whose GPU storage (4 bytes an element)
+// exceeds max_binding_bytes, cut into parts of whole rows that each fit: {first row, rows} of
+// nearly equal size, so that every reader of the weight asks for the same parts (one GPU buffer
+// each, shared by a tied embedding and lm_head). One part {0, rows} when it fits; none (declines)
+// when a single row does not fit.
+std::vector<std::pair<int64_t, int64_t>> gpu_weight_parts(const Tensor& w, uint64_t max_binding_bytes);
 // Adds a fused epilogue (runtime/fusion.cpp: batch norm as e.bn_affine, residual, relu/clamp)
 // to d, a dispatch with takes_epilogue that writes the producer's output of shape `out_shape`:
 // its bindings Res and Affine and its epi_* parameters (epilogue.wgsl).

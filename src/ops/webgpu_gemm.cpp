@@ -96,18 +96,21 @@ GpuDispatch split_k_sum(const Tensor& y, const Tensor& parts, int64_t chunks, in
 }
 
 // y[batch..., M, N] = alpha * a[batch..., M, K] @ b[batch..., K, N] + beta * c
-// (batch dims broadcast; c broadcast to y; y contiguous at offset 0). When b is the same matrix
-// for every batch (a linear layer's weight) and the rows of a and c are evenly spaced across the
-// batch dims, the batch folds into M: one GEMM of batch * M rows. That is linear's common case
-// of an input [S, 1, D] that is a transposed view (nn.MultiheadAttention's in_proj), which
-// would otherwise run as S batches of one row each: S GEMVs re-reading the whole weight.
-// M == 1 takes the GEMV kernel (decode); a long K over few tiles splits (gemm_k_split).
-// gemm_weight: the binding of b when it is a GEMM weight (GpuDispatch::gemm_weight), or -1.
+// (batch dims broadcast; c broadcast to y). y is contiguous at offset 0, or (one batch of rows)
+// a column window of a wider matrix: rows y_rs apart from y_off (a split weight's part, below).
+// When b is the same matrix for every batch (a linear layer's weight) and the rows of a, c and y
+// are evenly spaced across the batch dims, the batch folds into M: one GEMM of batch * M rows.
+// That is linear's common case of an input [S, 1, D] that is a transposed view
+// (nn.MultiheadAttention's in_proj), which would otherwise run as S batches of one row each: S
+// GEMVs re-reading the whole weight. M == 1 takes the GEMV kernel (decode); a long K over few
+// tiles splits (gemm_k_split). gemm_weight: the binding of b when it is a GEMM weight
+// (GpuDispatch::gemm_weight), or -1.
 void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, double alpha,
                 double beta, int gemm_weight) {
-  gpu_need(gpu_dense_at_zero(y), "a strided matmul output");
   const size_t r = y.shape.size();
   gpu_need(r >= 2 && r <= 6, "matmul rank");
+  const bool y_dense = gpu_dense_at_zero(y);
+  gpu_need(y_dense || y.strides[r - 1] == 1, "a strided matmul output");
   Shape batch(y.shape.begin(), y.shape.end() - 2);
   int64_t M = y.shape[r - 2];
   const int64_t N = y.shape[r - 1], K = a.shape.back();
@@ -123,16 +126,18 @@ void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& 
   Strides c_all = c.defined() ? gpu_broadcast_strides(c, y.shape) : Strides(r, 0);
   Strides c_bs(c_all.begin(), c_all.end() - 2);
   int64_t c_rs = c_all[r - 2];
+  int64_t y_rs = y_dense ? N : y.strides[r - 2];
   int64_t nb = 1;
   for (int64_t d : batch) nb *= d;
   if (nb > 1 && std::all_of(b_bs.begin(), b_bs.end(), [](int64_t s) { return s == 0; })) {
     Shape rows = batch;
     rows.push_back(M);
-    Strides ar = a_bs, cr = c_bs;
+    Strides ar = a_bs, cr = c_bs, yr(y.strides.begin(), y.strides.end() - 1);
     ar.push_back(a_rs);
     cr.push_back(c_rs);
-    int64_t as = 0, cs = 0;
-    if (even_stride(rows.data(), ar.data(), rows.size(), &as) && even_stride(rows.data(), cr.data(), rows.size(), &cs)) {
+    int64_t as = 0, cs = 0, ys = 0;
+    if (even_stride(rows.data(), ar.data(), rows.size(), &as) && even_stride(rows.data(), cr.data(), rows.size(), &cs) &&
+        (y_dense || even_stride(rows.data(), yr.data(), rows.size(), &ys))) {
       M *= nb;
       nb = 1;
       batch.clear();
@@ -140,8 +145,10 @@ void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& 
       c_bs.clear();
       a_rs = as;
       c_rs = cs;
+      if (!y_dense) y_rs = ys;
     }
   }
+  gpu_need(y_dense || nb == 1, "a strided batched matmul output");
   const Strides b_batch = batch.empty() ? Strides{} : b_bs;
   GpuDispatch d;
   const bool gemv = M == 1;
@@ -161,10 +168,11 @@ void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& 
     meta.u("c_off", c.offset).u("c_rs", c_rs).u("c_cs", c_all[r - 1]);
     meta.us("c_bs", c_bs, 4);
   };
-  const KSplit split = gemv ? KSplit{} : gemm_k_split(M, N, nb, K);
+  // The split's sum writes y flat: only a dense y splits K.
+  const KSplit split = gemv || !y_dense ? KSplit{} : gemm_k_split(M, N, nb, K);
   if (split.chunks > 1) {
     const Tensor parts = split_k_partials(split.chunks * nb * M * N);
-    d.meta.f("alpha", 1).f("beta", 0).u("has_c", 0).u("k_chunk", split.chunk);
+    d.meta.f("alpha", 1).f("beta", 0).u("has_c", 0).u("k_chunk", split.chunk).u("y_rs", N);
     d.bindings = {parts, a, b, Tensor{}};
     gemm_grid(d, M, N, nb * split.chunks);
     g.dispatches.push_back(d);
@@ -175,10 +183,11 @@ void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& 
     g.dispatches.push_back(sum);
     return;
   }
-  d.meta.f("alpha", alpha);
+  d.meta.f("alpha", alpha).u("y_off", y_dense ? 0 : y.offset).u("y_rs", y_rs);
   c_meta(d.meta);
   d.bindings = {y, a, b, c};
-  d.takes_epilogue = true;
+  // A fused epilogue indexes the output flat from 0.
+  d.takes_epilogue = y_dense;
   if (gemv) {
     d.meta.u("batch", nb);
     gpu_grid(d, nb * N);
@@ -227,12 +236,35 @@ bool lower_bmm(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// A weight larger than the device's largest storage binding (GPT-2's tied lm_head on a 128 MiB
+// device) runs as one GEMM per part of its rows (gpu_weight_parts), each writing its window of
+// the output's columns.
 bool lower_linear(const OpCall& c, GpuLowering& g) {
   if (!gpu_all_f32(c) || c.in.size() < 2 || c.in[1].dim() != 2) return false;
   const Tensor& x = c.in[0];
+  const Tensor& w = c.in[1];
   const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
-  const Tensor wt = transposed(c.in[1]);
-  gpu_matmul(g, as_matrix(x, true), wt, bias, full_output(c.out[0], x, wt), 1, 1, 2);  // B = W^T
+  const Tensor y = full_output(c.out[0], x, transposed(w));
+  const auto parts = gpu_weight_parts(w, g.max_binding_bytes);
+  if (parts.size() == 1) {
+    gpu_matmul(g, as_matrix(x, true), transposed(w), bias, y, 1, 1, 2);  // B = W^T
+    return true;
+  }
+  gpu_need(gpu_dense_at_zero(y), "a strided linear output");
+  const int64_t K = w.shape[1];
+  for (const auto& [first, rows] : parts) {
+    const Tensor wp = w.view_as({rows, K}, {K, 1}, 0);  // offsets count from the part
+    Shape ys = y.shape;
+    ys.back() = rows;
+    Strides yst = y.strides;
+    const Tensor yp = y.view_as(ys, yst, first);
+    const Tensor bp = bias.defined() ? bias.view_as({rows}, {bias.strides[0]}, bias.offset + first * bias.strides[0]) : Tensor{};
+    gpu_matmul(g, as_matrix(x, true), transposed(wp), bp, yp, 1, 1, 2);
+    GpuDispatch& d = g.dispatches.back();
+    gpu_need(d.bindings.size() > 2 && d.kernel != "split_k_sum", "a split weight in a split-K GEMM");
+    d.parts.push_back({2, first * K, rows * K});
+    d.takes_epilogue = true;  // its Y index is the flat one of the whole (contiguous) output
+  }
   return true;
 }
 

@@ -21,8 +21,10 @@ const char* gather_type(DType dtype) {
   }
 }
 
-// y = x.index_select(dim, idx) for a 1-d (or flattened contiguous) idx.
-GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& y) {
+// y = x.index_select(dim, idx) for a 1-d (or flattened contiguous) idx. part_rows {first, count}
+// (count != 0): x is that part of a table of `part_of` rows along dim (index_select.wgsl's row window).
+GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& y,
+                         std::pair<int64_t, int64_t> part_rows = {0, 0}, int64_t part_of = 0) {
   gpu_need(gpu_dense_at_zero(y), "a strided gather output");
   gpu_need(idx.dtype == DType::I64 || idx.dtype == DType::I32, "indices not int32/int64");
   GpuDispatch d;
@@ -32,7 +34,9 @@ GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const 
   d.types = {{"Y", t}, {"X", t}, {"Idx", "i32"}};
   Shape shape = x.shape;
   shape[size_t(dim)] = idx.numel();
-  d.meta.u("numel", y.numel()).u("rank", x.dim()).u("dim", dim).u("x_dim_size", x.shape[size_t(dim)]);
+  d.meta.u("numel", y.numel()).u("rank", x.dim()).u("dim", dim);
+  d.meta.u("x_dim_size", part_rows.second ? part_of : x.shape[size_t(dim)]);
+  d.meta.u("row_first", part_rows.first).u("row_count", part_rows.second);
   d.meta.u("x_off", x.offset).us("shape", shape, 6).us("x_strides", x.strides, 6);
   d.meta.us("idx_strides", {idx.dim() ? idx.strides.back() : 1}, 6).u("idx_off", idx.offset);
   d.bindings = {y, x, idx};
@@ -41,13 +45,26 @@ GpuDispatch index_select(const Tensor& x, int64_t dim, const Tensor& idx, const 
   return d;
 }
 
+// A table larger than the device's largest storage binding (GPT-2's tied wte on a 128 MiB device)
+// is read as parts of its rows (gpu_weight_parts), one dispatch each: each writes the rows its
+// part holds (index_select.wgsl's row window).
 bool lower_embedding(const OpCall& c, GpuLowering& g) {
   const Tensor& w = c.in[0];
   const Tensor& idx = c.in[1];
   if (w.dtype != DType::F32 || w.dim() != 2 || !idx.is_contiguous() || c.out[0].numel() == 0) return c.out[0].numel() == 0;
   const Tensor flat = idx.view_as({idx.numel()}, {1}, idx.offset);
   const Tensor y = c.out[0].view_as({idx.numel(), w.shape[1]}, contiguous_strides({idx.numel(), w.shape[1]}), 0);
-  g.dispatches.push_back(index_select(w, 0, flat, y));
+  const auto parts = gpu_weight_parts(w, g.max_binding_bytes);
+  if (parts.size() == 1) {
+    g.dispatches.push_back(index_select(w, 0, flat, y));
+    return true;
+  }
+  const int64_t D = w.shape[1];
+  for (const auto& [first, rows] : parts) {
+    GpuDispatch d = index_select(w.view_as({rows, D}, {D, 1}, 0), 0, flat, y, {first, rows}, w.shape[0]);
+    d.parts.push_back({1, first * D, rows * D});
+    g.dispatches.push_back(std::move(d));
+  }
   return true;
 }
 

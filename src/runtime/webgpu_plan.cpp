@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <unordered_map>
 
@@ -55,7 +56,11 @@ struct Value {
   bool half_source = false, f32_reader = false;
   bool half_by_weight_dtype = false;
   bool gemm_reader = false;  // half_by_weight_dtype: some GPU reader binds it as a GEMM weight
+  // A part of a constant weight larger than the device's largest binding (GpuDispatch::parts):
+  // elements [part_first, part_first + part_count) of `buffer`, a GPU buffer of its own.
+  int64_t part_first = -1, part_count = 0;
   bool gpu_half() const { return half_source && !f32_reader; }
+  uint64_t numel() const { return part_first >= 0 ? uint64_t(part_count) : buffer->nbytes / dtype_size(dtype); }
 };
 
 std::string quoted(const std::string& s) {
@@ -145,6 +150,29 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     values.push_back(v);
     return id_of[b] = int(values.size() - 1);
   };
+  // The value binding b of dispatch d binds: its buffer's, or the part of a large weight it names
+  // (one value per part, shared by every dispatch that names the same rows).
+  std::map<std::tuple<const Buffer*, int64_t, int64_t>, int> part_ids;
+  auto bind_value = [&](const GpuDispatch& d, size_t b) -> int {
+    const Tensor& t = d.bindings[b];
+    const int whole = value_of(t);
+    for (const GpuDispatch::Part& p : d.parts) {
+      if (size_t(p.binding) != b) continue;
+      auto key = std::make_tuple(values[size_t(whole)].buffer, p.first, p.count);
+      auto it = part_ids.find(key);
+      if (it != part_ids.end()) return it->second;
+      gpu_need(values[size_t(whole)].constant_weight && p.first >= 0 && p.count > 0 &&
+                   uint64_t(p.first + p.count) <= values[size_t(whole)].numel(),
+               "a part of a value that is not a constant weight");
+      Value v = values[size_t(whole)];
+      v.hold = nullptr;
+      v.part_first = p.first;
+      v.part_count = p.count;
+      values.push_back(v);
+      return part_ids[key] = int(values.size() - 1);
+    }
+    return whole;
+  };
 
   std::vector<std::string> program;  // items; a GPU step's is rendered after the loop (gpu_steps)
   struct GpuStep {
@@ -220,7 +248,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     if (d.ew_op == "copy") return true;
     for (size_t j = 1; j < d.bindings.size(); ++j) {
       const Tensor& o = d.bindings[j];
-      if (j != b && o.defined() && o.dtype == DType::F32 && !values[size_t(value_of(o))].half_source) return true;
+      if (j != b && o.defined() && o.dtype == DType::F32 && !values[size_t(bind_value(d, j))].half_source) return true;
     }
     return false;
   };
@@ -236,7 +264,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       auto ew_in = d.ew_in;
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const Tensor& t = d.bindings[b];
-        int id = t.defined() ? value_of(t) : -1;
+        int id = t.defined() ? bind_value(d, b) : -1;
         if (id >= 0 && int(b) == d.gemm_weight) {
           auto twin = half_twin.find(id);
           if (twin != half_twin.end()) id = twin->second;
@@ -296,6 +324,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     }
     // 1. placement
     GpuLowering lowered;
+    lowered.max_binding_bytes = max_binding_bytes;
     std::string why;
     bool on_gpu = false;
     bool unchecked_int64 = false;  // an int64 constant not computed yet (before bind): checked at the plan
@@ -307,22 +336,27 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         on_gpu = lower(st.call, lowered);
         if (!on_gpu) why = "its dtypes or shapes have no WebGPU kernel";
         // A producer's fused epilogue (runtime/fusion.cpp) runs in the store of the dispatch
-        // that writes its output.
+        // that writes its output (of each, where parts of a split weight write its windows).
         if (on_gpu && !epi.empty() && !lowered.dispatches.empty()) {
-          GpuDispatch& last = lowered.dispatches.back();
-          gpu_need(last.takes_epilogue && root(last.bindings.at(0)) == root(st.call.out[0]),
+          int writers = 0;
+          for (GpuDispatch& d : lowered.dispatches) {
+            if (d.bindings.empty() || !d.bindings[0].defined() || root(d.bindings[0]) != root(st.call.out[0])) continue;
+            gpu_need(d.takes_epilogue, "a fused epilogue its kernel does not take");
+            gpu_add_epilogue(d, epi, st.call.out[0].shape);
+            ++writers;
+          }
+          gpu_need(writers > 0 && root(lowered.dispatches.back().bindings.at(0)) == root(st.call.out[0]),
                    "a fused epilogue its kernel does not take");
-          gpu_add_epilogue(last, epi, st.call.out[0].shape);
         }
         for (const auto& d : lowered.dispatches) {
           for (size_t b = 0; b < d.bindings.size() && on_gpu; ++b) {
             const Tensor& t = d.bindings[b];
             if (!t.defined()) continue;
             gpu_dtype(t.dtype);
-            const int id = value_of(t);
+            const int id = bind_value(d, b);
             gpu_need(values[size_t(id)].dtype == t.dtype, "a value read as another dtype");
             Buffer* tb = root(t);
-            if (tb->nbytes / dtype_size(t.dtype) * 4 > max_binding_bytes)
+            if (values[size_t(id)].numel() * 4 > max_binding_bytes)
               gpu_unsupported("value '" + tb->label + "' is larger than the device's largest storage binding (" +
                               std::to_string(max_binding_bytes) + " bytes)");
             // int64 is held as int32 on the GPU: a constant that does not fit keeps its readers
@@ -419,7 +453,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const Tensor& t = d.bindings[b];
         if (!t.defined()) continue;
-        const int id = value_of(t);
+        const int id = bind_value(d, b);
         const bool writes = std::count(d.written.begin(), d.written.end(), int(b)) > 0;
         // A written value keeps what it held (in-place ops, partial writes).
         if (!writes || values[size_t(id)].defined || d.alias_input >= 0) make_gpu_valid(id);
@@ -438,8 +472,8 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     }
     // After every upload of the step: all its bindings live at its position.
     for (const auto& d : lowered.dispatches)
-      for (const Tensor& t : d.bindings)
-        if (t.defined()) gpu_touch(values[size_t(value_of(t))]);
+      for (size_t b = 0; b < d.bindings.size(); ++b)
+        if (d.bindings[b].defined()) gpu_touch(values[size_t(bind_value(d, b))]);
     // Rendered once every reader of every weight is known (a float16 weight's binding types).
     gpu_steps.push_back({program.size(), si, std::move(lowered)});
     emit("");
@@ -489,7 +523,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
   std::sort(order.begin(), order.end(), [&](int a, int b) { return values[size_t(a)].gpu_first < values[size_t(b)].gpu_first; });
   for (int id : order) {
     Value& v = values[size_t(id)];
-    const uint64_t numel = v.buffer->nbytes / dtype_size(v.dtype);
+    const uint64_t numel = v.numel();
     // Whole 4-byte words: WebGPU copies and writes buffers in multiples of 4 (f16: 2 bytes per element).
     const uint64_t bytes = std::max<uint64_t>(4, (numel * (v.gpu_half() ? 2 : 4) + 3) / 4 * 4);
     int best = -1;
@@ -509,10 +543,12 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
   }
 
   // A streamed weight: the name of the source tensor the caller holds its bytes under.
-  auto streamed_source = [&](const Buffer* b) -> std::string {
-    auto it = s.weight_by_buffer.find(b);
+  // A part of one: its first element in that tensor.
+  auto streamed_source = [&](const Value& v) -> std::string {
+    auto it = s.weight_by_buffer.find(v.buffer);
     if (it == s.weight_by_buffer.end() || !it->second->streamed) return "";
-    return ", \"streamed\": " + quoted(it->second->streamed_source);
+    return ", \"streamed\": " + quoted(it->second->streamed_source) +
+           (v.part_first >= 0 ? ", \"part_first\": " + std::to_string(v.part_first) : "");
   };
   std::string out = "{\n  \"values\": [";
   for (size_t i = 0; i < values.size(); ++i) {
@@ -523,12 +559,16 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       gdt = v.gpu_half() && v.gpu_first >= 0 ? "float16" : gpu_dtype(v.dtype);
     } catch (const GpuUnsupported&) {
     }
-    out += std::string(i ? ",\n    " : "\n    ") + "{\"label\": " + quoted(v.buffer->label) + ", \"kind\": \"" + kind +
+    const std::string label =
+        v.part_first < 0 ? v.buffer->label
+                         : v.buffer->label + "[" + std::to_string(v.part_first) + ":" + std::to_string(v.part_first + v.part_count) + "]";
+    const uint8_t* ptr = v.buffer->data && v.part_first > 0 ? v.buffer->data + v.part_first * dtype_size(v.dtype) : v.buffer->data;
+    out += std::string(i ? ",\n    " : "\n    ") + "{\"label\": " + quoted(label) + ", \"kind\": \"" + kind +
            "\", \"dtype\": \"" + dtype_name(v.dtype) + "\", \"gpu_dtype\": \"" + gdt +
-           "\", \"numel\": " + std::to_string(v.buffer->nbytes / dtype_size(v.dtype)) +
-           ", \"ptr\": " + std::to_string(reinterpret_cast<uintptr_t>(v.buffer->data)) +
+           "\", \"numel\": " + std::to_string(v.numel()) +
+           ", \"ptr\": " + std::to_string(reinterpret_cast<uintptr_t>(ptr)) +
            ", \"slot\": " + std::to_string(v.slot) + (v.resident ? ", \"resident\": true" : "") +
-           streamed_source(v.buffer) +
+           streamed_source(v) +
            "}";
   }
   out += "],\n  \"slots\": [";

@@ -72,6 +72,14 @@ test('index_select, embedding and gather; negative indices wrap', gpuTest(async 
   const ids = [6, 0, 3, 3, 1, 2];
   const e = await indexSelect(gpu, toGpu(gpu, w), 0, upload(gpu, ids, 'int32', [6]));
   assert.deepEqual([...await download(gpu, e)], ids.flatMap((r) => Array.from({ length: 5 }, (_, c) => at(w, [r, c]))));
+  // ... read as parts of its rows (a table past the largest binding), odd ids, negative and invalid
+  // ones (9 and -8: zeros, written by the part at row 0 only), each row by its own part
+  const pids = [6, 0, 3, 9, -1, 2, -8, 4];
+  for (const rowParts of [[[0, 3], [3, 2], [5, 2]], [[0, 1], [1, 6]], [[0, 7]]]) {
+    const p = await indexSelect(gpu, toGpu(gpu, w), 0, upload(gpu, pids, 'int32', [pids.length]), { rowParts });
+    const want = pids.flatMap((r) => Array.from({ length: 5 }, (_, c) => (r < -7 || r > 6 ? 0 : at(w, [r < 0 ? r + 7 : r, c]))));
+    assert.deepEqual([...await download(gpu, p)], want, `embedding in parts ${JSON.stringify(rowParts)}`);
+  }
   // gather(x, dim, index) with a strided index
   for (const dim of [0, 1, 2]) {
     const ishape = [3, 4, 2];

@@ -186,8 +186,10 @@ function epilogueArgs(gpu, epi) {
 // bKfast: the tiled kernel's B-tile load order; by default the lowering's rule (k fastest where
 // B's row stride is 1 and its column stride is not). kChunk (a multiple of 16): split-K, the
 // tiled kernel's partial sums over K chunks of that size, then split_k_sum (as the lowering
-// splits a long K over few tiles).
-export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32', epilogue = null, bKfast = null, kChunk = 0 } = {}) {
+// splits a long K over few tiles). yCols {first, width}: Y is the column window [first, first + N)
+// of a zero-filled [batch, M, width] output (y_off, y_rs: a split weight's part); the result is
+// that whole wider output.
+export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = true, tile = 64, outDtype = 'float32', epilogue = null, bKfast = null, kChunk = 0, yCols = null } = {}) {
   const av = a.shape.length === 1 ? { ...a, shape: [1, a.shape[0]], strides: [0, a.strides[0]] } : a;
   const bv = b.shape.length === 1 ? { ...b, shape: [b.shape[0], 1], strides: [b.strides[0], 0] } : b;
   const [M, K] = av.shape.slice(-2);
@@ -197,7 +199,7 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   if (batchShape.length > 4) throw new Error('matmul: more than 4 batch dims');
   const bs = (v) => broadcastStrides({ shape: v.shape.slice(0, -2), strides: v.strides.slice(0, -2) }, batchShape);
   const batch = numel(batchShape);
-  let outShape = [...batchShape, M, N];
+  let outShape = [...batchShape, M, yCols ? yCols.width : N];
   const out = empty(gpu, outDtype, outShape);
   if (a.shape.length === 1) outShape = outShape.filter((_, i) => i !== outShape.length - 2);
   if (b.shape.length === 1) outShape = outShape.slice(0, -1);
@@ -206,7 +208,8 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   const meta = { m: M, n: N, k: K, batch_rank: batchShape.length, batch_shape: pad4(batchShape),
     a_off: av.offset, a_rs: av.strides.at(-2), a_cs: av.strides.at(-1), a_bs: pad4(bs(av)),
     b_off: bv.offset, b_rs: bv.strides.at(-2), b_cs: bv.strides.at(-1), b_bs: pad4(bs(bv)),
-    alpha: { f32: alpha }, beta: { f32: beta }, has_c: c ? 1 : 0 };
+    alpha: { f32: alpha }, beta: { f32: beta }, has_c: c ? 1 : 0, y_off: yCols?.first ?? 0, y_rs: yCols?.width ?? N };
+  if (yCols) return matmulWindow(gpu, meta, av, bv, out, result, { gemv: gemv && M === 1, tile, batch, M, N, a, b });
   let cbuf = dummy(gpu);
   if (c) {
     const full = [...batchShape, M, N];
@@ -241,6 +244,19 @@ export async function matmul(gpu, a, b, { c = null, alpha = 1, beta = 1, gemv = 
   const src = useGemv ? kernelSource(name, { types }) : kernelSource(name, { types, subst: tileSubst(tile) });
   Object.assign(meta, epi.meta);
   await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, cbuf, ...epi.bufs], wg));
+  return result;
+}
+
+// matmul() into a column window of a wider output (no C, epilogue or split-K).
+async function matmulWindow(gpu, meta, av, bv, out, result, { gemv, tile, batch, M, N, a, b }) {
+  const name = gemv ? 'gemv' : 'matmul';
+  if (gemv) meta.batch = batch;
+  else meta.b_kfast = meta.b_rs === 1 && meta.b_cs !== 1 ? 1 : 0;
+  const wg = gemv ? grid(batch * N) : [Math.ceil(N / tile), Math.ceil(M / tile), batch];
+  const types = floatTypes({ Y: out, A: a, B: b, C: null });
+  const src = gemv ? kernelSource(name, { types }) : kernelSource(name, { types, subst: tileSubst(tile) });
+  const d0 = dummy(gpu);
+  await submit(gpu, (d) => d(name, src, meta, [out.buffer, av.buffer, bv.buffer, d0, d0, d0], wg));
   return result;
 }
 
@@ -400,8 +416,10 @@ export async function pool2d(gpu, mode, x, { kernel = 1, stride, padding = 0, di
 }
 
 // index_select(x, dim, idx 1-d int32) and gather(x, dim, idx): x any GPU dtype (a float16 table
-// gathered into a float32 output: outDtype).
-export async function indexSelect(gpu, x, dim, idx, { gather = false, outDtype = x.dtype } = {}) {
+// gathered into a float32 output: outDtype). rowParts [[first, count], ...] (dim 0 of a contiguous
+// table): the table is read as those parts of its rows, each its own buffer and dispatch, as the
+// lowering reads a weight past the device's largest binding.
+export async function indexSelect(gpu, x, dim, idx, { gather = false, outDtype = x.dtype, rowParts = null } = {}) {
   const d = dim < 0 ? dim + x.shape.length : dim;
   const shape = gather ? idx.shape : x.shape.map((s, i) => (i === d ? idx.shape[0] : s));
   const y = empty(gpu, outDtype, shape);
@@ -411,6 +429,21 @@ export async function indexSelect(gpu, x, dim, idx, { gather = false, outDtype =
     shape: pad6(shape), x_strides: pad6(x.strides), idx_strides: pad6(idx.strides), idx_off: idx.offset };
   const t = { float32: 'f32', int32: 'i32', bool: 'u32', float16: 'f16' };
   const src = kernelSource('index_select', { types: { Y: t[outDtype], X: t[x.dtype], Idx: 'i32' }, subst: { MODE: gather ? '1' : '0' } });
+  if (rowParts) {
+    const row = numel(x.shape.slice(1)) * ARRAY[x.dtype].BYTES_PER_ELEMENT;
+    gpu.device.queue.writeBuffer(y.buffer, 0, new Uint8Array(y.buffer.size).fill(0xff));  // NaN where nothing writes
+    const parts = rowParts.map(([first, count]) => {
+      const b = makeBuffer(gpu.device, Math.max(4, count * row));
+      const enc = gpu.device.createCommandEncoder();
+      if (count) enc.copyBufferToBuffer(x.buffer, first * row, b, 0, count * row);
+      gpu.device.queue.submit([enc.finish()]);
+      return b;
+    });
+    await submit(gpu, (dd) => rowParts.forEach(([first, count], k) => dd('index_select', src,
+      { ...meta, row_first: first, row_count: count }, [y.buffer, parts[k], idx.buffer], grid(Math.ceil(total / 64)))));
+    parts.forEach((b) => b.destroy());
+    return y;
+  }
   await submit(gpu, (dd) => dd('index_select', src, meta, [y.buffer, x.buffer, idx.buffer], grid(Math.ceil(total / 64))));
   return y;
 }

@@ -186,6 +186,37 @@ test('weightDtype float16: GEMM weights f16 on the GPU, tokens equal WASM at flo
   }
 });
 
+// A device whose largest storage binding is smaller than some weights (env.webgpu.maxBindingBytes
+// stands in for one): the embedding, the MLP and lm_head weights (1 MiB and 688 KiB) are held as
+// parts of their rows under a 600 000-byte limit, read part by part; every node stays on the GPU
+// and the greedy tokens equal WASM's.
+test('weights past the largest binding run in parts of their rows: tokens equal WASM\'s', async (t) => {
+  const fx = fixtures[0];
+  if (!(await ready(t, fx))) return;
+  const wasm = await tir.loadLM({ ...fx.files, threads: 1 });
+  tir.env.webgpu.maxBindingBytes = 600000;
+  let lm = null;
+  try {
+    lm = await tir.loadLM({ ...fx.files, threads: 1, executionProviders: ['webgpu'] });
+    const { prefill, decode } = lm._gpu.plan;
+    const parts = (p) => p.values.filter((v) => v.slot >= 0 && /\[\d+:\d+\]$/.test(v.label));
+    assert.ok(parts(decode).length >= 4, `decode holds weights in parts: ${parts(decode).map((v) => v.label)}`);
+    for (const p of [prefill, decode]) {
+      assert.equal(p.placement.wasm, 0, JSON.stringify(p.fallbacks));
+      for (const bytes of p.slots) assert.ok(bytes <= 600000, `a ${bytes}-byte GPU buffer`);
+    }
+    for (const prompt of fx.prompts) {
+      assert.deepEqual(await lm.generate(prompt, { maxNewTokens: NEW_TOKENS }), await wasm.generate(prompt, { maxNewTokens: NEW_TOKENS }),
+        `a ${prompt.length}-token prompt`);
+    }
+    rows.push(`${fx.name} under a 600000-byte binding limit: ${parts(decode).length} weight parts; tokens = WASM's`);
+  } finally {
+    tir.env.webgpu.maxBindingBytes = undefined;
+    lm?.dispose();
+    wasm.dispose();
+  }
+});
+
 test('a failed GPU load falls back to WASM with a warning; env.webgpu.strict makes it an error', async (t) => {
   const fx = fixtures[0];
   const gpu = await ready(t, fx);

@@ -157,3 +157,24 @@ test('a long K over few output tiles splits K (linear, addmm, bmm): two dispatch
     assertClose(r.gpu[0], reference(inputs), { rtol: 1e-5, atol: 1e-6 * K, what: `${op} ${JSON.stringify(shapes)}` });
   }
 }));
+
+// A weight larger than the device's largest storage binding runs as one GEMM per part of its rows,
+// each writing a column window of the output (y_off, y_rs): the GEMV and the tiled kernel at each
+// tile, windows at tile edges and odd offsets, against float64; the columns outside stay zero.
+test('matmul and gemv into a column window of a wider output (a split weight\'s parts)', gpuTest(async (t, gpu) => {
+  const rand = rng(120);
+  for (const [M, K, N, first, width] of [[1, 33, 17, 5, 40], [1, 300, 64, 64, 129], [7, 13, 65, 0, 66],
+    [65, 17, 63, 1, 64], [3, 5, 1, 2, 3], [33, 31, 129, 7, 140]]) {
+    const a = hostTensor(rand, 'float32', [M, K]);
+    const b = hostTensor(rand, 'float32', [K, N], 'transposed');  // W^T of a [N, K] part
+    const part = refMatmul(a, b);
+    for (const [gemv, tile] of [[true, 64], [false, 64], [false, 16]]) {
+      const y = await matmul(gpu, toGpu(gpu, a), toGpu(gpu, b), { gemv, tile, yCols: { first, width } });
+      assert.deepEqual(y.shape, [M, width]);
+      const got = await download(gpu, y);
+      const want = new Float64Array(M * width);
+      for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) want[m * width + first + n] = part[m * N + n];
+      assertClose(got, want, { rtol: 1e-5, atol: 1e-6 * K, what: `[${M}, ${K}] x [${K}, ${N}] at column ${first} of ${width}, gemv=${gemv} tile=${tile}` });
+    }
+  }
+}));

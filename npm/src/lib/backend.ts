@@ -28,6 +28,13 @@ export interface WebGpuSettings {
   gpu?: unknown;
   powerPreference?: 'low-power' | 'high-performance' | undefined;
   strict: boolean;
+  /**
+   * Plan as if the device's maxStorageBufferBindingSize were at most this many bytes (unset: the
+   * device's own limit): a weight past it is held on the GPU as parts of its rows, which the
+   * embedding and linear kernels read part by part; other values past it keep their nodes on WASM.
+   * For trying a model against a smaller device's limit.
+   */
+  maxBindingBytes?: number | undefined;
 }
 
 /** Global configuration (set before the first load). */
@@ -63,6 +70,7 @@ export interface Env {
    * create([]) in Node); unset: navigator.gpu, else in Node the optional `webgpu`
    * package. powerPreference goes to requestAdapter. strict: a model that asks for
    * 'webgpu' fails to load when there is no GPU, instead of running on WASM with a warning.
+   * maxBindingBytes: plan as if the device's largest storage binding were at most this.
    */
   webgpu: WebGpuSettings;
 }
@@ -95,8 +103,9 @@ export const env = {
    * create([]) in Node); unset: navigator.gpu, else in Node the optional `webgpu`
    * package. powerPreference goes to requestAdapter. strict: a model that asks for
    * 'webgpu' fails to load when there is no GPU, instead of running on WASM with a warning.
+   * maxBindingBytes: plan as if the device's largest storage binding were at most this.
    */
-  webgpu: { device: undefined, adapter: undefined, gpu: undefined, powerPreference: undefined, strict: false },
+  webgpu: { device: undefined, adapter: undefined, gpu: undefined, powerPreference: undefined, strict: false, maxBindingBytes: undefined },
 } as Omit<Env, 'wasm'> as Env; // `wasm` is defined just below
 
 // onnxruntime-web's spelling: env.wasm.numThreads / wasmPaths / proxy read and

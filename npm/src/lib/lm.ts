@@ -12,7 +12,7 @@ import type { TensorOp } from './load_sources.js';
 import { warn } from './warn.js';
 import { GpuGeneration } from './webgpu/lm.js';
 import { StreamedWeights } from './webgpu/streaming.js';
-import { declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
+import { bindingLimit, declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { applyLimits, validateLimits } from './limits.js';
 import type { Limits } from './limits.js';
@@ -308,7 +308,7 @@ async function compileLM(options: LoadLMOptions, limits: Limits | null, load: Lo
       checkTensorKeys(handle, options.strictWeights);
       if (forGpu) {
         handle.setWebGpu(true);
-        handle.setMaxBinding(forGpu.limits.maxStorageBufferBindingSize);
+        handle.setMaxBinding(bindingLimit(forGpu));
       }
       check(handle.compile(Boolean(donate), String(weightDtype)), 'ExecutionError');
       // Streamed weights: compile placed the nodes; the CPU's weights are read, then bound.

@@ -11,7 +11,7 @@ import {
 import { parseJsonLoose } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
-import { executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
+import { bindingLimit, executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY, type NormalizedTensor } from './tensor.js';
 import type { Backend, EmbindObject } from './backend.js';
@@ -534,7 +534,7 @@ async function loadCollected(ir: IRSource, irText: string, irMeta: IrMeta, weigh
       (options.compile ?? (weights !== undefined || constants !== undefined));
     if (gpu) {
       handle.setWebGpu(true);
-      handle.setMaxBinding(gpu.limits.maxStorageBufferBindingSize);
+      handle.setMaxBinding(bindingLimit(gpu));
       handle.setShaderF16(gpu.features?.has('shader-f16') ?? false);
     }
     if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');

@@ -1,5 +1,5 @@
 // Matrix-vector path of matmul (M = 1, the decode step): Y[b,0,n] = alpha * sum_k A[b,0,k] *
-// B[b,k,n] + beta * C[b,0,n], same views and parameters as matmul.wgsl. One workgroup per output
+// B[b,k,n] + beta * C[b,0,n], same views and parameters as matmul.wgsl (Y's rows y_rs apart from y_off). One workgroup per output
 // (b, n): its 256 invocations stride over K (coalesced when k is B's contiguous dim, as in a
 // linear layer's weight [N, K]) and reduce in workgroup memory; matmul.wgsl's fused epilogue.
 // Workgroups: grid(batch * N).
@@ -44,6 +44,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var r = mf(M_ALPHA) * part[0];
     let beta = mf(M_BETA);
     if (mu(M_HAS_C) != 0u && beta != 0.0) { r += beta * f32(C[oc + n * mu(M_C_CS)]); }
-    Y[bi * N + n] = Y_T(epilogue(r, bi * N + n));
+    let o = mu(M_Y_OFF) + bi * mu(M_Y_RS) + n;
+    Y[o] = Y_T(epilogue(r, o));
   }
 }

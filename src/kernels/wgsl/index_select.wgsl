@@ -2,7 +2,10 @@
 // gather (MODE 1: Idx has the output's shape, out[i] = x[i with dim := Idx[i]]). X and Idx are
 // strided views (Idx int32); Y contiguous with the output shape. An index outside
 // [-x_dim_size, x_dim_size) cannot raise on the GPU: it writes 0 (the executor validates indices
-// when it must). Workgroups: grid(ceil(numel / 64)).
+// when it must). row_count != 0 (MODE 0, a table split into parts of rows, one dispatch each): X
+// holds rows [row_first, row_first + row_count) of dim `dim`; an index outside them is another
+// part's, not written here (the part at row 0 writes the zeros of invalid ones).
+// Workgroups: grid(ceil(numel / 64)).
 const MODE: u32 = {{MODE}}u;
 {{DECLS}}
 
@@ -28,6 +31,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var j = Idx[oi];
   let n = i32(mu(M_X_DIM_SIZE));
   if (j < 0) { j += n; }
-  if (j < 0 || j >= n) { Y[i] = 0; return; }
-  Y[i] = Y_T(X[ox + u32(j) * mu(M_X_STRIDES + dim)]);  // f16 -> f32 for a float16 table
+  let first = mu(M_ROW_FIRST);
+  if (j < 0 || j >= n) {
+    if (first == 0u) { Y[i] = 0; }
+    return;
+  }
+  var r = u32(j);
+  let count = mu(M_ROW_COUNT);
+  if (count != 0u) {
+    if (r < first || r >= first + count) { return; }
+    r -= first;
+  }
+  Y[i] = Y_T(X[ox + r * mu(M_X_STRIDES + dim)]);  // f16 -> f32 for a float16 table
 }

@@ -1,7 +1,8 @@
 // Batched matmul with epilogue: Y[b,m,n] = alpha * sum_k A[b,m,k] * B[b,k,n] + beta * C[b,m,n].
 // A, B, C are strided views (row/column strides, up to 4 broadcast batch dims with their own
 // batch strides, 0 where broadcast), so mm, bmm, addmm, linear (B = W^T by strides) and
-// broadcasting matmul are one kernel; Y is contiguous [batch, M, N]. Tiles: T x T outputs per
+// broadcasting matmul are one kernel; Y is [batch, M, N] with rows y_rs apart from y_off
+// (y_rs = N: contiguous; a wider row: a column window of a larger output). Tiles: T x T outputs per
 // workgroup of S x S invocations, T/S x T/S outputs each (T, S = {{TILE}}, {{THREADS}}: the
 // lowering's gemm_tile picks 64, 16 or, for outputs too small for enough 64x64 workgroups, 16, 8;
 // the tests also run 32, 8), K in steps of 16 through workgroup memory; edge tiles load zeros and
@@ -68,7 +69,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let alpha = mf(M_ALPHA);
   let beta = mf(M_BETA);
   let use_c = mu(M_HAS_C) != 0u && beta != 0.0;
-  let oy = wid.z * M * N;
+  let yrs = mu(M_Y_RS);
+  let oy = mu(M_Y_OFF) + wid.z * M * yrs;
   for (var i = 0u; i < R; i++) {
     let gm = m0 + lid3.y + S * i;
     if (gm >= M) { continue; }
@@ -77,7 +79,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       if (gn >= N) { continue; }
       var r = alpha * acc[i][j];
       if (use_c) { r += beta * f32(C[oc + gm * mu(M_C_RS) + gn * mu(M_C_CS)]); }
-      let o = oy + gm * N + gn;
+      let o = oy + gm * yrs + gn;
       Y[o] = Y_T(epilogue(r, o));
     }
   }

@@ -218,6 +218,54 @@ TEST(WebGpuPlan, AValuePastTheBindingLimitKeepsItsReadersOnWasm) {
   check_invariants(doc.root());
 }
 
+// A weight past the binding limit is held as parts of its rows, each a GPU buffer of its own:
+// LLaMA's embedding, MLP and lm_head weights (64 x 32 and 32 x 64 floats, 8 KiB) under a
+// 6000-byte limit. The embedding gathers from each part and each linear runs one GEMM per part
+// into its window of the output's columns; no node leaves the GPU (its activations fit).
+TEST(WebGpuPlan, AWeightPastTheBindingLimitIsSplitIntoPartsOfRows) {
+  const json::Document doc = json::Document::parse(plan_of("llama_decoder/torch2.14-training", 6000));
+  const json::Value plan = doc.root();
+  EXPECT_EQ(plan["placement"]["wasm"].as_int64(), 0) << plan["fallbacks"].to_json();
+  check_invariants(plan);
+  const json::Value values = plan["values"];
+  auto is_part = [&](int64_t id) { return id >= 0 && values.at(size_t(id))["label"].str().find('[') != std::string::npos; };
+  std::map<std::string, std::vector<int64_t>> parts_read;  // node -> the part values it binds, in order
+  for (const json::Value item : plan["program"]) {
+    if (item["op"].str() != "gpu") continue;
+    for (const json::Value d : item["dispatches"])
+      for (const json::Value id : d["bind"])
+        if (is_part(id.as_int64())) parts_read[std::string(item["node"].str())].push_back(id.as_int64());
+  }
+  // embedding, 2 x 2 MLP up/gate, 2 down_proj, lm_head: 2 parts each, one per dispatch.
+  EXPECT_EQ(parts_read.size(), 8u);
+  for (const auto& [node, ids] : parts_read) {
+    ASSERT_EQ(ids.size(), 2u) << node;
+    for (int64_t id : ids) {
+      const json::Value v = values.at(size_t(id));
+      EXPECT_EQ(v["numel"].as_int64(), 1024) << node << ": " << v.to_json();
+      EXPECT_GE(v["slot"].as_int64(), 0) << node;
+    }
+  }
+  const std::string first(values.at(size_t(parts_read["embedding"][0]))["label"].str());
+  EXPECT_EQ(first.substr(first.find('[')), "[0:1024]");
+  // Each part uploads once, at prepare; every slot fits the limit.
+  std::set<int64_t> prepared;
+  for (const json::Value id : plan["prepare"]) EXPECT_TRUE(prepared.insert(id.as_int64()).second);
+  for (const auto& [node, ids] : parts_read)
+    for (int64_t id : ids) EXPECT_TRUE(prepared.count(id)) << node;
+  for (const json::Value slot : plan["slots"]) EXPECT_LE(slot.as_int64(), 6000);
+  // lm_head's two GEMMs write the columns [0, 32) and [32, 64) of its [4, 64] output.
+  for (const json::Value item : plan["program"]) {
+    if (item["op"].str() != "gpu" || item["node"].str() != "linear_14") continue;
+    ASSERT_EQ(item["dispatches"].size(), 2u);
+    const json::Value d1 = item["dispatches"].at(1);
+    EXPECT_EQ(item["dispatches"].at(0)["meta"]["y_off"].as_int64(), 0);
+    EXPECT_EQ(d1["meta"]["y_off"].as_int64(), 32);
+    EXPECT_EQ(d1["meta"]["y_rs"].as_int64(), 64);
+    EXPECT_EQ(d1["meta"]["n"].as_int64(), 32);
+  }
+}
+
 TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
   // A where between an int64 buffer and a constant folded at prepare past int32 (the GPU holds
   // int64 as int32).

@@ -34,6 +34,13 @@ async function requestDevice(): Promise<DeviceResult> {
   return { device, why: '' };
 }
 
+/** The largest storage binding models on `device` are planned for (env.webgpu.maxBindingBytes caps the device's). */
+export function bindingLimit(device: GpuObject): number {
+  const own = Number(device.limits.maxStorageBufferBindingSize);
+  const cap = env.webgpu.maxBindingBytes;
+  return cap !== undefined && cap > 0 ? Math.min(own, Math.floor(cap)) : own;
+}
+
 /** {device, why}: device null (and why) when there is no usable GPU. */
 export async function webgpuDevice(): Promise<DeviceResult> {
   if (env.webgpu.device) return { device: env.webgpu.device, why: '' };

@@ -29,6 +29,11 @@ interface PlanValue {
   slot: number;
   /** A weight streamed to the GPU (no bytes in WASM memory): its source tensor's name. */
   streamed?: string;
+  /**
+   * A part of a weight larger than the device's largest binding, streamed: its first element in
+   * the source tensor (numel elements from there). A part in WASM memory has its own ptr.
+   */
+  part_first?: number;
 }
 
 /** The engine side of a run: runs the WASM parts of the plan (steps first..last). */
@@ -296,7 +301,7 @@ export class WebGpuExecutor {
       if (id === undefined) return this._buffer(bytes, STORAGE);
       const v: PlanValue = plan.values[id];
       const held = v.gpu_dtype === 'float16' ? ' as float16' : '';
-      const key = (v.streamed !== undefined ? `streamed ${v.streamed}` : `at ${v.ptr} ${v.numel} ${v.dtype}`) + held;
+      const key = (v.streamed !== undefined ? `streamed ${v.streamed} from ${v.part_first ?? 0} ${v.numel}` : `at ${v.ptr} ${v.numel} ${v.dtype}`) + held;
       this.weightKeys.push(key);
       const shared = this.weightBuffers.take(key);
       if (shared) {
@@ -359,8 +364,10 @@ export class WebGpuExecutor {
   // The constant weights, once; streamed ones are read from their file one at a time (only one
   // tensor's bytes are held at once), in plan order. A weight held as f16 takes the file's
   // float16 bytes as they are; one of another dtype (held as f16 under weightDtype 'float16')
-  // is read as float32 and rounded, as the CPU rounds the halves it packs.
+  // is read as float32 and rounded, as the CPU rounds the halves it packs. The parts of a weight
+  // larger than the largest binding come one after another: its bytes are read once for them all.
   private async _uploadWeights(): Promise<void> {
+    let last = null as { key: string; bytes: Uint8Array } | null;
     for (const id of this.plan.prepare) {
       if (this.sharedValues.has(id)) continue;
       const v = this.plan.values[id];
@@ -371,7 +378,12 @@ export class WebGpuExecutor {
       if (!this.streamed) throw new ExecutionError(`WebGPU: weight '${v.label}' was streamed, but its file is gone`);
       const half = v.gpu_dtype === 'float16';
       const fileHalf = half && this.streamed.fileDtype(v.streamed) === 'float16';
-      const bytes = await this.streamed.bytesOf(v.streamed, fileHalf ? 'float16' : v.dtype);
+      const dtype = fileHalf ? 'float16' : v.dtype;
+      const key = `${v.streamed} as ${dtype}`;
+      if (last?.key !== key) last = { key, bytes: await this.streamed.bytesOf(v.streamed, dtype) };
+      const item = dtype === 'float16' ? 2 : ITEM[v.dtype]!;
+      const first = v.part_first ?? 0;
+      const bytes = last.bytes.subarray(first * item, (first + v.numel) * item);
       this._write(v, half ? halfGpuBytes(v, bytes, fileHalf) : toGpuBytes(v, bytes, true));
     }
   }

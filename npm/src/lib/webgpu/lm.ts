@@ -11,6 +11,7 @@ import type { Backend, EmbindObject } from '../backend.js';
 import type { GpuTransfers } from '../lm_types.js';
 import type { Placement } from '../model_types.js';
 import type { GpuObject } from './kernels.js';
+import { bindingLimit } from './device.js';
 import type { StreamedWeights } from './streaming.js';
 
 const PREFILL = 0;
@@ -48,7 +49,7 @@ export class GpuGeneration {
   static async create(device: GpuObject, backend: Backend, handle: EmbindObject,
     streamed: StreamedWeights | null = null): Promise<GpuGeneration> {
     handle.setShaderF16(device.features?.has('shader-f16') ?? false);
-    const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
+    const text = String(handle.webgpuPlan(bindingLimit(device)));
     const plan = parseJsonLoose(text);
     if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
     const placed = plan.prefill.placement.webgpu + plan.decode.placement.webgpu;

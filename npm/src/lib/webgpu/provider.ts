@@ -4,7 +4,9 @@ import { env } from '../backend.js';
 import { ExecutionError, check } from '../errors.js';
 import { parseJsonLoose } from '../json.js';
 import { warn } from '../warn.js';
-import { webgpuDevice } from './device.js';
+import { bindingLimit, webgpuDevice } from './device.js';
+
+export { bindingLimit };
 import { WebGpuExecutor, type SharedWeightBuffers } from './executor.js';
 import type { Backend, EmbindObject } from '../backend.js';
 import type { ExecutionProvider } from '../model_types.js';
@@ -45,7 +47,7 @@ export async function gpuOrFallback(): Promise<GpuObject | null> {
 // weightBuffers: the GPU weights of the model whose weights this one shares (weightsFrom).
 export async function startWebGpu(device: GpuObject, backend: Backend, handle: EmbindObject,
   streamed: StreamedWeights | null = null, weightBuffers: SharedWeightBuffers | null = null): Promise<WebGpuExecutor | null> {
-  const text = String(handle.webgpuPlan(device.limits.maxStorageBufferBindingSize));
+  const text = String(handle.webgpuPlan(bindingLimit(device)));
   const plan = parseJsonLoose(text);
   if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
   if (plan.placement.webgpu === 0) {
