@@ -54,6 +54,17 @@ GpuMeta& GpuMeta::f(const char* field, double value) {
   return *this;
 }
 
+Tensor gpu_complex_as_pairs(const Tensor& c) {
+  gpu_need(c.dtype == DType::C64, "a complex value that is not complex64");
+  Tensor v = c;
+  v.dtype = DType::F32;
+  for (int64_t& s : v.strides) s *= 2;
+  v.shape.push_back(2);
+  v.strides.push_back(1);
+  v.offset = c.offset * 2;
+  return v;
+}
+
 std::vector<std::pair<int64_t, int64_t>> gpu_weight_parts(const Tensor& w, uint64_t max_binding_bytes) {
   const int64_t rows = w.dim() ? w.shape[0] : 1;
   const uint64_t elems = w.buffer ? w.buffer->nbytes / dtype_size(w.dtype) : 0;

@@ -146,6 +146,9 @@ void gpu_grid(GpuDispatch& d, int64_t n);
 // each, shared by a tied embedding and lm_head). One part {0, rows} when it fits; none (declines)
 // when a single row does not fit.
 std::vector<std::pair<int64_t, int64_t>> gpu_weight_parts(const Tensor& w, uint64_t max_binding_bytes);
+// A complex64 tensor as the float32 pairs the GPU holds it as: shape + [2] (re, im), strides and
+// offset in floats. The plan keeps a complex64 value as float32 storage of twice the elements.
+Tensor gpu_complex_as_pairs(const Tensor& c);
 // Adds a fused epilogue (runtime/fusion.cpp: batch norm as e.bn_affine, residual, relu/clamp)
 // to d, a dispatch with takes_epilogue that writes the producer's output of shape `out_shape`:
 // its bindings Res and Affine and its epi_* parameters (epilogue.wgsl).

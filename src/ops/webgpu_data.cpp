@@ -61,12 +61,47 @@ bool lower_plain_copy(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
+// pad in reflect (1), replicate (2) or circular (3) mode with non-negative pads `pad` (last dim
+// first, ops/pad.cpp): pad.wgsl, one gather per output element.
+bool lower_pad_mode(const OpCall& c, GpuLowering& g, int64_t mode, const std::vector<int64_t>& pad) {
+  const Tensor& x = c.in[0];
+  const Tensor& y = c.out[0];
+  if (x.dtype != y.dtype || !gpu_dense_at_zero(y) || pad.size() / 2 > size_t(x.dim())) return false;
+  const char* t = x.dtype == DType::F32 ? "f32" : x.dtype == DType::Bool ? "u32"
+                : x.dtype == DType::I32 || x.dtype == DType::I64 ? "i32" : nullptr;
+  if (!t) return false;
+  for (int64_t p : pad)
+    if (p < 0) return false;  // cropping: left to the CPU
+  if (y.numel() == 0) return true;
+  std::vector<int64_t> left(size_t(x.dim()), 0);
+  for (size_t k = 0; 2 * k < pad.size(); ++k) left[size_t(x.dim()) - 1 - k] = pad[2 * k];
+  GpuDispatch d;
+  d.kernel = "pad";
+  d.subst = {{"MODE", std::to_string(mode)}};
+  d.types = {{"Y", t}, {"X", t}};
+  d.meta.u("numel", y.numel()).u("rank", y.dim()).us("shape", y.shape, 6).u("x_off", x.offset);
+  d.meta.us("x_strides", x.strides, 6).us("x_shape", x.shape, 6).us("left", left, 6);
+  d.bindings = {y, x};
+  gpu_grid(d, (y.numel() + 63) / 64);
+  g.dispatches.push_back(d);
+  return true;
+}
+
+bool lower_reflection_pad(const OpCall& c, GpuLowering& g) { return lower_pad_mode(c, g, 1, c.ints("padding")); }
+bool lower_replication_pad(const OpCall& c, GpuLowering& g) { return lower_pad_mode(c, g, 2, c.ints("padding")); }
+
 // constant_pad_nd / pad(mode="constant") with non-negative pads: fill, then the
-// input copied into the interior.
+// input copied into the interior. pad's other modes: lower_pad_mode.
 bool lower_constant_pad(const OpCall& c, GpuLowering& g) {
   const Tensor& x = c.in[0];
   const Tensor& y = c.out[0];
-  if (c.node->op_type == "aten.pad.default" && c.str("mode", std::string("constant")) != "constant") return false;
+  if (c.node->op_type == "aten.pad.default") {
+    const std::string mode = c.str("mode", std::string("constant"));
+    if (mode != "constant") {
+      const int64_t m = mode == "reflect" ? 1 : mode == "replicate" ? 2 : mode == "circular" ? 3 : 0;
+      return m != 0 && lower_pad_mode(c, g, m, c.ints("pad"));
+    }
+  }
   if (x.dtype != DType::F32 || y.dtype != DType::F32) return false;
   const auto pad = c.ints("pad");
   for (int64_t p : pad)
@@ -375,6 +410,9 @@ TIR_REGISTER_WEBGPU(
     {"aten.fill.Scalar", lower_fill_scalar}, {"aten.fill_.Scalar", lower_fill_scalar},
     {"aten.lift_fresh_copy.default", lower_plain_copy},
     {"aten.constant_pad_nd.default", lower_constant_pad}, {"aten.pad.default", lower_constant_pad},
+    {"aten.reflection_pad1d.default", lower_reflection_pad}, {"aten.reflection_pad2d.default", lower_reflection_pad},
+    {"aten.reflection_pad3d.default", lower_reflection_pad}, {"aten.replication_pad1d.default", lower_replication_pad},
+    {"aten.replication_pad2d.default", lower_replication_pad}, {"aten.replication_pad3d.default", lower_replication_pad},
     {"aten.slice_scatter.default", lower_slice_scatter},
     {"aten.eq.Tensor", lower_eq}, {"aten.eq.Scalar", lower_eq}, {"aten.ne.Tensor", lower_ne},
     {"aten.ne.Scalar", lower_ne}, {"aten.lt.Tensor", lower_lt}, {"aten.lt.Scalar", lower_lt},

@@ -31,6 +31,22 @@ bool unary(const OpCall& c, GpuLowering& g, const char* op, double p0 = 0, doubl
   return true;
 }
 
+// abs; of a complex64 tensor, |re + i im| = hypot(re, im) over its float32 pairs (two strided
+// views of one value), as the CPU's std::abs.
+bool lower_abs(const OpCall& c, GpuLowering& g) {
+  const Tensor& x = c.in[0];
+  if (x.dtype != DType::C64) return unary(c, g, "abs");
+  if (c.out[0].dtype != DType::F32) return false;
+  if (c.out[0].numel() == 0) return true;
+  Tensor re = gpu_complex_as_pairs(x);
+  re.shape.pop_back();
+  re.strides.pop_back();
+  Tensor im = re;
+  im.offset += 1;
+  g.dispatches.push_back(gpu_elementwise("hypot", {re, im}, c.out[0]));
+  return true;
+}
+
 #define TIR_UNARY(name, op) \
   bool name(const OpCall& c, GpuLowering& g) { return unary(c, g, op); }
 TIR_UNARY(lower_relu, "relu")
@@ -40,7 +56,6 @@ TIR_UNARY(lower_silu, "silu")
 TIR_UNARY(lower_hardswish, "hardswish")
 TIR_UNARY(lower_hardsigmoid, "hardsigmoid")
 TIR_UNARY(lower_neg, "neg")
-TIR_UNARY(lower_abs, "abs")
 TIR_UNARY(lower_exp, "exp")
 TIR_UNARY(lower_log, "log")
 TIR_UNARY(lower_sqrt, "sqrt")

@@ -41,7 +41,7 @@ struct Value {
   // Keeps a buffer that only a lowering holds (a split-K GEMM's partial sums) alive while the
   // plan is made, so that no later buffer reuses its address (values are keyed by address).
   std::shared_ptr<Buffer> hold;
-  DType dtype = DType::F32;  // CPU storage dtype (of the first tensor seen)
+  DType dtype = DType::F32;  // CPU storage dtype (of the first tensor seen; complex64 as float32)
   bool constant_weight = false;
   bool resident = false;  // a GPU-resident graph input: its own slot, never uploaded
   bool cpu_valid = false, gpu_valid = false, defined = false;
@@ -138,7 +138,8 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     Value v;
     v.buffer = b;
     if (t.buffer.get() == b) v.hold = t.buffer;
-    v.dtype = t.dtype;
+    // complex64: float32 pairs, as the kernels bind it (gpu_complex_as_pairs).
+    v.dtype = t.dtype == DType::C64 ? DType::F32 : t.dtype;
     v.constant_weight = b->kind == Buffer::Kind::Weight && !mutated_weight.count(b);
     v.cpu_valid = v.defined = b->kind == Buffer::Kind::Weight || b->kind == Buffer::Kind::Input;
     auto w = s.weight_by_buffer.find(b);

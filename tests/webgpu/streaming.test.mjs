@@ -66,9 +66,9 @@ test('an all-GPU model keeps no weight in WASM memory but its fused batch norms\
 
 test('weights read by WASM nodes stay in WASM memory; the others are streamed', async (t) => {
   if (!(await device(t))) return;
-  // Whisper's audio front end (stft, complex) stays on WASM and reads its window buffer there;
-  // the encoder's weights are on the GPU, so the split is by reader, not by model.
-  const fx = fixture('whisper_encoder/torch2.14-training');
+  // The GRU layer stays on WASM and reads its weights there; the linear head after it is on the
+  // GPU, with its weights: the split is by reader, not by model.
+  const fx = fixture('gru/torch2.14-training');
   const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
   try {
     const p = model.placement();

@@ -303,6 +303,24 @@ TEST(WebGpuPlan, DecoderLlmsAndClipRunWhollyOnTheGpu) {
   }
 }
 
+// Whisper's log-mel front end: reflect pad (pad.wgsl), stft (stft.wgsl) into a complex64 value
+// held as float32 pairs (twice the elements), and abs over those pairs; then the encoder.
+TEST(WebGpuPlan, WhispersAudioFrontEndRunsOnTheGpu) {
+  const json::Document doc = json::Document::parse(plan_of("whisper_encoder/torch2.14-training"));
+  const json::Value plan = doc.root();
+  EXPECT_EQ(plan["placement"]["wasm"].as_int64(), 0) << plan["fallbacks"].to_json();
+  check_invariants(plan);
+  bool stft = false;
+  for (const json::Value item : plan["program"]) {
+    if (item["op"].str() != "gpu" || item["op_type"].str() != "aten.stft.default") continue;
+    stft = true;
+    const json::Value out = plan["values"].at(size_t(item["dispatches"].at(0)["bind"].at(0).as_int64()));
+    EXPECT_EQ(out["dtype"].str(), "float32");
+    EXPECT_EQ(out["numel"].as_int64(), 2 * 33 * 101);  // [1, 33, 101] complex64
+  }
+  EXPECT_TRUE(stft);
+}
+
 using test::ir_meta;
 using test::ir_node;
 
