@@ -55,6 +55,7 @@ bool gpu_reduce(GpuLowering& g, ReduceMode mode, const Tensor& x, const std::vec
   d.subst = {{"MODE", std::to_string(int(mode))}};
   const char* tx = integral ? "i32" : "f32";
   d.subst.emplace_back("TX", tx);
+  d.subst.emplace_back("X_FLOAT", integral ? "false" : "true");
   d.types = {{"I", "i32"}, {"X", tx}, {"Y", tx}};
   d.meta.u("rows", rows).u("rank", int64_t(keep.size())).u("r", red);
   d.meta.u("r_stride", last >= 0 ? x.strides[size_t(last)] : 1).u("x_off", x.offset).f("correction", correction);

@@ -281,7 +281,7 @@ export async function reduce(gpu, mode, x, dim, { correction = 1 } = {}) {
     if (s.r === 0 && mode !== 'sum') throw new Error(`reduce: ${mode} over an empty dim`);
     const meta = { rows, rank: s.shape.length, r: s.r, r_stride: s.rStride, x_off: x.offset,
       correction: { f32: correction }, shape: pad6(s.shape), x_strides: pad6(s.strides) };
-    const src = kernelSource('reduce', { types: { I: 'i32' }, subst: { MODE: String(REDUCE_MODE[mode]), TX: 'f32' } });
+    const src = kernelSource('reduce', { types: { I: 'i32' }, subst: { MODE: String(REDUCE_MODE[mode]), TX: 'f32', X_FLOAT: 'true' } });
     await submit(gpu, (d) => d('reduce', src, meta, [y.buffer, x.buffer, (idx ?? { buffer: dummyRw(gpu) }).buffer], grid(rows)));
   }
   return arg ? { values: y, indices: idx } : y;

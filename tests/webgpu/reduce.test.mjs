@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuTest, reduce, softmax, logSoftmax, layerNorm, groupNorm, download } from './gpu.mjs';
 import { rng, hostTensor, toGpu, assertClose } from './ref.mjs';
-import { getEngine, engineOp, checkLowered } from './engine.mjs';
+import { getEngine, engineOp, checkLowered, lowered } from './engine.mjs';
 
 const CASES = [[[7], 0], [[3, 65], 1], [[130, 3], 0, 'transposed'], [[2, 3, 5], 1, 'sliced'], [[1], 0],
   [[0, 4], 1], [[5, 1], 1], [[2, 200], -1], [[4, 3, 2], -2, 'transposed']];
@@ -166,4 +166,59 @@ test('topk through the provider: values and indices equal the CPU\'s (ties by in
   for (const i of [3, 64, 69, 70 + 5]) n.storage[i] = NaN;
   await checkLowered(eng, gpu, 'aten.topk.default', [n], outs([2, 4]), { k: 4 });
   await checkLowered(eng, gpu, 'aten.topk.default', [n], outs([2, 69]), { k: 69, largest: false });
+}));
+
+// NaN propagates as in torch: through the max/min family (relu, clamp, hardtanh, relu6,
+// hardsigmoid, threshold, maximum/minimum, amax/amin, max/min, max_pool2d) and argmax/argmin
+// (the first NaN's index). WGSL's max/min may return either operand for a NaN and compilers may
+// fold v != v (lavapipe's does), so the kernels test the bits: each GPU result is NaN exactly
+// where torch's is, and otherwise equals the CPU's.
+test('NaN propagates as torch: relu, clamp, maximum, threshold, amax/amin, max/min, argmax/argmin, max_pool2d', gpuTest(async (t, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { t.skip('npm/dist not built'); return; }
+  const rand = rng(140);
+  const withNaN = (shape, at) => {
+    const h = hostTensor(rand, 'float32', shape);
+    for (const i of at) h.storage[i] = NaN;
+    return h;
+  };
+  const x = withNaN([3, 70], [5, 80, 81, 139]);  // rows 0 and 1 hold NaNs (row 1 two), row 2 none
+  const same = [{ shape: [3, 70], dtype: 'float32' }];
+  const unary = [['aten.relu.default', {}], ['aten.clamp.default', { min: -0.5, max: 0.5 }], ['aten.hardtanh.default', { min_val: -1, max_val: 1 }],
+    ['aten.relu6.default', {}], ['aten.hardsigmoid.default', {}], ['aten.threshold.default', { threshold: 0.1, value: 7 }]];
+  for (const [op, attrs] of unary) {
+    const r = await lowered(eng, gpu.device, op, [x], same, attrs);
+    assert.equal(r.placement.nodes.wasm, 0, op);
+    for (const i of [5, 80, 81, 139]) assert.ok(Number.isNaN(r.gpu[0][i]), `${op}: element ${i} is ${r.gpu[0][i]}, not NaN`);
+    assertClose(r.gpu[0], r.cpu[0], { rtol: 0, atol: 0, what: op });
+  }
+  const y = withNaN([3, 70], [6, 80]);
+  for (const op of ['aten.maximum.default', 'aten.minimum.default']) {
+    const r = await lowered(eng, gpu.device, op, [x, y], same, {});
+    for (const i of [5, 6, 80, 81, 139]) assert.ok(Number.isNaN(r.gpu[0][i]), `${op}: element ${i}`);
+    assertClose(r.gpu[0], r.cpu[0], { rtol: 0, atol: 0, what: op });
+  }
+  const rows = [{ shape: [3], dtype: 'float32' }];
+  for (const op of ['aten.amax.default', 'aten.amin.default']) {
+    const r = await lowered(eng, gpu.device, op, [x], rows, { dim: [1] });
+    assert.ok(Number.isNaN(r.gpu[0][0]) && Number.isNaN(r.gpu[0][1]) && !Number.isNaN(r.gpu[0][2]), `${op}: ${r.gpu[0]}`);
+    assertClose(r.gpu[0], r.cpu[0], { rtol: 0, atol: 0, what: op });
+  }
+  for (const op of ['aten.max.default', 'aten.min.default']) {
+    const r = await lowered(eng, gpu.device, op, [x], [{ shape: [], dtype: 'float32' }], {});
+    assert.ok(Number.isNaN(r.gpu[0][0]), `${op}: ${r.gpu[0]}`);
+  }
+  for (const op of ['aten.argmax.default', 'aten.argmin.default']) {
+    const r = await lowered(eng, gpu.device, op, [x], [{ shape: [3], dtype: 'int32' }], { dim: 1 });
+    assert.deepEqual(r.gpu[0].slice(0, 2), [5, 10], `${op}: the first NaN's index`);
+    assert.deepEqual(r.gpu[0], r.cpu[0], op);
+  }
+  const r = await lowered(eng, gpu.device, 'aten.max.dim', [x], [{ shape: [3], dtype: 'float32' }, { shape: [3], dtype: 'int32' }], { dim: 1 });
+  assert.deepEqual(r.gpu[1].slice(0, 2), [5, 10], 'max.dim indices');
+  assert.ok(Number.isNaN(r.gpu[0][0]) && Number.isNaN(r.gpu[0][1]), 'max.dim values');
+  const img = withNaN([1, 2, 6, 6], [7, 40]);
+  const p = await lowered(eng, gpu.device, 'aten.max_pool2d.default', [img], [{ shape: [1, 2, 3, 3], dtype: 'float32' }], { kernel_size: [2, 2], stride: [2, 2] });
+  assert.equal(p.placement.nodes.wasm, 0, 'max_pool2d');
+  assert.ok(Number.isNaN(p.gpu[0][0]) && Number.isNaN(p.gpu[0][11]), `max_pool2d: ${p.gpu[0]}`);
+  assertClose(p.gpu[0], p.cpu[0], { rtol: 0, atol: 0, what: 'max_pool2d' });
 }));

@@ -7,6 +7,12 @@ fn mu(i: u32) -> u32 { return params.v[i >> 2u][i & 3u]; }
 fn mf(i: u32) -> f32 { return bitcast<f32>(mu(i)); }
 // Workgroup grids wider than 65535 are folded into y (npm/src/lib/webgpu/kernels.ts grid()).
 fn wg_linear(wid: vec3<u32>, nwg: vec3<u32>) -> u32 { return wid.x + wid.y * nwg.x; }
+// NaN on the bits: compilers may assume no NaN and fold v != v to false (lavapipe's LLVM does),
+// and WGSL's max/min may return either operand for a NaN. torch propagates NaN through max, min,
+// clamp, relu and the max reductions: max_nan / min_nan do.
+fn is_nan_f(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+fn max_nan(a: f32, b: f32) -> f32 { return select(select(max(a, b), b, is_nan_f(b)), a, is_nan_f(a)); }
+fn min_nan(a: f32, b: f32) -> f32 { return select(select(min(a, b), b, is_nan_f(b)), a, is_nan_f(a)); }
 // erf for f32 (WGSL has none): the rational approximation Eigen and XLA use, |err| ~ 1 ulp.
 fn erf_f(x0: f32) -> f32 {
   let x = clamp(x0, -4.0, 4.0);
@@ -82,6 +88,11 @@ fn pio2_reduce(x: f32, k: f32) -> f32 {
   let kl = k - kh;
   var r = (x - kh * p0) - kl * p0;
   r = (r - kh * p1) - kl * p1;
+  // The small parts: where they are small next to r, summed first and taken off in one rounding
+  // (six roundings at r's scale would cost up to ~3 ulp); next to a multiple of pi/2 (r about
+  // their size), one by one, where each step cancels exactly.
+  let tail = ((kh * p2 + kl * p2) + (kh * p3 + kl * p3)) + (kh * p4 + kl * p4);
+  if (abs(r) > 64.0 * abs(tail)) { return r - tail; }
   r = (r - kh * p2) - kl * p2;
   r = (r - kh * p3) - kl * p3;
   return (r - kh * p4) - kl * p4;
@@ -93,6 +104,20 @@ fn pio2_reduce(x: f32, k: f32) -> f32 {
 // polynomials on [-pi/4, pi/4]. Past 2^24, k itself is not exact in f32: the builtins.
 fn sincos_f(x: f32) -> vec2<f32> {
   if (!(abs(x) < 16777216.0)) { return vec2<f32>(sin(x), cos(x)); }
+  let rk = pio2_split(x);
+  let r = rk.x;
+  let z = r * r;
+  let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
+  let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
+  switch (i32(rk.y) & 3) {
+    case 0: { return vec2<f32>(s, c); }
+    case 1: { return vec2<f32>(c, -s); }
+    case 2: { return vec2<f32>(-s, -c); }
+    default: { return vec2<f32>(-c, s); }
+  }
+}
+// (r, k): x = r + k * pi/2 with |r| <= pi/4, for |x| < 2^24 (sincos_f, tan_f).
+fn pio2_split(x: f32) -> vec2<f32> {
   let two_over_pi = bitcast<f32>(0x3f22f983u);
   var k = round(x * two_over_pi);
   var r = pio2_reduce(x, k);
@@ -101,17 +126,19 @@ fn sincos_f(x: f32) -> vec2<f32> {
     k += k2;
     r = pio2_reduce(x, k);
   }
-  let z = r * r;
-  let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
-  let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
-  switch (i32(k) & 3) {
-    case 0: { return vec2<f32>(s, c); }
-    case 1: { return vec2<f32>(c, -s); }
-    case 2: { return vec2<f32>(-s, -c); }
-    default: { return vec2<f32>(-c, s); }
-  }
+  return vec2<f32>(r, k);
 }
+// tan: cephes' tanf polynomial on the reduced r, -1/tan(r) for odd k: within ~1.5 ulp to 2^24
+// (sin / cos would add both their errors: 4 ulp).
 fn tan_f(x: f32) -> f32 {
-  let sc = sincos_f(x);
-  return sc.x / sc.y;
+  if (!(abs(x) < 16777216.0)) { return tan(x); }
+  let rk = pio2_split(x);
+  let r = rk.x;
+  let z = r * r;
+  var t = r;
+  if (abs(r) > 1e-4) {
+    t = (((((9.38540185543e-3 * z + 3.11992232697e-3) * z + 2.44301354525e-2) * z + 5.34112807005e-2) * z +
+          1.33387994085e-1) * z + 3.33331568548e-1) * z * r + r;
+  }
+  return select(t, -1.0 / t, (i32(rk.y) & 1) == 1);
 }

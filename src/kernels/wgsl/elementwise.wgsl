@@ -6,6 +6,10 @@ alias T = {{T}};
 alias TY = {{TY}};
 {{DECLS}}
 
+// Whether v (of the compute type T) is NaN: on the bits (common.wgsl's is_nan_f); never for
+// integer types.
+fn nan_t(v: T) -> bool { return {{NAN_T}}; }
+
 // col - row of output element idx within its last two dims (tril/triu; rank >= 2).
 fn diagonal_of(idx: u32) -> i32 {
   let w = mu(M_SHAPE + mu(M_RANK) - 1u);

@@ -41,7 +41,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let x = ws + kx * DW;
         if (x < 0 || x >= W_) { continue; }
         let v = f32(X[base + u32(y) * xs2 + u32(x) * xs3]);
-        if (!any || v > m) { m = v; any = true; }
+        // A NaN is the max and stays (torch).
+        if (!any || is_nan_f(v) || (!is_nan_f(m) && v > m)) { m = v; any = true; }
       }
     }
     Y[i] = Y_T(m);

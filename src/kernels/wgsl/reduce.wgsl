@@ -1,14 +1,24 @@
 // Reduction over one dim of a strided view: sum, mean, amax, amin, var/std (two passes, with
-// correction), argmax/argmin (first index of the extreme, as torch), the 2-norm. One workgroup
+// correction), argmax/argmin (first index of the extreme, as torch; NaN the extreme), the 2-norm. One workgroup
 // per output element; Y (and I for arg modes, int32) contiguous over the kept dims. Argmax alone
 // binds a 4-byte dummy as Y: values are written only where Y has room. Workgroups: grid(rows).
 const MODE: u32 = {{MODE}}u;  // 0 sum, 1 mean, 2 amax, 3 amin, 4 var, 5 std, 6 argmax, 7 argmin, 8 norm2
 // The element type of X and Y: f32, or i32 for argmax/argmin (and max.dim/min.dim) of integers
 // (compared as integers: exact); the other modes compute in f32.
 alias TX = {{TX}};
+const X_FLOAT: bool = {{X_FLOAT}};
 {{DECLS}}
 var<workgroup> redv: array<TX, 64>;
 var<workgroup> redi: array<u32, 64>;
+
+fn x_nan(v: TX) -> bool { return X_FLOAT && is_nan_f(bitcast<f32>(v)); }
+// Arg modes: v strictly before best (a NaN is the extreme either way and stays once found: the
+// first NaN's index, as torch).
+fn arg_before(v: TX, best: TX) -> bool {
+  if (x_nan(best)) { return false; }
+  if (x_nan(v)) { return true; }
+  return select((v < best), (v > best), MODE == 6u);  // parenthesized: else parsed as a template list
+}
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -23,7 +33,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var bi = 0xffffffffu;
     for (var k = lid; k < R; k += 64u) {
       let v = X[base + k * rs];
-      if (bi == 0xffffffffu || select((v < best), (v > best), MODE == 6u)) { best = v; bi = k; }
+      if (bi == 0xffffffffu || arg_before(v, best)) { best = v; bi = k; }
     }
     redv[lid] = best;
     redi[lid] = bi;
@@ -34,8 +44,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let ib = redi[lid + w];
         let va = redv[lid];
         let ia = redi[lid];
-        let better = select((vb < va), (vb > va), MODE == 6u);
-        if (ib != 0xffffffffu && (ia == 0xffffffffu || better || (vb == va && ib < ia))) { redv[lid] = vb; redi[lid] = ib; }
+        let same = select(vb == va, x_nan(va) && x_nan(vb), x_nan(va) || x_nan(vb));
+        if (ib != 0xffffffffu && (ia == 0xffffffffu || arg_before(vb, va) || (same && ib < ia))) { redv[lid] = vb; redi[lid] = ib; }
       }
       workgroupBarrier();
     }
@@ -52,7 +62,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var k = lid; k < R; k += 64u) {
     var v = f32(X[base + k * rs]);
     if (MODE == 8u) { v = v * v; }
-    acc = select(select(acc + v, max(acc, v), op == 1u), min(acc, v), op == 2u);
+    acc = select(select(acc + v, max_nan(acc, v), op == 1u), min_nan(acc, v), op == 2u);
   }
   var total = wg_reduce(acc, lid, op);
   if (MODE == 1u) { total = total / f32(R); }

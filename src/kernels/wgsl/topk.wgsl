@@ -9,12 +9,10 @@ const NONE: u32 = 0xffffffffu;
 var<workgroup> redv: array<f32, 64>;
 var<workgroup> redi: array<u32, 64>;
 
-// On the bits: compilers may assume no NaN and fold v != v to false (lavapipe's LLVM does).
-fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
 // a's value strictly before b's (NaN counts as the largest value).
 fn value_first(a: f32, b: f32) -> bool {
-  if (LARGEST) { return select(a > b, !is_nan(b), is_nan(a)); }
-  return select(a < b, !is_nan(a), is_nan(b));
+  if (LARGEST) { return select(a > b, !is_nan_f(b), is_nan_f(a)); }
+  return select(a < b, !is_nan_f(a), is_nan_f(b));
 }
 // (va, ia) strictly before (vb, ib) in the output order; NONE comes after everything.
 fn before(va: f32, ia: u32, vb: f32, ib: u32) -> bool {

@@ -165,7 +165,7 @@ export function elementwiseSource(op: string, inDtypes: readonly string[], outDt
     `@group(0) @binding(${i + 1}) var<storage, ${access === 'rw' ? 'read_write' : 'read'}> ${b}: array<${types[b]}>;`).join('\n');
   const f16 = [T, TY, ...Object.values(types)].includes('f16') ? 'enable f16;\n' : '';
   return f16 + header('elementwise') + fill(read('elementwise.wgsl'), {
-    T: T!, TY: TY!, DECLS: decls,
+    T: T!, TY: TY!, DECLS: decls, NAN_T: T === 'f32' || T === 'f16' ? 'is_nan_f(f32(v))' : 'false',
     OFFS: [0, 1, 2].slice(0, e.arity).map((i) => `var o${i} = mu(${offs[i]});`).join(' '),
     WALK: walk.join(' '), LOADS: loads.join('\n  '), RESULT: result,
   }, 'elementwise');
