@@ -69,10 +69,12 @@ std::vector<std::pair<int64_t, int64_t>> gpu_weight_parts(const Tensor& w, uint6
   const int64_t rows = w.dim() ? w.shape[0] : 1;
   const uint64_t elems = w.buffer ? w.buffer->nbytes / dtype_size(w.dtype) : 0;
   if (elems * 4 <= max_binding_bytes || rows == 0) return {{0, rows}};
-  gpu_need(w.buffer->kind == Buffer::Kind::Weight, "a value larger than the device's largest storage binding");
-  gpu_need(gpu_dense_at_zero(w) && uint64_t(w.numel()) == elems, "a large weight that is not a whole contiguous tensor");
+  const std::string past = "value '" + w.buffer->label + "' is larger than the device's largest storage binding (" +
+                           std::to_string(max_binding_bytes) + " bytes)";
+  if (w.buffer->kind != Buffer::Kind::Weight) gpu_unsupported(past);
+  if (!gpu_dense_at_zero(w) || uint64_t(w.numel()) != elems) gpu_unsupported(past + ", and not read as whole rows");
   const uint64_t row_bytes = uint64_t(w.numel() / rows) * 4;
-  gpu_need(row_bytes <= max_binding_bytes, "a weight row larger than the device's largest storage binding");
+  if (row_bytes > max_binding_bytes) gpu_unsupported(past + ", even one row of it");
   const int64_t per_part = int64_t(max_binding_bytes / row_bytes);
   const int64_t n = (rows + per_part - 1) / per_part;
   std::vector<std::pair<int64_t, int64_t>> parts;

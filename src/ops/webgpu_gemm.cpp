@@ -221,11 +221,53 @@ Tensor full_output(const Tensor& y, const Tensor& a, const Tensor& b) {
   return y.view_as(s, contiguous_strides(s), y.offset);
 }
 
+// y = alpha * a @ w^T + beta * c (c broadcast to y) for a weight w [N, K]: one GEMM (B = W^T by
+// strides), or, for a weight larger than the device's largest storage binding (GPT-2's tied
+// lm_head on a 128 MiB device), one GEMM per part of its rows (gpu_weight_parts), each writing
+// its window of y's columns.
+void gemm_over_weight(GpuLowering& g, const Tensor& a, const Tensor& w, const Tensor& c, const Tensor& y,
+                      double alpha = 1, double beta = 1) {
+  const auto parts = gpu_weight_parts(w, g.max_binding_bytes);
+  if (parts.size() == 1) {
+    gpu_matmul(g, a, transposed(w), c, y, alpha, beta, 2);
+    return;
+  }
+  const Strides cs = c.defined() ? gpu_broadcast_strides(c, y.shape) : Strides{};
+  gpu_need(gpu_dense_at_zero(y), "a strided output of a split weight's GEMM");
+  const int64_t K = w.shape[1];
+  for (const auto& [first, rows] : parts) {
+    const Tensor wp = w.view_as({rows, K}, {K, 1}, 0);  // offsets count from the part
+    Shape ys = y.shape;
+    ys.back() = rows;
+    const Tensor yp = y.view_as(ys, y.strides, first);
+    const Tensor cp = c.defined() ? c.view_as(ys, cs, c.offset + first * cs.back()) : Tensor{};
+    gpu_matmul(g, a, transposed(wp), cp, yp, alpha, beta, 2);
+    GpuDispatch& d = g.dispatches.back();
+    gpu_need(d.bindings.size() > 2 && d.kernel != "split_k_sum", "a split weight in a split-K GEMM");
+    d.parts.push_back({2, first * K, rows * K});
+    d.takes_epilogue = true;  // its Y index is the flat one of the whole (contiguous) output
+  }
+}
+
+// Whether b (a GEMM's second operand, 2-d) is the transpose of a whole weight [N, K] past the
+// device's largest binding (a decomposed graph's linear: mm(x, t(W)), addmm(bias, x, t(W))):
+// the GEMM then splits as linear's does (gemm_over_weight).
+bool big_transposed_weight(const GpuLowering& g, const Tensor& b) {
+  return b.dim() == 2 && b.buffer->kind == Buffer::Kind::Weight &&
+         b.buffer->nbytes / dtype_size(b.dtype) * 4 > g.max_binding_bytes && gpu_dense_at_zero(transposed(b));
+}
+
+// mm / matmul.
 bool lower_mm(const OpCall& c, GpuLowering& g) {
   if (!gpu_all_f32(c) || c.in.size() != 2) return false;
   const Tensor& a = c.in[0];
   const Tensor& b = c.in[1];
-  gpu_matmul(g, as_matrix(a, true), as_matrix(b, false), Tensor{}, full_output(c.out[0], a, b), 1, 0, 2);  // B
+  const Tensor bm = as_matrix(b, false);
+  if (big_transposed_weight(g, b)) {
+    gemm_over_weight(g, as_matrix(a, true), transposed(bm), Tensor{}, full_output(c.out[0], a, b));
+    return true;
+  }
+  gpu_matmul(g, as_matrix(a, true), bm, Tensor{}, full_output(c.out[0], a, b), 1, 0, 2);  // B
   return true;
 }
 
@@ -236,35 +278,12 @@ bool lower_bmm(const OpCall& c, GpuLowering& g) {
   return true;
 }
 
-// A weight larger than the device's largest storage binding (GPT-2's tied lm_head on a 128 MiB
-// device) runs as one GEMM per part of its rows (gpu_weight_parts), each writing its window of
-// the output's columns.
 bool lower_linear(const OpCall& c, GpuLowering& g) {
   if (!gpu_all_f32(c) || c.in.size() < 2 || c.in[1].dim() != 2) return false;
   const Tensor& x = c.in[0];
   const Tensor& w = c.in[1];
   const Tensor bias = c.in.size() > 2 ? c.in[2] : Tensor{};
-  const Tensor y = full_output(c.out[0], x, transposed(w));
-  const auto parts = gpu_weight_parts(w, g.max_binding_bytes);
-  if (parts.size() == 1) {
-    gpu_matmul(g, as_matrix(x, true), transposed(w), bias, y, 1, 1, 2);  // B = W^T
-    return true;
-  }
-  gpu_need(gpu_dense_at_zero(y), "a strided linear output");
-  const int64_t K = w.shape[1];
-  for (const auto& [first, rows] : parts) {
-    const Tensor wp = w.view_as({rows, K}, {K, 1}, 0);  // offsets count from the part
-    Shape ys = y.shape;
-    ys.back() = rows;
-    Strides yst = y.strides;
-    const Tensor yp = y.view_as(ys, yst, first);
-    const Tensor bp = bias.defined() ? bias.view_as({rows}, {bias.strides[0]}, bias.offset + first * bias.strides[0]) : Tensor{};
-    gpu_matmul(g, as_matrix(x, true), transposed(wp), bp, yp, 1, 1, 2);
-    GpuDispatch& d = g.dispatches.back();
-    gpu_need(d.bindings.size() > 2 && d.kernel != "split_k_sum", "a split weight in a split-K GEMM");
-    d.parts.push_back({2, first * K, rows * K});
-    d.takes_epilogue = true;  // its Y index is the flat one of the whole (contiguous) output
-  }
+  gemm_over_weight(g, as_matrix(x, true), w, bias, full_output(c.out[0], x, transposed(w)));
   return true;
 }
 
@@ -272,7 +291,12 @@ bool lower_linear(const OpCall& c, GpuLowering& g) {
 bool lower_addmm(const OpCall& c, GpuLowering& g) {
   if (!gpu_all_f32(c) || c.in.size() != 3) return false;
   const double beta = c.scalar("beta", Scalar::of_int(1)).f, alpha = c.scalar("alpha", Scalar::of_int(1)).f;
-  gpu_matmul(g, c.in[1], c.in[2], beta == 0 ? Tensor{} : c.in[0], c.out[0], alpha, beta, 2);  // B = mat2
+  const Tensor self = beta == 0 ? Tensor{} : c.in[0];
+  if (c.in[2].dim() == 2 && big_transposed_weight(g, c.in[2])) {  // addmm(bias, x, t(W))
+    gemm_over_weight(g, c.in[1], transposed(c.in[2]), self, c.out[0], alpha, beta);
+    return true;
+  }
+  gpu_matmul(g, c.in[1], c.in[2], self, c.out[0], alpha, beta, 2);  // B = mat2
   return true;
 }
 

@@ -71,6 +71,33 @@ test('placement over the whole set: >= 90% of compute nodes on the GPU', async (
   assert.ok(share >= 0.9, `only ${(100 * share).toFixed(1)}% of compute nodes on the GPU`);
 });
 
+// Under a 6000-byte binding limit (env.webgpu.maxBindingBytes) the LLaMA decoder's embedding,
+// MLP and lm_head weights (8 KiB each) are held as parts of their rows: linear, and the
+// decomposed flavor's mm(x, t(W)) and addmm(b, x, t(W)), run a GEMM per part into their column
+// windows; both flavors stay wholly on the GPU and verify.
+test('weights past the binding limit run in parts: LLaMA decoder, training and decomposed IR', async (t) => {
+  if (!(await device(t))) return;
+  tir.env.webgpu.maxBindingBytes = 6000;
+  try {
+    for (const name of ['llama_decoder/torch2.14-training', 'llama_decoder/torch1.13-decomposed']) {
+      const fx = fixtureDirs().find((f) => f.name === name);
+      const model = await tir.loadIR(fx.model, { weights: fx.weights, threads: 1, executionProviders: ['webgpu'] });
+      try {
+        assert.equal(model.placement().nodes.wasm, 0, name);
+        const parts = model._gpu.plan.values.filter((v) => v.slot >= 0 && /\[\d+:\d+\]$/.test(v.label));
+        assert.ok(parts.length >= 8, `${name}: ${parts.length} weight parts`);
+        const io = readIo(fx.io);
+        const report = await model.verify(ioInputs(model, io), io.outputs, { ...TOL, reference64: readIo(fx.truth).outputs });
+        assert.ok(report.isValid || report.reference64.reassociationOnly, `${name}: maxDiff ${report.maxDiff}`);
+      } finally {
+        model.dispose();
+      }
+    }
+  } finally {
+    tir.env.webgpu.maxBindingBytes = undefined;
+  }
+});
+
 after(() => { tir.env.webgpu.device = undefined; });
 
 // profile() on WebGPU: one entry per GPU node, WASM segments as entries of their own, and the

@@ -266,6 +266,27 @@ TEST(WebGpuPlan, AWeightPastTheBindingLimitIsSplitIntoPartsOfRows) {
   }
 }
 
+// The decomposed flavor of the same model reads its weights through mm(x, t(W)) and
+// addmm(b, x, t(W)): those split the same way.
+TEST(WebGpuPlan, DecomposedLinearsOverAWeightPastTheBindingLimitSplitToo) {
+  const json::Document doc = json::Document::parse(plan_of("llama_decoder/torch1.13-decomposed", 6000));
+  const json::Value plan = doc.root();
+  EXPECT_EQ(plan["placement"]["wasm"].as_int64(), 0) << plan["fallbacks"].to_json();
+  check_invariants(plan);
+  std::map<std::string, int> split;  // op type -> nodes running over weight parts
+  for (const json::Value item : plan["program"]) {
+    if (item["op"].str() != "gpu") continue;
+    bool parts = false;
+    for (const json::Value d : item["dispatches"])
+      for (const json::Value id : d["bind"])
+        parts = parts || (id.as_int64() >= 0 &&
+                          plan["values"].at(size_t(id.as_int64()))["label"].str().find('[') != std::string::npos);
+    if (parts) ++split[std::string(item["op_type"].str())];
+  }
+  EXPECT_EQ(split["aten.embedding.default"], 1);
+  EXPECT_GE(split["aten.mm.default"] + split["aten.addmm.default"], 7);  // MLP up/gate/down x 2 and lm_head
+}
+
 TEST(WebGpuPlan, AnInt64ConstantPastInt32KeepsItsReadersOnWasm) {
   // A where between an int64 buffer and a constant folded at prepare past int32 (the GPU holds
   // int64 as int32).
