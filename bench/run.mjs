@@ -39,10 +39,20 @@ const USAGE = `usage: bench/run.sh [options]      (or: node bench/run.mjs, after
   --dir DIR         exported models and results (default build/bench)
   --no-export       do not run the exporter (use what is in DIR)
   --timeout S       per process (default 900)
-  --out FILE        raw results (default DIR/results-<date>.json)`;
+  --out FILE        raw results (default DIR/results-<date>.json)
+  --baseline REV[,REV...]
+                    A/B mode: builds each revision's WASM dist in a worktree (bench/build_baseline.sh,
+                    build/baseline/<sha>; ccache makes it cheap) and runs, for every model and
+                    thread count, one process (bench/ab.mjs) in which this tree's build ('new'),
+                    each REV's (labelled by its short sha) and onnxruntime-web (unless --engines
+                    leaves ort-web out) alternate in rounds; prints new/REV and new/ort-web per
+                    model and thread count, and flags a model more than 5% slower than a REV
+  --rounds N        A/B rounds per process (default 6)
+  --round-ms MS     A/B: each engine's share of a round (default 1500)`;
 
 function opts() {
   const a = parseArgs(process.argv.slice(2), ['quick', 'no_export', 'help', 'h']);
+  const baseline = a.baseline;
   if (a.help || a.h) {
     console.log(USAGE);
     process.exit(0);
@@ -66,7 +76,17 @@ function opts() {
     timeout: Number(a.timeout ?? 900),
     out: a.out,
     tiering: a.tiering ?? 'eager',
+    baseline,
+    rounds: Number(a.rounds ?? 6),
+    roundMs: Number(a.round_ms ?? 1500),
   };
+  if (baseline) {
+    // A/B mode: ours (new), the baseline (old) and, by default, onnxruntime-web.
+    if (a.passes == null) o.passes = 1;
+    if (a.engines == null) o.engines = ['ours', 'ort-web'];
+    const extra = o.engines.filter((e) => !['ours', 'ort-web'].includes(e));
+    if (extra.length) throw new Error(`--baseline compares ours with ort-web only, not ${extra.join(', ')}`);
+  }
   if (!['eager', 'dynamic'].includes(o.tiering)) throw new Error(`--tiering: eager or dynamic, not ${o.tiering}`);
   const bad = [...o.models.filter((m) => !ALL_MODELS.includes(m)), ...o.engines.filter((e) => !ALL_ENGINES.includes(e))];
   if (bad.length || a._.length) throw new Error(`unknown ${[...bad, ...a._].join(', ')}\n${USAGE}`);
@@ -249,6 +269,7 @@ function printTables(o, sum, flops) {
 async function main() {
   const o = opts();
   if (o.export) exportModels(o);
+  if (o.baseline) return runBaseline(o);
   const flops = {};
   for (const m of o.models) {
     const meta = JSON.parse(fs.readFileSync(path.join(o.dir, 'models', m, 'meta.json'), 'utf8'));
@@ -331,6 +352,86 @@ async function main() {
   }, null, 1) + '\n');
   console.log(`\nraw results: ${path.relative(process.cwd(), outFile) || outFile}`);
   if (raw.some((r) => r.error)) process.exitCode = 1;
+}
+
+// --baseline REV[,REV...]: bench/ab.mjs per (pass, model, threads): this tree ('new'), each
+// baseline (labelled by its short sha) and ort-web alternating in one process.
+async function runBaseline(o) {
+  const bases = [];
+  for (const rev of list(o.baseline)) {
+    const b = spawnSync('bash', [path.join(BENCH_DIR, 'build_baseline.sh'), rev], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`bench/build_baseline.sh ${rev} failed (exit ${b.status})`);
+    const wt = b.stdout.trim().split('\n').pop();
+    bases.push({ rev, wt, label: path.basename(wt).slice(0, 7) });
+  }
+  const head = spawnSync('git', ['-C', REPO, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync('git', ['-C', REPO, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).stdout.trim() !== '';
+  const newLabel = `${head}${dirty ? '+changes' : ''}`;
+  const hasOrt = o.engines.includes('ort-web');
+  const engines = ['new=ours', ...bases.map((b) => `${b.label}=ours:${b.wt}`), ...(hasOrt ? ['ort-web=ort-web'] : [])];
+  const load0 = os.loadavg();
+  if (load0[0] > 0.5) console.error(`run: load average ${load0.map((x) => x.toFixed(2)).join(' ')}: the machine is not idle, timings will be noisy`);
+  const started = new Date();
+  const raw = [];
+  for (let pass = 0; pass < o.passes; pass++) {
+    for (const m of o.models) {
+      for (const t of o.threads) {
+        const args = [...(o.tiering === 'eager' ? V8_EAGER_WASM_FLAGS : []), path.join(BENCH_DIR, 'ab.mjs'),
+          '--model', m, '--threads', String(t), '--dir', o.dir, '--engines', engines.join(','),
+          '--rounds', String(o.rounds), '--round-ms', String(o.roundMs), '--rtol', String(o.rtol), '--atol', String(o.atol)];
+        if (o.flavor) args.push('--flavor', o.flavor);
+        const r = (await runProcess(process.execPath, args, o.timeout)).pop();
+        r.pass_no = pass + 1;
+        raw.push(r);
+        if (r.error) console.error(`pass ${pass + 1} ${m} ${t}t: ERROR ${r.error}`);
+        else console.error(`pass ${pass + 1} ${m} ${t}t: ` + Object.entries(r.engines).map(([k, v]) => `${k} ${fmtMs(v.median_ms)} ms${v.pass ? '' : ' FAIL'}`).join(', ') +
+          bases.map((b) => `; new/${b.label} ${r.ratios[`new/${b.label}`].toFixed(3)}`).join(''));
+      }
+    }
+  }
+  // Per (model, threads): medians over passes of each process's numbers.
+  const cols = ['model', 'threads', `new (${newLabel}) ms`, ...bases.flatMap((b) => [`${b.label} ms`, `new/${b.label}`])];
+  if (hasOrt) cols.push('ort-web ms', 'new/ort-web', ...bases.map((b) => `${b.label}/ort-web`));
+  cols.push('outputs');
+  const lines = [`A/B: this tree (new) against ${bases.map((b) => b.rev).join(', ')}${hasOrt ? ' and onnxruntime-web' : ''}, alternating in one process per row ` +
+    `(${o.rounds} rounds x ${o.roundMs} ms each, ${o.passes} pass${o.passes > 1 ? 'es' : ''}); ratio < 1: new faster; ratios are medians of per-round ratios`, '',
+    `| ${cols.join(' | ')} |`, `|${cols.map((c, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
+  let slower = 0;
+  for (const m of o.models) {
+    for (const t of o.threads) {
+      const rs = raw.filter((r) => r.model === m && r.threads === t && !r.error);
+      if (!rs.length) {
+        lines.push(`| ${m} | ${t} | error: ${raw.find((r) => r.model === m && r.threads === t)?.error ?? ''} |`);
+        continue;
+      }
+      const med = (f) => median(rs.map(f));
+      const eng = (k) => med((r) => r.engines[k].median_ms);
+      const ratio = (k) => med((r) => r.ratios[k]);
+      const ok = rs.every((r) => Object.values(r.engines).every((e) => e.pass));
+      const row = [m, t, fmtMs(eng('new'))];
+      for (const b of bases) {
+        const x = ratio(`new/${b.label}`);
+        if (x > 1.05) slower++;
+        row.push(fmtMs(eng(b.label)), `${x.toFixed(3)}${x > 1.05 ? ' (slower)' : ''}`);
+      }
+      if (hasOrt) row.push(fmtMs(eng('ort-web')), `${ratio('new/ort-web').toFixed(2)}x`, ...bases.map((b) => `${ratio(`${b.label}/ort-web`).toFixed(2)}x`));
+      const worst = Math.max(...rs.flatMap((r) => Object.values(r.engines).map((e) => e.max_abs_diff ?? Infinity)));
+      row.push(`${ok ? 'PASS' : 'FAIL'} (max abs diff ${fmtDiff(worst)})`);
+      lines.push(`| ${row.join(' | ')} |`);
+    }
+  }
+  if (slower) lines.push('', `${slower} cell(s) more than 5% slower than a baseline: say why the change is worth it.`);
+  console.log('\n' + lines.join('\n'));
+  const stamp = started.toISOString().replace(/[:]/g, '-').replace(/\..*/, '');
+  const outFile = o.out ?? path.join(o.dir, `ab-${stamp}.json`);
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, JSON.stringify({
+    started: started.toISOString(), finished: new Date().toISOString(), new: newLabel, baselines: bases,
+    host: { cpu: os.cpus()[0]?.model, cpus: os.cpus().length, node: process.version, loadavg_start: load0, loadavg_end: os.loadavg() },
+    options: o, raw,
+  }, null, 1) + '\n');
+  console.log(`\nraw results: ${path.relative(process.cwd(), outFile) || outFile}`);
+  if (raw.some((r) => r.error || Object.values(r.engines ?? {}).some((e) => !e.pass))) process.exitCode = 1;
 }
 
 main().catch((e) => {
