@@ -40,7 +40,8 @@ using V = hn::Vec<D>;
 
 constexpr int64_t kL = int64_t(hn::MaxLanes(D()));
 // V8 keeps a 4 x 8 tile (8 accumulators) in registers; a 6 x 8 tile spills
-// and runs at half the speed (measured: 1024^3 gemm 34 ms vs 67 ms). Native
+// and runs at half the speed (measured: 1024^3 gemm 34 ms vs 67 ms). Unrolling the k loop
+// by two ran 1.12x slower (2026-12-06, Intel Xeon, A/B in one process). Native
 // AVX2 has 16 ymm registers for the classic 6 x 16.
 #if HWY_TARGET == HWY_WASM
 constexpr int64_t kMR = 4;
@@ -260,6 +261,8 @@ void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
             run_tile(job, kc, a, b, ir, jc + jr, std::min(kMR, m1 - ir), nr, first, last);
           }
         }
+        // The row activation over the finished block, while it is in cache.
+        if (last && job.epi->act_row) apply_gemm_act_rows(mc, nc, job.C + ic * job.ldc + jc, job.ldc, *job.epi);
       }
     }
   }
@@ -371,12 +374,16 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
     }
     const float* xs = nullptr;
     if (!TIR_GEMM_F16C && !job.B->packed && B.half == PackedHalf::F16 && B.half_finite) xs = f16_scaled_row(x, K);
+    // Panels [q0, q1), then the row activation over their columns.
+    auto gemv_cols = [&](int64_t q0, int64_t q1) {
+      gemv_packed(job, x, xs, q0, q1);
+      if (epi.act_row) apply_gemm_act_rows(1, std::min(N, q1 * kNR) - q0 * kNR, C + q0 * kNR, ldc, epi);
+    };
     if (parallel)
-      parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(), [&](int64_t g0, int64_t g1) {
-        gemv_packed(job, x, xs, g0 * 4, std::min(npanels, g1 * 4));
-      });
+      parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(),
+                          [&](int64_t g0, int64_t g1) { gemv_cols(g0 * 4, std::min(npanels, g1 * 4)); });
     else
-      gemv_packed(job, x, xs, 0, npanels);
+      gemv_cols(0, npanels);
     return;
   }
   if (A.packed) {
@@ -453,6 +460,7 @@ void gemm_f32_ex(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const G
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
     apply_gemm_epilogue_ref(M, N, C, ldc, epi);
+    apply_gemm_act_rows(M, N, C, ldc, epi);
     return;
   }
   HWY_DYNAMIC_DISPATCH(gemm_simd)(M, N, K, A, B, C, ldc, alpha, beta, epi);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/function_ref.h"
+#include "kernels/elementwise_simd.h"  // UnaryRowF32
 
 namespace tir {
 
@@ -39,8 +40,16 @@ struct GemmEpilogue {
   GemmAct act = GemmAct::None;
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
+  // After all of the above, when set: a float32 row kernel (unary_row_f32 of gelu, silu, ...)
+  // over each finished block of rows while it is still in cache, on the thread that computed it.
+  // It is the kernel unary_kernel runs, and its lanes are independent, so the bits equal those
+  // of a second pass over the finished output. Not part of trivial(): the tile stores ignore it.
+  UnaryRowF32 act_row = nullptr;
   bool trivial() const { return !bias && !residual && act == GemmAct::None; }
 };
+
+// epi.act_row over rows [0, M) x columns [0, N) of C (nothing when it is null).
+void apply_gemm_act_rows(int64_t M, int64_t N, float* C, int64_t ldc, const GemmEpilogue& epi);
 
 // The epilogue's activation on one value (NaN stays NaN: torch's relu/clamp
 // propagate it). The scalar paths of every kernel with an epilogue use it.
@@ -116,7 +125,7 @@ void gemm_ref_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
                   int64_t ldb, bool transB, float* C, int64_t ldc, float alpha, float beta,
                   const GemmEpilogue& epi = {});
 
-// Applies an epilogue to an M x N block already holding the product (used by
+// Applies an epilogue but its act_row to an M x N block already holding the product (used by
 // the reference and by kernels that compute outside the gemm).
 void apply_gemm_epilogue_ref(int64_t M, int64_t N, float* C, int64_t ldc, const GemmEpilogue& epi,
                              int64_t row0 = 0, int64_t col0 = 0);

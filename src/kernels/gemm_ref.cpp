@@ -104,12 +104,18 @@ void apply_gemm_epilogue_ref(int64_t M, int64_t N, float* C, int64_t ldc, const 
   }
 }
 
+void apply_gemm_act_rows(int64_t M, int64_t N, float* C, int64_t ldc, const GemmEpilogue& epi) {
+  if (!epi.act_row || N <= 0) return;
+  for (int64_t i = 0; i < M; ++i) epi.act_row(C + i * ldc, C + i * ldc, N, RowParams{});
+}
+
 void gemm_ref_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool transA, const float* B,
                   int64_t ldb, bool transB, float* C, int64_t ldc, float alpha, float beta,
                   const GemmEpilogue& epi) {
   gemm_parallel<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
   // The residual may alias C (element-for-element), which the epilogue reads before writing.
   if (M > 0 && N > 0) apply_gemm_epilogue_ref(M, N, C, ldc, epi);
+  if (M > 0) apply_gemm_act_rows(M, N, C, ldc, epi);
 }
 
 bool halves_finite(int64_t n, const uint16_t* halves, PackedHalf kind) {

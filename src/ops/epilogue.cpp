@@ -74,4 +74,8 @@ void apply_unary_activation(const FusedEpilogue& e, const Tensor& y) {
   if (e.act == FusedEpilogue::Act::Unary) unary_kernel(e.unary, y, y);
 }
 
+UnaryRowF32 unary_activation_row(const FusedEpilogue& e) {
+  return e.act == FusedEpilogue::Act::Unary ? unary_row_f32(e.unary) : nullptr;
+}
+
 }  // namespace tir

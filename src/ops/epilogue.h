@@ -29,6 +29,12 @@ const char* epilogue_unary_name(UnaryOp op);
 // whose kernels took gemm_epilogue(), which leaves it out.
 void apply_unary_activation(const FusedEpilogue& e, const Tensor& y);
 
+// Act::Unary's float32 row kernel where the op has one on this SIMD target (else nullptr): a gemm
+// takes it as GemmEpilogue::act_row and runs it over each block it finishes, while the block is
+// in cache, instead of apply_unary_activation's second pass over the output. It is the kernel
+// that pass runs (unary_kernel on a contiguous float32 tensor), so the bits are the same.
+UnaryRowF32 unary_activation_row(const FusedEpilogue& e);
+
 // Applies the whole epilogue (batch norm over dim 1, residual, activation) to
 // y in place: the path for kernels that do not apply it themselves.
 void apply_epilogue(const FusedEpilogue& e, const Tensor& y);

@@ -495,9 +495,11 @@ bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a_in
     const Tensor& bias = call.in[st.bias_input];
     epi.bias = bias.data<float>();
   }
+  // A smooth activation runs inside the gemm, block by block, where it has a row kernel.
+  epi.act_row = unary_activation_row(call.epilogue);
   gemm_f32_ex(out.numel() / std::max<int64_t>(st.N, 1), st.N, st.K, A, B, out.data<float>(), st.N, 1.0f, 0.0f,
               epi);
-  apply_unary_activation(call.epilogue, out);
+  if (!epi.act_row) apply_unary_activation(call.epilogue, out);
   return true;
 }
 

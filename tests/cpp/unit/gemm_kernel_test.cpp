@@ -227,6 +227,40 @@ TEST(GemmKernel, ResultDoesNotDependOnThreadCount) {
   }
 }
 
+// A row activation (GemmEpilogue::act_row: gelu's row kernel, after a column bias) runs over
+// each block as the gemm finishes it, on whichever thread computed the block: at 1, 2 and 3
+// threads, on the blocked path past the NC and KC blocks and on the GEMV, the result is the
+// bits of the same gemm without it followed by the row kernel over the whole output.
+TEST(GemmKernel, RowActivationGivesTheSecondPassBitsAtAnyThreadCount) {
+  const UnaryRowF32 gelu = unary_row_f32(UnaryOp::Gelu);
+  if (!gelu) GTEST_SKIP() << "no gelu row kernel on this SIMD target";
+  const int64_t nr = gemm_nr();
+  for (const Case& c : {Case{64, 40 * nr + 3, 300}, Case{7, 3 * nr + 1, 9}, Case{1, 64 * nr + 5, 512}}) {
+    Problem p(c, 11);
+    std::vector<float> pb(size_t(packed_b_size(c.K, c.N))), bias(size_t(c.N));
+    pack_b_f32(c.K, c.N, p.B.data(), p.ldb, false, pb.data());
+    for (int64_t j = 0; j < c.N; ++j) bias[size_t(j)] = 0.25f * float(j % 7) - 0.75f;
+    GemmOperandA A;
+    A.data = p.A.data();
+    A.ld = p.lda;
+    GemmOperandB B;
+    B.packed = pb.data();
+    GemmEpilogue e;
+    e.bias = bias.data();
+    std::vector<float> want(size_t(c.M * p.ldc), 0.0f);
+    gemm_f32_ex(c.M, c.N, c.K, A, B, want.data(), p.ldc, 1.0f, 0.0f, e);
+    for (int64_t i = 0; i < c.M; ++i) gelu(want.data() + i * p.ldc, want.data() + i * p.ldc, c.N, RowParams{});
+    e.act_row = gelu;
+    for (int t : {1, 2, 3}) {
+      set_num_threads(t);
+      std::vector<float> C(size_t(c.M * p.ldc), 0.0f);
+      gemm_f32_ex(c.M, c.N, c.K, A, B, C.data(), p.ldc, 1.0f, 0.0f, e);
+      EXPECT_EQ(C, want) << name(c) << " threads " << t;
+    }
+    set_num_threads(1);
+  }
+}
+
 // Blocked accumulation (micro_kernel sums each 64-long run of k from zero, then adds it to C):
 // a row [1, d, d, ..., d] with d = 2^-25 (a quarter ulp of 1) loses every d in one float chain
 // (1 + d rounds back to 1), but only the first block's 63 here: the later blocks sum their 64
