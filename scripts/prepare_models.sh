@@ -3,7 +3,7 @@
 # (idempotent: what is up to date is left as it is). Run as root from anywhere.
 #
 #   models/all-MiniLM-L6-v2/   sentence-transformers' all-MiniLM-L6-v2 (about 90 MB): IRs for
-#                              sequence lengths 16..256 exported by the real pytorch-ir,
+#                              sequence lengths 8..256 exported by the real pytorch-ir,
 #                              weights, tokenizer.json, PyTorch reference embeddings
 #                              (tools/export_minilm.py; examples/node/embed.mjs reads them)
 #   build/fixtures/llm/tiny_llama/weights.safetensors   the LLM demo's weights (tools/llm_weights.py)

@@ -2,7 +2,16 @@
 // transformers.js v4 (onnxruntime-web, device 'wasm') at fp32 and q8, on the same sentences, one
 // at a time. bench/transformersjs/run.mjs opens it in headless Chromium (COOP/COEP) at 1 and 2
 // threads and prints the table. Query parameters: threads=N (default 1), n=N (corpus sentences
-// timed, default 200), warmup=N (default 5).
+// timed, default 200), rounds=N (default 10), warmup=N (default 5).
+//
+// Fair by construction:
+// - the same token counts: transformers.js truncates at its tokenizer's 128 word pieces and we
+//   at 256, so only corpus texts of at most 128 pieces (with [CLS] and [SEP]) are timed, and
+//   the page reports their lengths (and the exported length ours pads each one to);
+// - the engines alternate: the timed texts are cut into `rounds` slices, and in each round every
+//   engine embeds that round's slice, in an order that rotates from round to round, so a load
+//   change on a shared machine lands on every engine alike. An engine's rate is the median of
+//   its per-round rates (texts per second).
 // Files: models/ from scripts/prepare_models.sh --bench (the IRs, the corpus, the PyTorch
 // reference, and models/transformersjs/: the same weights as ONNX, laid out as a local model),
 // bench/transformersjs/node_modules (npm ci there).
@@ -13,7 +22,9 @@ import { env as tjsEnv, pipeline } from './node_modules/@huggingface/transformer
 const params = new URLSearchParams(location.search);
 const THREADS = Number(params.get('threads') ?? 1);
 const N = Number(params.get('n') ?? 200);
+const ROUNDS = Math.max(1, Number(params.get('rounds') ?? 10));
 const WARMUP = Number(params.get('warmup') ?? 5);
+const TJS_MAX_TOKENS = 128; // the tokenizer's model_max_length: transformers.js truncates there
 const MODELS = new URL('../../models/', import.meta.url);
 const ORT = new URL('./node_modules/onnxruntime-web/dist/', import.meta.url);
 const log = (s) => { document.getElementById('log').textContent += `\n${s}`; };
@@ -25,16 +36,11 @@ async function bytes(url) {
   return new Uint8Array(await res.arrayBuffer());
 }
 const json = async (url) => JSON.parse(new TextDecoder().decode(await bytes(url)));
-
-// Embeds every text with fn (one at a time) after `warmup` untimed calls; emb/s and the vectors.
-async function timeEngine(fn, texts) {
-  for (let i = 0; i < WARMUP; ++i) await fn(texts[i % texts.length]);
-  const out = [];
-  const t0 = performance.now();
-  for (const t of texts) out.push(await fn(t));
-  const s = (performance.now() - t0) / 1000;
-  return { perSecond: texts.length / s, seconds: s, vectors: out };
-}
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const stats = (v) => ({ min: Math.min(...v), median: median(v), max: Math.max(...v), mean: v.reduce((a, b) => a + b, 0) / v.length });
 
 function agreement(a, b) {
   let min = 1, sum = 0;
@@ -43,23 +49,27 @@ function agreement(a, b) {
 }
 
 async function main() {
-  const corpus = (await json(new URL('corpus/debian-packages.json', MODELS))).entries.map((e) => e.text);
-  const texts = corpus.slice(0, N);
   // PyTorch's embeddings of the held-out sentences; the one past 128 word pieces is left out
-  // (transformers.js would truncate it at the tokenizer's own 128, not 256).
+  // (transformers.js would truncate it at 128, PyTorch's reference does at 256).
   const held = (await json(new URL('all-MiniLM-L6-v2/reference.json', MODELS))).sentences
-    .filter((s) => s.input_ids.length <= 128);
-
+    .filter((s) => s.input_ids.length <= TJS_MAX_TOKENS);
   const ours = await MiniLM.load({ loadIR, threads: THREADS, read: (n) => bytes(new URL(`all-MiniLM-L6-v2/${n}`, MODELS)) });
-  const oursFn = async (t) => (await ours.embed(t)).embedding;
-  result.ours = await timeEngine(oursFn, texts);
-  const backend = (await ours.models.values().next().value).backend;
-  result.ours.variant = backend.variant;
-  result.ours.threads = backend.threads;
-  const oursHeld = [];
-  for (const s of held) oursHeld.push(await oursFn(s.text));
-  result.ours.vsPyTorch = agreement(oursHeld, held.map((s) => s.embedding));
-  log(`torch-ir-wasm (${backend.variant}, ${backend.threads} thread(s)): ${result.ours.perSecond.toFixed(1)} embeddings/s`);
+  const corpus = (await json(new URL('corpus/debian-packages.json', MODELS))).entries.map((e) => e.text);
+  const texts = [];
+  const tokens = [];
+  let skipped = 0;
+  for (const t of corpus) {
+    if (texts.length === N) break;
+    const n = ours.tokenize(t).length;
+    if (n > TJS_MAX_TOKENS) { skipped++; continue; }
+    texts.push(t);
+    tokens.push(n);
+  }
+  if (!texts.length) throw new Error('no corpus text fits in 128 tokens');
+  const padded = tokens.map((n) => ours.seqLens.find((s) => s >= n));
+  result.texts = { n: texts.length, skippedOver128: skipped, tokens: stats(tokens), oursPaddedTo: stats(padded) };
+  log(`${texts.length} texts of ${result.texts.tokens.min}-${result.texts.tokens.max} tokens ` +
+    `(median ${result.texts.tokens.median}); ours pads to a mean of ${result.texts.oursPaddedTo.mean.toFixed(1)}`);
 
   tjsEnv.allowRemoteModels = false;
   tjsEnv.allowLocalModels = true;
@@ -71,23 +81,53 @@ async function main() {
     mjs: new URL('ort-wasm-simd-threaded.asyncify.mjs', ORT).href,
     wasm: new URL('ort-wasm-simd-threaded.asyncify.wasm', ORT).href,
   };
+  const engines = [{ key: 'ours', fn: async (t) => (await ours.embed(t)).embedding }];
+  const extractors = [];
   for (const dtype of ['fp32', 'q8']) {
-    const extractor = await pipeline('feature-extraction', 'sentence-transformers/all-MiniLM-L6-v2',
-      { device: 'wasm', dtype });
-    const fn = async (t) => (await extractor(t, { pooling: 'mean', normalize: true })).data;
-    const r = await timeEngine(fn, texts);
-    const heldVecs = [];
-    for (const s of held) heldVecs.push(await fn(s.text));
-    r.vsPyTorch = agreement(heldVecs, held.map((s) => s.embedding));
-    r.vsOurs = agreement(r.vectors, result.ours.vectors);
-    delete r.vectors;
-    result[`tjs_${dtype}`] = r;
-    log(`transformers.js ${dtype}: ${r.perSecond.toFixed(1)} embeddings/s; min cosine vs ours ${r.vsOurs.minCosine.toFixed(6)}`);
-    await extractor.dispose();
+    const extractor = await pipeline('feature-extraction', 'sentence-transformers/all-MiniLM-L6-v2', { device: 'wasm', dtype });
+    extractors.push(extractor);
+    engines.push({ key: `tjs_${dtype}`, fn: async (t) => (await extractor(t, { pooling: 'mean', normalize: true })).data });
   }
-  delete result.ours.vectors;
+  // Every exported length ours will use is loaded before timing (the first use compiles it).
+  for (const s of new Set(padded)) await ours.model(s);
+  for (const e of engines) {
+    for (let i = 0; i < WARMUP; ++i) await e.fn(texts[i % texts.length]);
+    e.rates = [];
+    e.seconds = 0;
+    e.vectors = new Array(texts.length);
+  }
+  const per = Math.ceil(texts.length / ROUNDS);
+  for (let r = 0; r < ROUNDS; ++r) {
+    const slice = texts.slice(r * per, (r + 1) * per);
+    if (!slice.length) break;
+    const order = engines.map((_, i) => (i + r) % engines.length);
+    if (r % 2) order.reverse();
+    for (const i of order) {
+      const e = engines[i];
+      const t0 = performance.now();
+      for (const [j, t] of slice.entries()) e.vectors[r * per + j] = await e.fn(t);
+      const s = (performance.now() - t0) / 1000;
+      e.seconds += s;
+      e.rates.push(slice.length / s);
+    }
+  }
+  const [oursE] = engines;
+  for (const e of engines) {
+    const heldVecs = [];
+    for (const s of held) heldVecs.push(await e.fn(s.text));
+    result[e.key] = {
+      perSecond: median(e.rates), roundRates: e.rates, seconds: e.seconds,
+      vsPyTorch: agreement(heldVecs, held.map((s) => s.embedding)),
+      ...(e === oursE ? {} : { vsOurs: agreement(e.vectors, oursE.vectors) }),
+    };
+    log(`${e.key}: ${result[e.key].perSecond.toFixed(1)} embeddings/s (median of ${e.rates.length} rounds); ` +
+      `min cosine vs PyTorch ${result[e.key].vsPyTorch.minCosine.toFixed(6)}`);
+  }
+  const backend = (await ours.models.values().next().value).backend;
+  Object.assign(result.ours, { variant: backend.variant, threads: backend.threads });
+  for (const x of extractors) await x.dispose();
   await ours.dispose();
-  Object.assign(result, { state: 'done', n: texts.length, heldOut: held.length,
+  Object.assign(result, { state: 'done', n: texts.length, rounds: ROUNDS, heldOut: held.length,
     crossOriginIsolated: globalThis.crossOriginIsolated === true, userAgent: navigator.userAgent });
 }
 

@@ -5,7 +5,13 @@
 // engines fix their thread pools when they start).
 //
 //   bash scripts/prepare_models.sh --bench && (cd bench/transformersjs && npm ci)
-//   node bench/transformersjs/run.mjs [--n 200] [--threads 1,2] [--tiering eager|dynamic] [--json OUT.json]
+//   node bench/transformersjs/run.mjs [--n 200] [--rounds 10] [--threads 1,2] [--tiering eager|dynamic] [--json OUT.json]
+//
+// The page (bench.js) times only texts of at most 128 word pieces (transformers.js truncates
+// there), so both engines embed the same tokens, and runs the engines in alternating rounds on
+// different texts; each rate is the median of the per-round rates. --json OUT writes one row per
+// thread count: { threads, texts, ours, tjs_fp32, tjs_q8 }, each engine with perSecond,
+// roundRates and vsPyTorch.minCosine / meanCosine (against PyTorch's float32 embeddings).
 //
 // --tiering eager (default) starts Chromium with --js-flags=--no-liftoff,--no-wasm-lazy-compilation:
 // both engines' WASM runs optimized code from the first call, as in bench/run.sh (V8's dynamic
@@ -18,11 +24,12 @@
 import { writeFileSync } from 'node:fs';
 import { js, skip, startDriver, stopDriver, waitFor, wd, withBrowser } from '../../npm/test/webdriver.mjs';
 
-const opts = { n: 200, threads: [1, 2], json: null, tiering: 'eager' };
+const opts = { n: 200, rounds: 10, threads: [1, 2], json: null, tiering: 'eager' };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
   if (a === '--n') opts.n = Number(argv[++i]);
+  else if (a === '--rounds') opts.rounds = Number(argv[++i]);
   else if (a === '--threads') opts.threads = argv[++i].split(',').map(Number);
   else if (a === '--json') opts.json = argv[++i];
   else if (a === '--tiering' && ['eager', 'dynamic'].includes(argv[i + 1])) opts.tiering = argv[++i];
@@ -35,7 +42,7 @@ const rows = [];
 try {
   for (const threads of opts.threads) {
     const r = await withBrowser(true, async (id, url) => {
-      await wd('POST', `/session/${id}/url`, { url: `${url}bench/transformersjs/?threads=${threads}&n=${opts.n}` });
+      await wd('POST', `/session/${id}/url`, { url: `${url}bench/transformersjs/?threads=${threads}&n=${opts.n}&rounds=${opts.rounds}` });
       await waitFor(id, '["done", "error"].includes(window.__bench?.state)',
         'document.getElementById("log").textContent', 1800000);
       return js(id, 'return window.__bench');
@@ -49,7 +56,11 @@ try {
 
 const f1 = (x) => x.toFixed(1);
 const c = (x) => x.toFixed(6);
-console.log(`all-MiniLM-L6-v2, ${rows[0].n} Debian package descriptions one at a time, headless Chromium, COOP/COEP, ${opts.tiering} tiering`);
+const tx = rows[0].texts;
+console.log(`all-MiniLM-L6-v2, ${rows[0].n} Debian package descriptions one at a time (${tx.tokens.min}-${tx.tokens.max} tokens, ` +
+  `median ${tx.tokens.median}, mean ${tx.tokens.mean.toFixed(1)}; ${tx.skippedOver128} longer than 128 skipped; ours pads to the next exported ` +
+  `length, mean ${tx.oursPaddedTo.mean.toFixed(1)}), ${rows[0].rounds} alternating rounds (median of per-round rates), ` +
+  `headless Chromium, COOP/COEP, ${opts.tiering} tiering`);
 console.log(`${rows[0].userAgent}\n`);
 console.log('| threads | torch-ir-wasm emb/s | transformers.js fp32 emb/s | q8 emb/s | ours / fp32 | ours / q8 |');
 console.log('| --- | --- | --- | --- | --- | --- |');
@@ -64,4 +75,10 @@ for (const r of rows) {
   console.log(`| ${r.threads} | ${c(r.ours.vsPyTorch.minCosine)} | ${c(r.tjs_fp32.vsPyTorch.minCosine)} | ` +
     `${c(r.tjs_q8.vsPyTorch.minCosine)} | ${c(r.tjs_fp32.vsOurs.minCosine)} | ${c(r.tjs_q8.vsOurs.minCosine)} |`);
 }
-if (opts.json) writeFileSync(opts.json, JSON.stringify(rows, null, 1));
+const engineRow = (e) => ({ perSecond: e.perSecond, roundRates: e.roundRates, vsPyTorch: e.vsPyTorch, ...(e.vsOurs ? { vsOurs: e.vsOurs } : {}) });
+if (opts.json) {
+  writeFileSync(opts.json, JSON.stringify(rows.map((r) => ({
+    threads: r.threads, texts: r.texts, rounds: r.rounds, userAgent: r.userAgent,
+    ours: { ...engineRow(r.ours), variant: r.ours.variant }, tjs_fp32: engineRow(r.tjs_fp32), tjs_q8: engineRow(r.tjs_q8),
+  })), null, 1) + '\n');
+}

@@ -1,6 +1,6 @@
 // Sentence embeddings with all-MiniLM-L6-v2 on torch-ir-wasm, shared by the Node example
 // (examples/node/embed.mjs) and any page. The files come from scripts/prepare_models.sh
-// (models/all-MiniLM-L6-v2/): IRs exported by pytorch-ir at sequence lengths 16..256, with
+// (models/all-MiniLM-L6-v2/): IRs exported by pytorch-ir at sequence lengths 8..256, with
 // BERT, mean pooling over the attention mask and L2 normalisation inside the graph, the weights,
 // and the model's own tokenizer.json.
 //
@@ -8,7 +8,7 @@
 // truncates at 128 word pieces; sentence-transformers uses 256 for this model, and tokenizers.js
 // does not truncate at all, so `tokenize` cuts to 256 as the Rust tokenizer does for one sequence
 // (keep the first 254 pieces between [CLS] and [SEP]). A text runs on the smallest exported
-// length that holds it (steps of 8 up to 64, then 16, then 32: the padding costs compute): the
+// length that holds it (steps of 4 up to 128, then 32: the padding costs compute): the
 // padding is masked out of attention and pooling, so the embedding is the one of the 256 graph
 // (tools/minilm_fidelity.py checks both against PyTorch).
 import { Tokenizer } from '@huggingface/tokenizers';
