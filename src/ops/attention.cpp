@@ -196,9 +196,13 @@ void run_typed(OpCall& call, const AttnState& st) {
     else attention_head_f64(hb, work);
   };
   // Heads split across threads when there are enough of them (each head then
-  // runs its gemms and softmax inline, with its own scores buffer); otherwise
-  // each head's kernels split internally. Results are the same either way.
-  if (heads >= num_threads() && num_threads() > 1 && lay.L * lay.S * std::max(lay.E, lay.Ev) >= kMinTaskWork) {
+  // runs its gemms and softmax inline, with its own scores buffer) and all of them
+  // together carry a few tasks' work; otherwise each head's kernels split
+  // internally. Results are the same either way. Counting the work of all heads,
+  // not one: a short sequence's heads (MiniLM at 48 tokens: 12 heads of 48 x 48 x 32)
+  // are each below a task, and their kernels too, so they ran on one thread.
+  const int64_t head_work = lay.L * lay.S * (std::max<int64_t>(lay.E, 1) + std::max<int64_t>(lay.Ev, 1));
+  if (heads >= num_threads() && num_threads() > 1 && heads * head_work >= 2 * kMinTaskWork) {
     parallel_for_chunks(heads, heads, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) run_head(b, attention_scratch<T>());  // this worker's buffer
     });
