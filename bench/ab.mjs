@@ -5,13 +5,14 @@
 // (model, threads) with this tree's build, REV's build and onnxruntime-web.
 //
 //   node bench/ab.mjs --model NAME --threads N --engines LABEL=SPEC,...
-//        [--rounds 6] [--round-ms 1500] [--warmup-ms 2000] [--dir build/bench]
+//        [--rounds 6] [--round-ms 1500] [--warmup-ms 2000] [--settle-ms 50] [--dir build/bench]
 //        [--flavor DIR] [--rtol 1e-4] [--atol 1e-4]
 //   SPEC: ours (this checkout's npm/), ours:DIR (the npm/ of the checkout at DIR),
 //         or any engine of lib/engines.mjs (ort-web, ort-node, tfjs).
 //
 // Each round runs every engine in turn (the order rotates, and reverses every
-// other round: ABC CBA BCA ACB ...) for about --round-ms each, at least 3 runs.
+// other round: ABC CBA BCA ACB ...) for about --round-ms each, at least 3 runs,
+// after untimed runs for --settle-ms (at least 2).
 // An engine's number is the median of its per-round medians; a ratio A/B is the
 // median over rounds of A's round median over B's, so a slow minute that hits
 // one round hits both sides of that round's ratio. Every engine's first and
@@ -50,6 +51,7 @@ async function main() {
   const rounds = Number(a.rounds ?? 6);
   const roundMs = Number(a.round_ms ?? 1500);
   const warmupMs = Number(a.warmup_ms ?? 2000);
+  const settleMs = Number(a.settle_ms ?? 50);
   const rtol = Number(a.rtol ?? 1e-4);
   const atol = Number(a.atol ?? 1e-4);
   const specs = parseEngineSpecs(a.engines ?? 'ours,ort-web');
@@ -75,6 +77,10 @@ async function main() {
   for (let r = 0; r < rounds; r++) {
     for (const i of roundOrder(engines.length, r)) {
       const e = engines[i];
+      // Untimed first: the engine that ran before may still have threads spinning (onnxruntime-web's
+      // pool does for a while after a run), which doubled a 2-thread GEMV's first runs.
+      const settle = performance.now();
+      for (let w = 0; w < 2 || performance.now() - settle < settleMs; w++) e.last = await e.step();
       const times = [];
       const start = performance.now();
       while (times.length < 3 || performance.now() - start < roundMs) {

@@ -48,7 +48,8 @@ const USAGE = `usage: bench/run.sh [options]      (or: node bench/run.mjs, after
                     leaves ort-web out) alternate in rounds; prints new/REV and new/ort-web per
                     model and thread count, and flags a model more than 5% slower than a REV
   --rounds N        A/B rounds per process (default 6)
-  --round-ms MS     A/B: each engine's share of a round (default 1500)`;
+  --round-ms MS     A/B: each engine's share of a round (default 1500)
+  --settle-ms MS    A/B: untimed runs before each engine's share of a round (default 50, at least 2 runs)`;
 
 function opts() {
   const a = parseArgs(process.argv.slice(2), ['quick', 'no_export', 'help', 'h']);
@@ -79,6 +80,7 @@ function opts() {
     baseline,
     rounds: Number(a.rounds ?? 6),
     roundMs: Number(a.round_ms ?? 1500),
+    settleMs: Number(a.settle_ms ?? 50),
   };
   if (baseline) {
     // A/B mode: ours (new), the baseline (old) and, by default, onnxruntime-web.
@@ -378,7 +380,8 @@ async function runBaseline(o) {
       for (const t of o.threads) {
         const args = [...(o.tiering === 'eager' ? V8_EAGER_WASM_FLAGS : []), path.join(BENCH_DIR, 'ab.mjs'),
           '--model', m, '--threads', String(t), '--dir', o.dir, '--engines', engines.join(','),
-          '--rounds', String(o.rounds), '--round-ms', String(o.roundMs), '--rtol', String(o.rtol), '--atol', String(o.atol)];
+          '--rounds', String(o.rounds), '--round-ms', String(o.roundMs), '--settle-ms', String(o.settleMs),
+          '--rtol', String(o.rtol), '--atol', String(o.atol)];
         if (o.flavor) args.push('--flavor', o.flavor);
         const r = (await runProcess(process.execPath, args, o.timeout)).pop();
         r.pass_no = pass + 1;
