@@ -115,7 +115,7 @@ void gemm_ref_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
   gemm_parallel<float>(M, N, K, A, lda, transA, B, ldb, transB, C, ldc, alpha, beta);
   // The residual may alias C (element-for-element), which the epilogue reads before writing.
   if (M > 0 && N > 0) apply_gemm_epilogue_ref(M, N, C, ldc, epi);
-  if (M > 0) apply_gemm_act_rows(M, N, C, ldc, epi);
+  apply_gemm_act_rows(M, N, C, ldc, epi);
 }
 
 bool halves_finite(int64_t n, const uint16_t* halves, PackedHalf kind) {
