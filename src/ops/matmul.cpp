@@ -4,7 +4,7 @@
 //   plain loop): reads operands through their strides (a transposed view costs
 //   nothing: gemm takes transA/transB), folds a batch that shares its right
 //   operand into one tall gemm; any dtype but bool.
-// - the packed path (PackedGemmState, below): linear, addmm (beta = alpha = 1),
+// - the packed path (ops/packed_gemm.h): linear, addmm (beta = alpha = 1),
 //   mm and matmul whose right operand is a constant 2-D f32 matrix pack it once
 //   at prepare (as f16/bf16 halves with SessionOptions::weight_dtype) and run
 //   gemm_f32_ex with the fused epilogue. They fall back to batched_matmul when
@@ -21,15 +21,10 @@
 #include "ops/elementwise_util.h"
 #include "ops/matmul_util.h"
 #include "ops/op.h"
+#include "ops/packed_gemm.h"
 
 namespace tir {
-namespace {
 
-// How gemm reads a rows x cols matrix with strides (sr, sc), if it can.
-struct MatArg {
-  int64_t ld;
-  bool trans;
-};
 std::optional<MatArg> gemm_operand(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
   if (sc == 1 || cols == 1) {
     const int64_t ld = rows == 1 ? cols : sr;
@@ -42,6 +37,13 @@ std::optional<MatArg> gemm_operand(int64_t rows, int64_t cols, int64_t sr, int64
   return std::nullopt;
 }
 
+bool rows_collapse(const Tensor& t, int64_t ld) {
+  int64_t step = ld;
+  return t.dim() < 2 || (even_stride(t.shape.data(), t.strides.data(), size_t(t.dim() - 1), &step) && step == ld);
+}
+
+namespace {
+
 template <typename T>
 void gemm_typed(int64_t M, int64_t N, int64_t K, const T* A, MatArg a, const T* B, MatArg b, T* C,
                 int64_t ldc, T alpha, T beta) {
@@ -51,13 +53,6 @@ void gemm_typed(int64_t M, int64_t N, int64_t K, const T* A, MatArg a, const T* 
     gemm_f64(M, N, K, A, a.ld, a.trans, B, b.ld, b.trans, C, ldc, alpha, beta);
   else
     gemm_int<T>(M, N, K, A, a.ld, a.trans, B, b.ld, b.trans, C, ldc, alpha, beta);
-}
-
-// True when dims [0, nd-1) of `t` (batch dims then M) stack into one row
-// dimension of stride `ld`, so a batch of gemms becomes one tall gemm.
-bool rows_collapse(const Tensor& t, int64_t ld) {
-  int64_t step = ld;
-  return t.dim() < 2 || (even_stride(t.shape.data(), t.strides.data(), size_t(t.dim() - 1), &step) && step == ld);
 }
 
 }  // namespace
@@ -405,104 +400,7 @@ void run_linear_reference(OpCall& call) {
 }
 
 // --- f32 products with a constant right operand packed once at prepare ---
-// linear(x, W, b): B = W^T, bias per column. addmm(b, x, B) with beta = alpha
-// = 1: B as given. The run gemm applies bias, residual and activation.
-// SessionOptions::weight_dtype F16 / BF16 packs B as halves instead.
-struct PackedGemmState {
-  std::shared_ptr<const std::vector<float>> packed_b;
-  std::shared_ptr<const std::vector<uint16_t>> packed_half;  // instead of packed_b
-  PackedHalf half = PackedHalf::None;
-  bool half_finite = false;
-  int64_t K = 0, N = 0;
-  bool bias_per_column = false;  // input `bias_input` is a contiguous [N] (or [1, N]) vector
-  size_t a_input = 0, bias_input = 0;
-};
-
-bool is_row_vector(const Tensor& t, int64_t n) {
-  return (t.dim() == 1 && t.shape[0] == n && (n == 1 || t.strides[0] == 1)) ||
-         (t.dim() == 2 && t.shape[0] == 1 && t.shape[1] == n && (n == 1 || t.strides[1] == 1));
-}
-
-// Packs B (a K x N view of a constant) once; tied weights share the copy.
-void prepare_packed_gemm(OpCall& call, PackedGemmState& st, const Tensor& b_view, size_t a_input,
-                         size_t bias_input, bool has_bias) {
-  st = PackedGemmState{};
-  const Tensor b = contiguous_or_self(b_view);  // a transposed view stays a view (gemm_operand)
-  auto mb = gemm_operand(b_view.shape[0], b_view.shape[1], b_view.strides[0], b_view.strides[1]);
-  const Tensor& src = mb ? b_view : b;
-  const MatArg m = mb ? *mb : MatArg{b.shape[1], false};
-  st.K = b_view.shape[0];
-  st.N = b_view.shape[1];
-  st.a_input = a_input;
-  st.bias_input = bias_input;
-  st.bias_per_column = has_bias && is_row_vector(call.in[bias_input], st.N);
-  if (has_bias && !st.bias_per_column) return;  // run_packed_gemm cannot take it: the general path
-  const size_t size = size_t(packed_b_size(st.K, st.N));
-  const DType wd = call.prepare_ctx->packed_weight_dtype();
-  if (wd == DType::F32) {
-    st.packed_b = call.prepare_ctx->derived(b_view, "gemm-B", [&](std::vector<float>& dst) {
-      dst.resize(size);
-      pack_b_f32(st.K, st.N, src.data<float>(), m.ld, m.trans, dst.data());
-    });
-    return;
-  }
-  st.half = wd == DType::F16 ? PackedHalf::F16 : PackedHalf::BF16;
-  st.packed_half = call.prepare_ctx->derived_half(
-      b_view, wd == DType::F16 ? "gemm-B-f16" : "gemm-B-bf16", [&](std::vector<uint16_t>& dst) {
-        dst.resize(size);
-        pack_b_half(st.K, st.N, src.data<float>(), m.ld, m.trans, st.half, dst.data());
-      });
-  st.half_finite = halves_finite(int64_t(size), st.packed_half->data(), st.half);
-}
-
-// True when the rows of A (K columns) stack into one matrix with unit column
-// stride and row stride *ld.
-bool rows_stack(const Tensor& a, int64_t K, int64_t* ld) {
-  const int64_t nd = a.dim();
-  if (nd < 1 || a.shape[nd - 1] != K || (a.strides[nd - 1] != 1 && K > 1)) return false;
-  *ld = nd >= 2 ? a.strides[nd - 2] : K;
-  if (nd >= 2 && !rows_collapse(a, *ld)) return false;
-  return nd < 2 || *ld >= K || a.numel() / K <= 1;
-}
-
-// Runs the packed gemm when the A operand's rows stack with unit column stride
-// (f32; packed halves copy any other A, as they are the weights to use);
-// false: the caller takes its general path.
-bool run_packed_gemm(OpCall& call, const PackedGemmState& st, const Tensor& a_in, bool has_bias) {
-  if ((!st.packed_b && !st.packed_half) || (has_bias && !st.bias_per_column)) return false;
-  const Tensor& out = call.out[0];
-  Tensor a_dense;  // a contiguous copy of A when its rows do not stack
-  int64_t ld = 0;
-  if (!rows_stack(a_in, st.K, &ld)) {
-    if (!st.packed_half) return false;
-    a_dense = contiguous_or_self(a_in);
-    ld = st.K;
-  }
-  const Tensor& a = a_dense.defined() ? a_dense : a_in;
-  GemmOperandA A;
-  A.data = a.data<float>();
-  A.ld = std::max<int64_t>(ld, st.K);
-  GemmOperandB B;
-  if (st.packed_b) {
-    B.packed = st.packed_b->data();
-  } else {
-    B.packed_half = st.packed_half->data();
-    B.half = st.half;
-    B.half_finite = st.half_finite;
-  }
-  GemmEpilogue epi = gemm_epilogue(call.epilogue, 0, st.N);
-  if (has_bias) {
-    const Tensor& bias = call.in[st.bias_input];
-    epi.bias = bias.data<float>();
-  }
-  // A smooth activation runs inside the gemm, block by block, where it has a row kernel.
-  epi.act_row = unary_activation_row(call.epilogue);
-  gemm_f32_ex(out.numel() / std::max<int64_t>(st.N, 1), st.N, st.K, A, B, out.data<float>(), st.N, 1.0f, 0.0f,
-              epi);
-  if (!epi.act_row) apply_unary_activation(call.epilogue, out);
-  return true;
-}
-
+// (ops/packed_gemm.h): linear, addmm with beta = alpha = 1, mm and matmul.
 void plan_linear_packed(OpCall& call) {
   plan_linear(call);
   call.state = std::make_shared<PackedGemmState>();

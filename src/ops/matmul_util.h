@@ -2,6 +2,8 @@
 // linear/addmm/mm/matmul use it when their packed-weight path does not
 // apply), shared with einsum.
 #pragma once
+#include <optional>
+
 #include "ir/attr.h"
 #include "ops/op.h"
 #include "core/tensor.h"
@@ -13,6 +15,18 @@ namespace tir {
 // out: contiguous batch+[M,N], all one dtype. beta == 0 never reads out.
 void batched_matmul(const OpCall& call, const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha,
                     const Scalar& beta);
+
+// How gemm reads a rows x cols matrix with strides (sr, sc), if it can: leading dim and whether
+// it reads the matrix transposed.
+struct MatArg {
+  int64_t ld;
+  bool trans;
+};
+std::optional<MatArg> gemm_operand(int64_t rows, int64_t cols, int64_t sr, int64_t sc);
+
+// True when dims [0, nd-1) of `t` (batch dims then M) stack into one row
+// dimension of stride `ld`, so a batch of gemms becomes one tall gemm.
+bool rows_collapse(const Tensor& t, int64_t ld);
 
 // True when the n dims `sizes` (outermost first, with strides `strides`) walk one evenly spaced
 // run, as one dim would: then *stride is the run's step (left as it is when every size is 1,
