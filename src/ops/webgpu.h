@@ -75,7 +75,7 @@ struct GpuDispatch {
   // be added to the dispatch (gpu_add_epilogue), to every one that writes the output.
   bool takes_epilogue = false;
   // The binding that is a GEMM's weight operand in the sense of the CPU's packing (linear's
-  // weight, addmm's mat2, mm's second operand; ops/matmul.cpp packs a constant one, as halves
+  // weight, addmm's mat2, mm's second operand; ops/packed_gemm.cpp packs a constant one, as halves
   // under weight_dtype float16), or -1: the plan may hold such a weight as f16.
   int gemm_weight = -1;
   // Bindings that bind one part of their value: a constant weight larger than the device's
