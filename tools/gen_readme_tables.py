@@ -57,7 +57,11 @@ def left_out_ops():
 
 
 def op_name(op_type):
-    """'aten.add_.Tensor' -> 'add' (in-place twins share a row); non-ATen names stay whole."""
+    """'aten.add_.Tensor' -> 'add' (in-place twins share a row); the overloads of the
+    quantization namespaces share one too ('quantized_decomposed.quantize_per_tensor');
+    other non-ATen names stay whole."""
+    if op_type.startswith(("quantized_decomposed.", "torchao.")):
+        return op_type.rsplit(".", 1)[0]
     if not op_type.startswith("aten."):
         return op_type
     op_type = op_type[5:]

@@ -125,3 +125,31 @@ export function linearIr(n) {
     }],
   };
 }
+
+// PyTorch's own quantized models (tests/fixtures/quantized, tools/export_quantized.py): io files
+// hold PyTorch's run of the quantized module (output.<i>) and of the float32 module
+// (float_output.<i>).
+export const QUANTIZED = join(FIXTURES, 'quantized');
+export function quantizedFixtures() {
+  if (!existsSync(QUANTIZED)) return [];
+  return readdirSync(QUANTIZED).filter((n) => existsSync(join(QUANTIZED, n, 'model.json'))).sort().map((name) => {
+    const dir = join(QUANTIZED, name);
+    return { name, model: join(dir, 'model.json'), weights: join(dir, 'weights.safetensors'), io: join(dir, 'io.safetensors') };
+  });
+}
+
+// The quantized models' criterion: per output, max |ours - PyTorch quantized| <= a quarter of the
+// quantization error max |PyTorch quantized - PyTorch float32|. Returns one line per output.
+export function assertWithinQuantizationError(name, outputs, ioPath) {
+  const tensors = parseSafetensors(readFileSync(ioPath), ioPath);
+  const lines = [];
+  outputs.forEach((o, i) => {
+    const q = tensors.get(`output.${i}`).data;
+    const f = tensors.get(`float_output.${i}`).data;
+    const quantError = maxAbsDiff(q, f);
+    const diff = maxAbsDiff(o.data, q);
+    lines.push(`${name} output ${i}: ours vs PyTorch quantized ${diff.toExponential(2)}, quantization error ${quantError.toExponential(2)}`);
+    assert.ok(diff <= 0.25 * quantError, lines.at(-1));
+  });
+  return lines;
+}

@@ -11,6 +11,7 @@
 #include "ops/epilogue.h"
 #include "ops/elementwise_util.h"
 #include "ops/op.h"
+#include "ops/quantized_forms.h"
 #include "ops/sliding_window.h"
 
 namespace tir {
@@ -221,6 +222,8 @@ OpDef conv_def(Form form, int64_t nsp) {
   OpDef def{[form, nsp](OpCall& c) { plan_conv(c, form, nsp); }, run_conv, prepare_conv};
   def.traits.epilogue = EpilogueRole::Producer;
   def.traits.folds_batch_norm = true;
+  // PyTorch's quantized pattern around a 2-D conv runs in integers (ops/conv_int8.cpp)
+  if (form == Form::Conv && nsp == 2) def.traits.quantized_form = conv2d_int8_def;
   return def;
 }
 

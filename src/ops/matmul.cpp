@@ -19,6 +19,7 @@
 #include "ops/common.h"
 #include "ops/epilogue.h"
 #include "ops/elementwise_util.h"
+#include "ops/quantized_forms.h"
 #include "ops/matmul_util.h"
 #include "ops/op.h"
 #include "ops/packed_gemm.h"
@@ -472,6 +473,11 @@ OpDef packed_gemm_def(void (*plan)(OpCall&), void (*run)(OpCall&), void (*prepar
   return def;
 }
 
+OpDef with_quantized_form(OpDef def, const OpDef* (*form)()) {
+  def.traits.quantized_form = form;
+  return def;
+}
+
 }  // namespace
 
 TIR_REGISTER_OPS(
@@ -488,7 +494,9 @@ TIR_REGISTER_OPS(
     // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
     {"aten.baddbmm.default", {[](OpCall& c) { plan_addmm_like(c, 3); }, run_addmm_like}},
     // aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
-    {"aten.linear.default", packed_gemm_def(plan_linear_packed, run_linear, prepare_linear)},
+    // (PyTorch's quantized pattern DQ(Q(x)) @ DQ(W)^T runs in integers: ops/linear_int8.cpp)
+    {"aten.linear.default", with_quantized_form(packed_gemm_def(plan_linear_packed, run_linear, prepare_linear),
+                                                linear_int8_def)},
     // aten::addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
     {"aten.addmm_.default", {[](OpCall& c) { plan_addmm_like(c, 2, true); }, run_addmm_inplace}},
     // aten::baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)

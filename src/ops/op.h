@@ -56,6 +56,25 @@ struct FusedEpilogue {
   bool empty() const { return covers.empty(); }
 };
 
+// What the quantization lowering pass (runtime/quant_lowering.cpp) hands an op's quantized form
+// (OpTraits::quantized_form): the op quantizes its float input itself, per tensor, with static
+// parameters or ones chosen from the data as quantized_decomposed.choose_qparams.tensor does, and
+// in[1] is the integer weight [N, K] with per-output-channel (or per-tensor) parameters.
+struct QuantizedOperands {
+  bool dynamic = false;                  // activation parameters chosen per run
+  double scale = 1;                      // static activation parameters
+  int64_t zero_point = 0;
+  int64_t qmin = -128, qmax = 127;       // the activation's quantized range and dtype
+  DType qdtype = DType::I8;
+  double eps = 0;                        // dynamic: choose_qparams' eps
+  bool weight_per_channel = true;        // else per tensor
+  Tensor weight_scale;                   // constant [N] (or one value); undefined: weight_scale_value
+  Tensor weight_zero_point;              // constant [N] (or one value); undefined: weight_zero_point_value
+  double weight_scale_value = 1;
+  int64_t weight_zero_point_value = 0;
+  std::vector<std::string> covers;       // the quantization nodes it takes over, in order
+};
+
 // What prepare() may ask of the runtime.
 class PrepareContext {
  public:
@@ -87,6 +106,8 @@ class OpCall {
   std::vector<bool> const_in;
   PrepareContext* prepare_ctx = nullptr;  // during prepare() only
   FusedEpilogue epilogue;                 // set by the fusion pass (compile time)
+  // Set by the quantization lowering pass before a quantized form's plan (compile time).
+  std::shared_ptr<const QuantizedOperands> quantized;
   // Set by the runtime from OpTraits::rewrites_self: out[0] is in[0] with a
   // region rewritten (index_copy, index_put, scatter, ... in their
   // out-of-place forms). When nothing reads in[0] afterwards, the runtime may
@@ -175,6 +196,29 @@ struct EpiloguePart {
   double bn_eps = 1e-5;                               // BatchNorm
 };
 
+struct OpDef;
+
+// A quantization op's part in the quantization lowering (runtime/quant_lowering.cpp).
+enum class QuantRole : uint8_t { None, Quantize, Dequantize, ChooseQparams };
+
+// What a planned quantize / dequantize / choose_qparams call does, read from its own planned
+// state by its op file (OpTraits::describe_quant).
+struct QuantDesc {
+  enum class Granularity : uint8_t { PerTensor, PerChannel, Other };
+  Granularity granularity = Granularity::Other;
+  int64_t axis = 0;                 // PerChannel
+  bool static_params = false;       // scale / zero point are Python scalars (attrs) ...
+  double scale = 1;
+  int64_t zero_point = 0;
+  int scale_input = -1;             // ... else tensor inputs (-1: none)
+  int zero_point_input = -1;
+  int64_t qmin = 0, qmax = 0;
+  DType qdtype = DType::I8;
+  bool rounds_then_adds = true;     // Quantize: round(x / s) + z (per tensor / channel)
+  bool per_tensor_affine_choice = false;  // ChooseQparams: choose_qparams.tensor's rule
+  double eps = 0;
+};
+
 // Devices an op can run on (OpTraits::devices), as bits.
 enum DeviceBit : uint8_t { kDeviceCpu = 1, kDeviceWebGPU = 2 };
 
@@ -203,6 +247,12 @@ struct OpTraits {
   bool view_when_aliased = false;
   // kDeviceCpu: plan/run above. A device's lowering sets that device's bit.
   uint8_t devices = kDeviceCpu;
+  // Quantization ops: their role and a description of a planned call (false: not describable).
+  QuantRole quant_role = QuantRole::None;
+  bool (*describe_quant)(const OpCall& call, QuantDesc* desc) = nullptr;
+  // An op with an integer form for dequantized operands (linear): the def the lowering switches
+  // its step to, planned again with OpCall::quantized set.
+  const OpDef* (*quantized_form)() = nullptr;
 };
 
 // Registered as {plan, run}, {plan, run, prepare}, ...: the optional members

@@ -28,7 +28,7 @@ void Session::Impl::fold_constants() {
   };
   auto runs_foldable = [](const Step& step) {
     return step.def->traits.constant_foldable && step.def->run && !step.dynamic && !step.call.data_dependent &&
-           !step.folded;
+           !step.folded && !step.covered;  // covered: taken over by another step (never run)
   };
   auto give_memory = [&](const Tensor& t) {
     constexpr size_t kAlign = 64;

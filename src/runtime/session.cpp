@@ -117,6 +117,7 @@ void Session::Impl::compile() {
     outputs.push_back(graph.tensor(id));
   }
   mark_dynamic_region();
+  lower_quantized();
   fold_constants();
   mark_constant_inputs();
   fuse_epilogues();

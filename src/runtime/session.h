@@ -55,6 +55,9 @@ struct SessionOptions {
   // constant-foldable (arange, full, elementwise math on constants, ...) once
   // at prepare and keep their outputs as constants (runtime/constant_fold.cpp).
   bool fold_constants = true;
+  // Run PyTorch's quantized patterns (a linear reading dequantize(quantize(x)) and a dequantized
+  // int8 weight) on integer kernels (runtime/quant_lowering.cpp). Off with keep_intermediates.
+  bool lower_quantized = true;
   // Storage of the constant f32 weights that linear / addmm / mm / matmul pack
   // for their gemm: F32, or F16 / BF16 (rounded to nearest even, widened in
   // the kernel, f32 accumulation; half the bytes per decode step). The bound

@@ -28,6 +28,9 @@ struct Step {
   // Placed on the GPU while some of its weights live only there (streamed,
   // Session::place_for_webgpu): not prepared for WASM, and never run there.
   bool gpu_only = false;
+  // Switched to its op's integer form by the quantization lowering (runtime/quant_lowering.cpp):
+  // runs on WASM / the CPU only.
+  bool lowered = false;
   explicit Step(const OpNode& n) : node(&n), call(n) {}
 };
 
@@ -88,6 +91,7 @@ struct Session::Impl {
   void mark_constant_inputs();
   void fold_constants();
   void run_folded(Step& step);
+  void lower_quantized();
   void fuse_epilogues();
   void prepare_bn_affine(FusedEpilogue& e);
   void update_in_place();

@@ -331,6 +331,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     bool unchecked_int64 = false;  // an int64 constant not computed yet (before bind): checked at the plan
     const WebGpuLowerFn lower = dynamic ? nullptr : WebGpuRegistry::instance().find(st.node->op_type);
     if (dynamic) why = "the graph has data-dependent shapes";
+    else if (st.lowered) why = "its integer (quantized) kernel runs on WASM only";
     else if (!lower) why = "no WebGPU kernel for this op";
     else {
       try {

@@ -29,12 +29,15 @@ std::vector<std::string> case_files() {
   std::vector<std::string> files;
   const fs::path root = fs::path(test::fixtures_dir()) / "ops2";
   if (!fs::exists(root)) return files;
-  // Only ops2/aten.<op>/*.json: ops2/elem and ops2/datadep hold other formats, replayed by
-  // ops_elementwise_math_test.cpp and ops_datadep_test.cpp.
-  for (const auto& e : fs::recursive_directory_iterator(root))
+  // Only ops2/<namespace>.<op>/*.json (aten, and the quantization ops of torch.ao and torchao):
+  // ops2/elem and ops2/datadep hold other formats, replayed by ops_elementwise_math_test.cpp and
+  // ops_datadep_test.cpp.
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string dir = e.path().parent_path().filename().string();
     if (e.is_regular_file() && e.path().extension() == ".json" &&
-        e.path().parent_path().filename().string().rfind("aten.", 0) == 0)
+        (dir.rfind("aten.", 0) == 0 || dir.rfind("quantized_decomposed.", 0) == 0 || dir.rfind("torchao.", 0) == 0))
       files.push_back(e.path().string());
+  }
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -106,7 +109,18 @@ TEST(Ops2Cases, ReplayTorch2Cases) {
   // The ops whose torch-2 cases are committed (a missing directory fails here).
   for (const char* op : {"aten._batch_norm_no_update.default", "aten._batch_norm_with_update.default",
                          "aten._scaled_dot_product_efficient_attention.default",
-                         "aten._scaled_dot_product_cudnn_attention.default", "aten.empty_permuted.default"})
+                         "aten._scaled_dot_product_cudnn_attention.default", "aten.empty_permuted.default",
+                         "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.quantize_per_tensor.tensor",
+                         "quantized_decomposed.quantize_per_tensor.tensor2", "quantized_decomposed.dequantize_per_tensor.default",
+                         "quantized_decomposed.dequantize_per_tensor.tensor", "quantized_decomposed.dequantize_per_tensor.tensor2",
+                         "quantized_decomposed.choose_qparams.tensor", "quantized_decomposed.choose_qparams_symmetric.tensor",
+                         "quantized_decomposed.quantize_per_channel.default", "quantized_decomposed.dequantize_per_channel.default",
+                         "quantized_decomposed.choose_qparams_per_token.default",
+                         "quantized_decomposed.choose_qparams_per_token_asymmetric.default",
+                         "quantized_decomposed.quantize_per_token.default", "quantized_decomposed.dequantize_per_token.default",
+                         "quantized_decomposed.quantize_per_channel_group.default",
+                         "quantized_decomposed.dequantize_per_channel_group.default", "torchao.choose_qparams_affine.default",
+                         "torchao.quantize_affine.default", "torchao.dequantize_affine.default"})
     EXPECT_TRUE(ops.count(op)) << "no cases for " << op;
 }
 

@@ -1,0 +1,210 @@
+// Integer GEMM of 8-bit quantized operands (see gemm_s8.h). Highway, compiled per
+// target (kernels/simd_dispatch.h): on WASM the k-pair multiply-add is
+// i32x4.dot_i16x8_s, natively pmaddwd (SSE4/AVX2/AVX-512). An MR x NR tile keeps
+// MR x 2 int32 vectors; every element's sum is exact, so the result does not
+// depend on the target or the thread split.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/gemm_s8.h"
+#include "kernels/parallel.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm_s8.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tir {
+namespace HWY_NAMESPACE {
+namespace {
+
+namespace hn = hwy::HWY_NAMESPACE;
+using D32 = hn::ScalableTag<int32_t>;
+#if HWY_TARGET != HWY_SCALAR
+using D16 = hn::Repartition<int16_t, D32>;
+using DF = hn::Repartition<float, D32>;
+using V32 = hn::Vec<D32>;
+#endif
+
+constexpr int64_t kL = int64_t(hn::MaxLanes(D32()));
+constexpr int64_t kNR = 2 * kL;  // columns per panel: two int32 vectors
+constexpr int64_t kMR = 4;       // rows per tile: 8 accumulators (V8 keeps 4 x 8 in registers)
+
+int64_t nr_s8() { return kNR; }
+
+// Panel p holds columns [p * NR, p * NR + NR); for each k pair, NR pairs (B[2kp, n], B[2kp+1, n]).
+void pack_b_s8_impl(int64_t K, int64_t N, const int8_t* W, int64_t ldw, int16_t* dst) {
+  const int64_t kp_count = (K + 1) / 2;
+  const int64_t panels = (N + kNR - 1) / kNR;
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t kp = 0; kp < kp_count; ++kp) {
+      int16_t* o = dst + (p * kp_count + kp) * kNR * 2;
+      for (int64_t j = 0; j < kNR; ++j) {
+        const int64_t n = p * kNR + j;
+        const int64_t k = 2 * kp;
+        o[2 * j] = n < N ? int16_t(W[n * ldw + k]) : int16_t(0);
+        o[2 * j + 1] = n < N && k + 1 < K ? int16_t(W[n * ldw + k + 1]) : int16_t(0);
+      }
+    }
+}
+
+inline int32_t load_pair(const int16_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Rows [m0, m0 + rows) (rows <= MR) x the NR columns of panel `bp`: int32 sums, then the
+// dequantizing store of the columns below N.
+#if HWY_TARGET == HWY_SCALAR
+// One-lane vectors cannot hold an int16 pair: plain C++ on the same packed layout.
+void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int16_t* A, int64_t lda,
+          const int16_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
+  const int64_t kp_count = (K + 1) / 2;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t m = m0 + r;
+    for (int64_t j = 0; j < kNR && n0 + j < N; ++j) {
+      const int64_t n = n0 + j;
+      int32_t acc = 0;
+      for (int64_t kp = 0; kp < kp_count; ++kp) {
+        const int16_t* b = bp + (kp * kNR + j) * 2;
+        acc += int32_t(A[m * lda + 2 * kp]) * b[0] + int32_t(A[m * lda + 2 * kp + 1]) * b[1];
+      }
+      const int32_t rz = e.row_zero ? e.row_zero[m] : 0;
+      int32_t s = acc - rz * e.col_sum[n];
+      if (e.col_zero) s += e.col_zero[n] * (int32_t(K) * rz - e.row_sum[m]);
+      const float y = float(s) * (e.row_scale[m] * e.col_scale[n]);
+      C[m * ldc + n] = e.bias ? y + e.bias[n] : y;
+    }
+  }
+}
+#else
+void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int16_t* A, int64_t lda,
+          const int16_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
+  const D32 d32;
+  const D16 d16;
+  const DF df;
+  const int64_t kp_count = (K + 1) / 2;
+  // Rows past the end read row m0 again (their sums are dropped): no branch in the loop.
+  const int16_t* a[kMR];
+  for (int64_t r = 0; r < kMR; ++r) a[r] = A + (m0 + (r < rows ? r : 0)) * lda;
+  V32 acc[kMR][2], acc1[kMR][2];
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < 2; ++v) acc[r][v] = acc1[r][v] = hn::Zero(d32);
+  for (int64_t kp = 0; kp < kp_count; ++kp) {
+    const auto b0 = hn::LoadU(d16, bp + kp * kNR * 2);
+    const auto b1 = hn::LoadU(d16, bp + kp * kNR * 2 + kL * 2);
+    for (int64_t r = 0; r < kMR; ++r) {
+      const auto av = hn::BitCast(d16, hn::Set(d32, load_pair(a[r] + 2 * kp)));
+      acc[r][0] = hn::ReorderWidenMulAccumulate(d32, av, b0, acc[r][0], acc1[r][0]);
+      acc[r][1] = hn::ReorderWidenMulAccumulate(d32, av, b1, acc[r][1], acc1[r][1]);
+    }
+  }
+  // The store: (sum - rz * col_sum [- cz * row_sum + K * rz * cz]) * (rs * col_scale) + bias, by
+  // vectors; the column arrays are padded to whole panels.
+  const int64_t cols = std::min(kNR, N - n0);
+  const V32 cs[2] = {hn::LoadU(d32, e.col_sum + n0), hn::LoadU(d32, e.col_sum + n0 + kL)};
+  const auto csc0 = hn::LoadU(df, e.col_scale + n0), csc1 = hn::LoadU(df, e.col_scale + n0 + kL);
+  const auto zero_f = hn::Zero(df);
+  const auto bias0 = e.bias ? hn::LoadU(df, e.bias + n0) : zero_f;
+  const auto bias1 = e.bias ? hn::LoadU(df, e.bias + n0 + kL) : zero_f;
+  alignas(64) float out[kNR];
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t m = m0 + r;
+    const V32 rz = hn::Set(d32, e.row_zero ? e.row_zero[m] : 0);
+    V32 s0 = hn::Sub(hn::RearrangeToOddPlusEven(acc[r][0], acc1[r][0]), hn::Mul(rz, cs[0]));
+    V32 s1 = hn::Sub(hn::RearrangeToOddPlusEven(acc[r][1], acc1[r][1]), hn::Mul(rz, cs[1]));
+    if (e.col_zero) {  // asymmetric weights: - cz * row_sum + K * rz * cz
+      const V32 cz0 = hn::LoadU(d32, e.col_zero + n0), cz1 = hn::LoadU(d32, e.col_zero + n0 + kL);
+      const V32 t = hn::Sub(hn::Mul(hn::Set(d32, int32_t(K)), rz), hn::Set(d32, e.row_sum[m]));
+      s0 = hn::Add(s0, hn::Mul(cz0, t));
+      s1 = hn::Add(s1, hn::Mul(cz1, t));
+    }
+    const auto rs = hn::Set(df, e.row_scale[m]);
+    // multiply, then add: no FMA, so every target rounds as the reference does
+    const auto y0 = hn::Add(hn::Mul(hn::ConvertTo(df, s0), hn::Mul(rs, csc0)), bias0);
+    const auto y1 = hn::Add(hn::Mul(hn::ConvertTo(df, s1), hn::Mul(rs, csc1)), bias1);
+    float* c = C + m * ldc + n0;
+    if (cols == kNR) {
+      hn::StoreU(y0, df, c);
+      hn::StoreU(y1, df, c + kL);
+    } else {
+      hn::Store(y0, df, out);
+      hn::Store(y1, df, out + kL);
+      std::memcpy(c, out, size_t(cols) * sizeof(float));
+    }
+  }
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+void gemm_s8_impl(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda, const int16_t* packed_b,
+                  const QGemmEpilogue& e, float* C, int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  const int64_t kp_count = (K + 1) / 2;
+  const int64_t panels = (N + kNR - 1) / kNR;
+  const int64_t row_tiles = (M + kMR - 1) / kMR;
+  auto run = [&](int64_t p0, int64_t p1, int64_t t0, int64_t t1) {
+    for (int64_t p = p0; p < p1; ++p)
+      for (int64_t t = t0; t < t1; ++t)
+        tile(t * kMR, std::min(kMR, M - t * kMR), p * kNR, N, K, A, lda, packed_b + p * kp_count * kNR * 2, e, C,
+             ldc);
+  };
+  const int64_t work_per_panel = M * K * kNR;
+  const int64_t chunks = chunks_for(panels * row_tiles, kMR * K * kNR);
+  if (chunks <= 1) {
+    run(0, panels, 0, row_tiles);
+  } else if (panels >= row_tiles) {
+    parallel_for_chunks(panels, std::min(chunks, panels), [&](int64_t p0, int64_t p1) { run(p0, p1, 0, row_tiles); });
+  } else {
+    parallel_for_chunks(row_tiles, std::min(chunks, row_tiles),
+                        [&](int64_t t0, int64_t t1) { run(0, panels, t0, t1); });
+  }
+  (void)work_per_panel;
+}
+
+}  // namespace
+}  // namespace HWY_NAMESPACE
+}  // namespace tir
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tir {
+
+HWY_EXPORT(nr_s8);
+HWY_EXPORT(pack_b_s8_impl);
+HWY_EXPORT(gemm_s8_impl);
+
+int64_t gemm_s8_nr() { return HWY_DYNAMIC_DISPATCH(nr_s8)(); }
+
+int64_t packed_b_s8_size(int64_t K, int64_t N) {
+  const int64_t nr = gemm_s8_nr();
+  return ((N + nr - 1) / nr) * nr * ((K + 1) / 2) * 2;
+}
+
+void pack_b_s8(int64_t K, int64_t N, const int8_t* W, int64_t ldw, int16_t* dst) {
+  HWY_DYNAMIC_DISPATCH(pack_b_s8_impl)(K, N, W, ldw, dst);
+}
+
+void gemm_s8(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda, const int16_t* packed_b,
+             const QGemmEpilogue& e, float* C, int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(gemm_s8_impl)(M, N, K, A, lda, packed_b, e, C, ldc);
+}
+
+void gemm_s8_ref(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda, const int8_t* W, int64_t ldw,
+                 const QGemmEpilogue& e, float* C, int64_t ldc) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      int64_t acc = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t a = int64_t(A[m * lda + k]) - (e.row_zero ? e.row_zero[m] : 0);
+        const int64_t w = int64_t(W[n * ldw + k]) - (e.col_zero ? e.col_zero[n] : 0);
+        acc += a * w;
+      }
+      const float y = float(int32_t(acc)) * (e.row_scale[m] * e.col_scale[n]);
+      C[m * ldc + n] = e.bias ? y + e.bias[n] : y;
+    }
+}
+
+}  // namespace tir
+#endif  // HWY_ONCE

@@ -1,0 +1,138 @@
+// Scalar reference rows of PyTorch's affine quantization (see quantize.h).
+#include "kernels/quantize.h"
+
+#include <cmath>
+
+#include "core/half.h"
+
+namespace tir {
+namespace {
+
+// torch.round: half to even (the default rounding mode; WASM's f32.nearest).
+template <typename C> C round_half_even(C v) { return std::nearbyint(v); }
+
+template <typename T> T to_integer(double v) {
+  if (std::isnan(v)) return T(0);
+  return T(v);  // v is an integer inside [qmin, qmax], a subrange of T
+}
+
+template <typename C, typename X, typename Q>
+void quantize_row_t(const X* x, int64_t xs, const double* inv, const double* zp, int64_t ps, int64_t n,
+                    const QuantizeRowSpec& spec, Q* out, int64_t os) {
+  const C lo = C(spec.qmin), hi = C(spec.qmax);
+  for (int64_t i = 0; i < n; ++i) {
+    const C z = zp ? C(zp[i * ps]) : C(0);
+    const C v = C(x[i * xs]) * C(inv[i * ps]);
+    C r = spec.order == QuantOrder::RoundThenAddZeroPoint ? round_half_even(v) + z : round_half_even(v + z);
+    // torch.clamp: NaN stays NaN
+    if (r < lo) r = lo;
+    if (r > hi) r = hi;
+    out[i * os] = to_integer<Q>(double(r));
+  }
+}
+
+template <typename C, typename X>
+void quantize_row_x(const X* x, int64_t xs, const double* inv, const double* zp, int64_t ps, int64_t n,
+                    const QuantizeRowSpec& spec, void* out, int64_t os) {
+  switch (spec.out) {
+    case DType::U8: return quantize_row_t<C>(x, xs, inv, zp, ps, n, spec, static_cast<uint8_t*>(out), os);
+    case DType::I8: return quantize_row_t<C>(x, xs, inv, zp, ps, n, spec, static_cast<int8_t*>(out), os);
+    case DType::I16: return quantize_row_t<C>(x, xs, inv, zp, ps, n, spec, static_cast<int16_t*>(out), os);
+    case DType::I32: return quantize_row_t<C>(x, xs, inv, zp, ps, n, spec, static_cast<int32_t*>(out), os);
+    case DType::I64: return quantize_row_t<C>(x, xs, inv, zp, ps, n, spec, static_cast<int64_t*>(out), os);
+    default: return;  // the op checks the dtype at plan
+  }
+}
+
+template <typename Q> double load_int(const void* p, int64_t i) { return double(static_cast<const Q*>(p)[i]); }
+
+double load_q(const void* q, DType d, int64_t i) {
+  switch (d) {
+    case DType::U8: return load_int<uint8_t>(q, i);
+    case DType::I8: return load_int<int8_t>(q, i);
+    case DType::I16: return load_int<int16_t>(q, i);
+    case DType::I32: return load_int<int32_t>(q, i);
+    case DType::I64: return load_int<int64_t>(q, i);
+    case DType::F32: return double(static_cast<const float*>(q)[i]);
+    case DType::F64: return static_cast<const double*>(q)[i];
+    default: return 0;
+  }
+}
+
+// q - zero_point as torch computes it in the promoted integer type (wrapping).
+double integer_difference(double q, double z, DType t) {
+  const int64_t d = int64_t(q) - int64_t(z);
+  switch (t) {
+    case DType::U8: return double(uint8_t(d));
+    case DType::I8: return double(int8_t(d));
+    case DType::I16: return double(int16_t(d));
+    case DType::I32: return double(int32_t(d));
+    case DType::I64: return double(d);
+    default: return q - z;  // a float zero point
+  }
+}
+
+float round_product(float v, DType d) {
+  if (d == DType::F16) return half_to_float(float_to_half(v));
+  if (d == DType::BF16) return bf16_to_float(float_to_bf16(v));
+  return v;
+}
+
+template <typename C, typename O>
+void dequantize_row_t(const void* q, int64_t qs, const double* scale, const double* zp, int64_t ps, int64_t n,
+                      const DequantizeRowSpec& spec, O* out, int64_t os) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double qv = load_q(q, spec.in, i * qs);
+    const double z = zp ? zp[i * ps] : 0.0;
+    // Both forms are exact for the integer ranges of 8/16-bit data; they differ
+    // (as in PyTorch) only where a float32 cannot hold q or the zero point.
+    const C d = spec.subtract_in_float ? C(qv) - C(z) : C(integer_difference(qv, z, spec.diff));
+    const C y = d * C(scale[i * ps]);
+    out[i * os] = spec.product == DType::F32 ? O(y) : O(round_product(float(y), spec.product));
+  }
+}
+
+}  // namespace
+
+void quantize_row(const void* x, bool x_f64, int64_t xs, const double* inv_scale, const double* zero_point,
+                  int64_t ps, int64_t n, const QuantizeRowSpec& spec, void* out, int64_t os) {
+  if (x_f64) return quantize_row_x<double>(static_cast<const double*>(x), xs, inv_scale, zero_point, ps, n, spec, out, os);
+  const float* xf = static_cast<const float*>(x);
+  if (spec.compute_f64) return quantize_row_x<double>(xf, xs, inv_scale, zero_point, ps, n, spec, out, os);
+  quantize_row_x<float>(xf, xs, inv_scale, zero_point, ps, n, spec, out, os);
+}
+
+void dequantize_row(const void* q, int64_t qs, const double* scale, const double* zero_point, int64_t ps,
+                    int64_t n, const DequantizeRowSpec& spec, void* out, int64_t os) {
+  if (spec.out == DType::F64) {
+    if (spec.compute_f64) return dequantize_row_t<double>(q, qs, scale, zero_point, ps, n, spec, static_cast<double*>(out), os);
+    return dequantize_row_t<float>(q, qs, scale, zero_point, ps, n, spec, static_cast<double*>(out), os);
+  }
+  if (spec.compute_f64) return dequantize_row_t<double>(q, qs, scale, zero_point, ps, n, spec, static_cast<float*>(out), os);
+  dequantize_row_t<float>(q, qs, scale, zero_point, ps, n, spec, static_cast<float*>(out), os);
+}
+
+void minmax_row(const void* x, bool x_f64, int64_t xs, int64_t n, double* mn, double* mx, int64_t ps) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x_f64 ? static_cast<const double*>(x)[i * xs] : double(static_cast<const float*>(x)[i * xs]);
+    double& lo = mn[i * ps];
+    double& hi = mx[i * ps];
+    if (std::isnan(v) || std::isnan(lo)) lo = std::isnan(v) ? v : lo;
+    else if (v < lo) lo = v;
+    if (std::isnan(v) || std::isnan(hi)) hi = std::isnan(v) ? v : hi;
+    else if (v > hi) hi = v;
+  }
+}
+
+void choose_per_tensor_affine(float lo, float hi, int64_t qmin, int64_t qmax, float eps, double* scale,
+                              int64_t* zero_point) {
+  const float min_neg = std::fmin(lo, 0.0f), max_pos = std::fmax(hi, 0.0f);
+  float s = (max_pos - min_neg) / float(qmax - qmin);
+  if (s < eps) s = eps;  // torch.max(scale, eps)
+  float z = float(qmin) - std::nearbyint(min_neg / s);
+  z = std::fmin(std::fmax(z, float(qmin)), float(qmax));
+  *scale = double(s);
+  *zero_point = int64_t(z);
+}
+
+}  // namespace tir

@@ -1,0 +1,96 @@
+// aten.linear on PyTorch's quantized pattern, in integers: DQ(Q(x)) @ DQ(W)^T + b, with x
+// quantized per tensor (static parameters, or chosen per run as
+// quantized_decomposed.choose_qparams.tensor does) and W int8 per output channel (PT2E's
+// XNNPACK-style quantizer). The quantization lowering (runtime/quant_lowering.cpp) hands the step
+// its QuantizedOperands: in[0] is the float x itself, in[1] the int8 weight [N, K]. Prepare packs
+// W once; run quantizes x with the quantize op's own arithmetic, sums the int8 products exactly
+// in int32 and dequantizes in the tile store (ops/quantized_forms.h); relu / residual of the
+// fusion pass follow (ops/epilogue.h).
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "ops/epilogue.h"
+#include "ops/quantized_forms.h"
+
+namespace tir {
+namespace {
+
+struct LinearInt8State {
+  QuantizedOperands q;
+  int64_t M = 0, K = 0, N = 0, lda = 0;
+  int ws_a = -1, ws_row_scale = -1, ws_row_zero = -1, ws_row_sum = -1;
+  QuantizedWeights w;
+};
+
+void plan_linear_int8(OpCall& call) {
+  call.check(call.quantized != nullptr, "the integer linear needs the quantization lowering's operands");
+  call.expect_inputs(2, 3);
+  const Tensor &x = call.in[0], &w = call.in[1];
+  call.check(x.dtype == DType::F32 && x.is_contiguous() && x.dim() >= 1, "expects a contiguous float32 input");
+  call.check(w.dtype == DType::I8 && w.dim() == 2 && w.is_contiguous(), "expects a contiguous int8 [out, in] weight");
+  call.check(x.shape.back() == w.shape[1], "input features " + std::to_string(x.shape.back()) +
+                                               " do not match the weight's " + std::to_string(w.shape[1]));
+  auto st = std::make_shared<LinearInt8State>();
+  st->q = *call.quantized;
+  st->K = w.shape[1];
+  st->N = w.shape[0];
+  st->M = st->K > 0 ? x.numel() / st->K : 0;
+  st->lda = (st->K + 1) / 2 * 2;
+  if (call.in.size() == 3) {
+    const Tensor& b = call.in[2];
+    call.check(b.dtype == DType::F32 && b.numel() == st->N && b.is_contiguous(),
+               "expects a contiguous float32 bias of " + std::to_string(st->N) + " values");
+  }
+  if (call.out.empty() || !call.out[0].defined()) {  // the lowering keeps the linear's planned output
+    Shape os = x.shape;
+    os.back() = st->N;
+    call.fresh(0, DType::F32, os);
+  }
+  const int64_t rows = std::max<int64_t>(st->M, 1);
+  st->ws_a = int(call.add_workspace(DType::I16, {std::max<int64_t>(st->M * st->lda, 1)}));
+  st->ws_row_scale = int(call.add_workspace(DType::F32, {rows}));
+  st->ws_row_zero = int(call.add_workspace(DType::I32, {rows}));
+  st->ws_row_sum = int(call.add_workspace(DType::I32, {rows}));
+  call.state = std::move(st);
+}
+
+void prepare_linear_int8(OpCall& call) {
+  auto& st = call.state_as<LinearInt8State>();
+  prepare_quantized_weights(call, st.q, call.in[1], st.N, st.K, st.K, &st.w);
+}
+
+void run_linear_int8(OpCall& call) {
+  auto& st = call.state_as<LinearInt8State>();
+  const float* x = call.in[0].data<float>();
+  const int64_t M = st.M, K = st.K, N = st.N;
+  double scale;
+  int64_t zero;
+  activation_qparams(call, st.q, x, M * K, &scale, &zero);
+  int16_t* a = call.workspace[size_t(st.ws_a)].data<int16_t>();
+  for (int64_t m = 0; m < M; ++m) {
+    quantize_activation(st.q, scale, zero, x + m * K, K, a + m * st.lda);
+    if (st.lda > K) a[m * st.lda + K] = 0;  // the last pair's second half
+  }
+  const bool has_bias = call.in.size() == 3;
+  if (has_bias) std::copy(call.in[2].data<float>(), call.in[2].data<float>() + N, st.w.bias.begin());
+  const QGemmEpilogue e = quantized_epilogue(
+      st.w, M, scale, zero, call.workspace[size_t(st.ws_row_scale)].data<float>(),
+      call.workspace[size_t(st.ws_row_zero)].data<int32_t>(), call.workspace[size_t(st.ws_row_sum)].data<int32_t>(), a,
+      st.lda, K, has_bias ? st.w.bias.data() : nullptr);
+  gemm_s8(M, N, K, a, st.lda, reinterpret_cast<const int16_t*>(st.w.packed->data()), e, call.out[0].data<float>(), N);
+  apply_epilogue(call.epilogue, call.out[0]);
+}
+
+}  // namespace
+
+const OpDef* linear_int8_def() {
+  static const OpDef def = [] {
+    OpDef d{plan_linear_int8, run_linear_int8, prepare_linear_int8};
+    d.traits.epilogue = EpilogueRole::Producer;
+    return d;
+  }();
+  return &def;
+}
+
+}  // namespace tir

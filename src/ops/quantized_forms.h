@@ -1,0 +1,46 @@
+// The integer forms that the quantization lowering (runtime/quant_lowering.cpp) switches a
+// step to (OpTraits::quantized_form): aten.linear (ops/linear_int8.cpp) and aten.conv2d
+// (ops/conv_int8.cpp), over the shared int8 GEMM plumbing below.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/gemm_s8.h"
+#include "ops/op.h"
+
+namespace tir {
+
+const OpDef* linear_int8_def();
+const OpDef* conv2d_int8_def();
+
+// The int8 weight [N, K] packed once for gemm_s8, with its per-column terms (padded to whole
+// panels; kernels/gemm_s8.h).
+struct QuantizedWeights {
+  std::shared_ptr<const std::vector<uint16_t>> packed;  // int16 panels, shared by tied weights
+  std::vector<float> col_scale, bias;
+  std::vector<int32_t> col_sum, col_zero;
+  bool has_col_zero = false;
+};
+
+// Packs `w` (int8, row n at w + n * ldw) with the operands' scales and zero points.
+void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& w, int64_t N, int64_t K,
+                               int64_t ldw, QuantizedWeights* out);
+
+// The activation's (scale, zero point): the static ones, or chosen from x[0, n) as
+// quantized_decomposed.choose_qparams.tensor does (errors name the node).
+void activation_qparams(const OpCall& call, const QuantizedOperands& q, const float* x, int64_t n, double* scale,
+                        int64_t* zero_point);
+
+// quantize_per_tensor's arithmetic on n floats into int16 (values in [qmin, qmax]).
+void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
+                         int16_t* out);
+
+// The gemm_s8 epilogue for per-tensor activations: every row's (scale, zero point) into the
+// arrays given (M entries each), columns from the prepared weights, bias (padded) or null. With
+// asymmetric weights, row_sum[m] must hold sum_k A[m, k] of the rows of A (lda apart).
+QGemmEpilogue quantized_epilogue(const QuantizedWeights& w, int64_t M, double scale, int64_t zero_point,
+                                 float* row_scale, int32_t* row_zero, int32_t* row_sum, const int16_t* A,
+                                 int64_t lda, int64_t K, const float* bias);
+
+}  // namespace tir

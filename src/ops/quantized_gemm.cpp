@@ -1,0 +1,102 @@
+// The int8 GEMM plumbing the integer forms share (ops/quantized_forms.h).
+#include <cmath>
+#include <string>
+
+#include "kernels/quantize.h"
+#include "ops/quantized_forms.h"
+
+namespace tir {
+
+namespace {
+// A constant parameter tensor's value for channel n (one value: for every channel).
+double param_at(const Tensor& t, int64_t n) {
+  const int64_t i = t.numel() == 1 ? 0 : n;
+  const int64_t e = t.dim() == 0 ? 0 : i * t.strides.back();
+  switch (t.dtype) {
+    case DType::F32: return double(t.data<float>()[e]);
+    case DType::F64: return t.data<double>()[e];
+    case DType::I64: return double(t.data<int64_t>()[e]);
+    case DType::I32: return double(t.data<int32_t>()[e]);
+    case DType::I16: return double(t.data<int16_t>()[e]);
+    case DType::I8: return double(t.data<int8_t>()[e]);
+    case DType::U8: return double(t.data<uint8_t>()[e]);
+    default: return 0;
+  }
+}
+}  // namespace
+
+void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& w, int64_t N, int64_t K,
+                               int64_t ldw, QuantizedWeights* out) {
+  const int64_t nr = gemm_s8_nr();
+  const int64_t npad = (N + nr - 1) / nr * nr;
+  const int8_t* wd = w.data<int8_t>();
+  out->packed = call.prepare_ctx->derived_half(w, "s8-panels-" + std::to_string(nr), [&](std::vector<uint16_t>& v) {
+    v.assign(size_t(std::max<int64_t>(packed_b_s8_size(K, N), 1)), 0);
+    pack_b_s8(K, N, wd, ldw, reinterpret_cast<int16_t*>(v.data()));
+  });
+  out->col_scale.assign(size_t(npad), 0.0f);
+  out->col_sum.assign(size_t(npad), 0);
+  out->col_zero.assign(size_t(npad), 0);
+  out->bias.assign(size_t(npad), 0.0f);
+  out->has_col_zero = false;
+  for (int64_t n = 0; n < N; ++n) {
+    int32_t s = 0;
+    for (int64_t k = 0; k < K; ++k) s += wd[n * ldw + k];
+    out->col_sum[size_t(n)] = s;
+    // dequantize_per_channel multiplies by the scale in its own dtype: a float32 one as is
+    out->col_scale[size_t(n)] = float(q.weight_scale.defined() ? param_at(q.weight_scale, n) : q.weight_scale_value);
+    const double z = q.weight_zero_point.defined() ? param_at(q.weight_zero_point, n) : double(q.weight_zero_point_value);
+    out->col_zero[size_t(n)] = int32_t(z);
+    out->has_col_zero = out->has_col_zero || z != 0;
+  }
+}
+
+void activation_qparams(const OpCall& call, const QuantizedOperands& q, const float* x, int64_t n, double* scale,
+                        int64_t* zero_point) {
+  *scale = q.scale;
+  *zero_point = q.zero_point;
+  if (q.dynamic) {  // choose_qparams.tensor: the min and max of the whole input
+    call.check(n > 0, "cannot choose quantization parameters for an empty input (torch.aminmax fails)");
+    double lo = INFINITY, hi = -INFINITY;
+    minmax_row(x, false, 1, n, &lo, &hi, 0);
+    call.check(std::isfinite(lo) && std::isfinite(hi),
+               "cannot choose quantization parameters: the input holds NaN or infinity");
+    choose_per_tensor_affine(float(lo), float(hi), q.qmin, q.qmax, float(q.eps), scale, zero_point);
+  }
+  call.check(*scale != 0, "scale is 0 (PyTorch raises ZeroDivisionError for 1.0 / scale)");
+}
+
+void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
+                         int16_t* out) {
+  QuantizeRowSpec spec;  // clamp(round(x * float32(1.0 / scale)) + zero_point), float32 arithmetic
+  spec.qmin = double(q.qmin);
+  spec.qmax = double(q.qmax);
+  spec.out = DType::I16;
+  const double inv = 1.0 / scale, z = double(zero_point);
+  quantize_row(x, false, 1, &inv, &z, 0, n, spec, out, 1);
+}
+
+QGemmEpilogue quantized_epilogue(const QuantizedWeights& w, int64_t M, double scale, int64_t zero_point,
+                                 float* row_scale, int32_t* row_zero, int32_t* row_sum, const int16_t* A,
+                                 int64_t lda, int64_t K, const float* bias) {
+  for (int64_t m = 0; m < M; ++m) {
+    row_scale[m] = float(scale);  // dequantize_per_tensor multiplies by float32(scale)
+    row_zero[m] = int32_t(zero_point);
+    if (w.has_col_zero) {
+      int32_t s = 0;
+      for (int64_t k = 0; k < K; ++k) s += A[m * lda + k];
+      row_sum[m] = s;
+    }
+  }
+  QGemmEpilogue e;
+  e.row_scale = row_scale;
+  e.row_zero = row_zero;
+  e.row_sum = row_sum;
+  e.col_scale = w.col_scale.data();
+  e.col_sum = w.col_sum.data();
+  e.col_zero = w.has_col_zero ? w.col_zero.data() : nullptr;
+  e.bias = bias;
+  return e;
+}
+
+}  // namespace tir
