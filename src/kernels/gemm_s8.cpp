@@ -80,22 +80,24 @@ void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int1
   }
 }
 #else
-void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int16_t* A, int64_t lda,
-          const int16_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
+// ROWS (1..MR) rows: a short last tile (and a GEMV) computes only its own rows.
+template <int ROWS>
+void tile_rows(int64_t m0, int64_t n0, int64_t N, int64_t K, const int16_t* A, int64_t lda,
+               const int16_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
   const D32 d32;
   const D16 d16;
   const DF df;
+  const int64_t rows = ROWS;
   const int64_t kp_count = (K + 1) / 2;
-  // Rows past the end read row m0 again (their sums are dropped): no branch in the loop.
-  const int16_t* a[kMR];
-  for (int64_t r = 0; r < kMR; ++r) a[r] = A + (m0 + (r < rows ? r : 0)) * lda;
-  V32 acc[kMR][2], acc1[kMR][2];
-  for (int64_t r = 0; r < kMR; ++r)
+  const int16_t* a[ROWS];
+  for (int64_t r = 0; r < ROWS; ++r) a[r] = A + (m0 + r) * lda;
+  V32 acc[ROWS][2], acc1[ROWS][2];
+  for (int64_t r = 0; r < ROWS; ++r)
     for (int v = 0; v < 2; ++v) acc[r][v] = acc1[r][v] = hn::Zero(d32);
   for (int64_t kp = 0; kp < kp_count; ++kp) {
     const auto b0 = hn::LoadU(d16, bp + kp * kNR * 2);
     const auto b1 = hn::LoadU(d16, bp + kp * kNR * 2 + kL * 2);
-    for (int64_t r = 0; r < kMR; ++r) {
+    for (int64_t r = 0; r < ROWS; ++r) {
       const auto av = hn::BitCast(d16, hn::Set(d32, load_pair(a[r] + 2 * kp)));
       acc[r][0] = hn::ReorderWidenMulAccumulate(d32, av, b0, acc[r][0], acc1[r][0]);
       acc[r][1] = hn::ReorderWidenMulAccumulate(d32, av, b1, acc[r][1], acc1[r][1]);
@@ -134,6 +136,17 @@ void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int1
       hn::Store(y1, df, out + kL);
       std::memcpy(c, out, size_t(cols) * sizeof(float));
     }
+  }
+}
+
+void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int16_t* A, int64_t lda,
+          const int16_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
+  static_assert(kMR == 4, "tile() dispatches 1..4 rows");
+  switch (rows) {
+    case 1: return tile_rows<1>(m0, n0, N, K, A, lda, bp, e, C, ldc);
+    case 2: return tile_rows<2>(m0, n0, N, K, A, lda, bp, e, C, ldc);
+    case 3: return tile_rows<3>(m0, n0, N, K, A, lda, bp, e, C, ldc);
+    default: return tile_rows<4>(m0, n0, N, K, A, lda, bp, e, C, ldc);
   }
 }
 #endif  // HWY_TARGET == HWY_SCALAR

@@ -20,6 +20,18 @@ template <typename C, typename X, typename Q>
 void quantize_row_t(const X* x, int64_t xs, const double* inv, const double* zp, int64_t ps, int64_t n,
                     const QuantizeRowSpec& spec, Q* out, int64_t os) {
   const C lo = C(spec.qmin), hi = C(spec.qmax);
+  if (ps == 0 && xs == 1 && os == 1) {  // one block's contiguous run: the loop the compiler vectorizes
+    const C s = C(inv[0]), z = zp ? C(zp[0]) : C(0);
+    const bool round_first = spec.order == QuantOrder::RoundThenAddZeroPoint;
+    for (int64_t i = 0; i < n; ++i) {
+      const C v = C(x[i]) * s;
+      C r = round_first ? round_half_even(v) + z : round_half_even(v + z);
+      r = r < lo ? lo : r;
+      r = r > hi ? hi : r;
+      out[i] = Q(r == r ? r : C(0));  // inside Q's range; NaN gives 0
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const C z = zp ? C(zp[i * ps]) : C(0);
     const C v = C(x[i * xs]) * C(inv[i * ps]);
@@ -60,8 +72,15 @@ double load_q(const void* q, DType d, int64_t i) {
 }
 
 // q - zero_point as torch computes it in the promoted integer type (wrapping).
+int64_t saturate_int64(double v) {
+  if (!(v > -9.2233720368547758e18)) return INT64_MIN;  // NaN too
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  return int64_t(v);
+}
+
 double integer_difference(double q, double z, DType t) {
-  const int64_t d = int64_t(q) - int64_t(z);
+  // in unsigned arithmetic: torch's int64 subtraction wraps
+  const int64_t d = int64_t(uint64_t(saturate_int64(q)) - uint64_t(saturate_int64(z)));
   switch (t) {
     case DType::U8: return double(uint8_t(d));
     case DType::I8: return double(int8_t(d));
@@ -78,9 +97,26 @@ float round_product(float v, DType d) {
   return v;
 }
 
+// One block's contiguous run of Q values, subtracting in C (exact for 8/16-bit data).
+template <typename C, typename Q, typename O>
+void dequantize_run(const Q* q, C s, C z, int64_t n, O* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = O((C(q[i]) - z) * s);
+}
+
 template <typename C, typename O>
 void dequantize_row_t(const void* q, int64_t qs, const double* scale, const double* zp, int64_t ps, int64_t n,
                       const DequantizeRowSpec& spec, O* out, int64_t os) {
+  const bool wraps = !spec.subtract_in_float && (spec.diff == DType::I8 || spec.diff == DType::U8);
+  if (ps == 0 && qs == 1 && os == 1 && spec.product == DType::F32 && !wraps &&
+      (spec.in == DType::I8 || spec.in == DType::U8)) {
+    // int8/uint8 minus an integer zero point, in a type that does not wrap: the same value
+    // whichever way it is subtracted
+    const double z = zp ? zp[0] : 0.0;
+    if (z == std::nearbyint(z) && std::fabs(z) < 65536) {
+      if (spec.in == DType::I8) return dequantize_run<C>(static_cast<const int8_t*>(q), C(scale[0]), C(z), n, out);
+      return dequantize_run<C>(static_cast<const uint8_t*>(q), C(scale[0]), C(z), n, out);
+    }
+  }
   for (int64_t i = 0; i < n; ++i) {
     const double qv = load_q(q, spec.in, i * qs);
     const double z = zp ? zp[i * ps] : 0.0;

@@ -1,14 +1,16 @@
 // aten.conv2d on PyTorch's quantized pattern, in integers (PT2E static or dynamic int8
 // activations per tensor, int8 weights per output channel), groups = 1: the image is quantized
-// with the quantize op's arithmetic, its patches laid out as int16 rows (one per output
-// position; padding reads as the zero point, the quantized 0.0), multiplied with the packed
-// weights by the int8 GEMM (ops/quantized_forms.h) into [positions, channels], and transposed
-// into the NCHW output; relu / residual of the fusion pass follow. The lowering
+// with the quantize op's arithmetic into channels-last int16, its patches laid out as rows (one
+// per output position, (kh, kw, C) order so each tap is one copy of C values; padding reads as
+// the zero point, the quantized 0.0), multiplied with the weights (packed once in the same
+// (kh, kw, C) order) by the int8 GEMM (ops/quantized_forms.h) into [positions, channels], and
+// transposed into the NCHW output; relu / residual of the fusion pass follow. The lowering
 // (runtime/quant_lowering.cpp) switches a conv2d step here; a conv whose plan fails here (groups,
 // dtypes) stays on the reference ops.
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ops/epilogue.h"
 #include "ops/quantized_forms.h"
@@ -62,6 +64,7 @@ void plan_conv2d_int8(OpCall& call) {
                "expects a contiguous float32 bias of " + std::to_string(st->OC) + " values");
   st->K = st->C * st->kh * st->kw;
   st->lda = (st->K + 1) / 2 * 2;
+  check_quantized_gemm_range(call, st->K);
   const int64_t M = st->oh * st->ow;
   st->ws_x = int(call.add_workspace(DType::I16, {std::max<int64_t>(st->C * st->H * st->W, 1)}));
   st->ws_a = int(call.add_workspace(DType::I16, {std::max<int64_t>(M * st->lda, 1)}));
@@ -74,29 +77,35 @@ void plan_conv2d_int8(OpCall& call) {
 
 void prepare_conv2d_int8(OpCall& call) {
   auto& st = call.state_as<ConvInt8State>();
-  prepare_quantized_weights(call, st.q, call.in[1], st.OC, st.K, st.K, &st.w);
+  // OIHW -> O(kh, kw, C): the patches' order
+  const int8_t* w = call.in[1].data<int8_t>();
+  std::vector<int8_t> hwc(size_t(st.OC * st.K));
+  for (int64_t o = 0; o < st.OC; ++o)
+    for (int64_t c = 0; c < st.C; ++c)
+      for (int64_t t = 0; t < st.kh * st.kw; ++t) hwc[size_t(o * st.K + t * st.C + c)] = w[(o * st.C + c) * st.kh * st.kw + t];
+  prepare_quantized_weights(call, st.q, call.in[1], "s8-panels-hwc-", hwc.data(), st.OC, st.K, st.K, &st.w);
 }
 
-// Row m = output position (y, x): its patch's K quantized values, channel-major as the weight's
-// [C, kh, kw]; outside the image, the zero point.
+// Row m = output position (y, x): its patch's K quantized values in (kh, kw, C) order, read from
+// the channels-last image xq; outside the image, the zero point.
 void patches(const ConvInt8State& s, const int16_t* xq, int16_t zero, int16_t* a) {
+  const int64_t C = s.C;
   for (int64_t y = 0; y < s.oh; ++y)
     for (int64_t x = 0; x < s.ow; ++x) {
       int16_t* row = a + (y * s.ow + x) * s.lda;
-      for (int64_t c = 0; c < s.C; ++c)
-        for (int64_t i = 0; i < s.kh; ++i) {
-          const int64_t iy = y * s.sh - s.ph + i * s.dh;
-          int16_t* dst = row + (c * s.kh + i) * s.kw;
-          if (iy < 0 || iy >= s.H) {
-            std::fill(dst, dst + s.kw, zero);
-            continue;
-          }
-          const int16_t* src = xq + (c * s.H + iy) * s.W;
-          for (int64_t j = 0; j < s.kw; ++j) {
-            const int64_t ix = x * s.sw - s.pw + j * s.dw;
-            dst[j] = ix >= 0 && ix < s.W ? src[ix] : zero;
-          }
+      for (int64_t i = 0; i < s.kh; ++i) {
+        const int64_t iy = y * s.sh - s.ph + i * s.dh;
+        int16_t* dst = row + i * s.kw * C;
+        if (iy < 0 || iy >= s.H) {
+          std::fill(dst, dst + s.kw * C, zero);
+          continue;
         }
+        for (int64_t j = 0; j < s.kw; ++j) {
+          const int64_t ix = x * s.sw - s.pw + j * s.dw;
+          if (ix >= 0 && ix < s.W) std::copy_n(xq + (iy * s.W + ix) * C, C, dst + j * C);
+          else std::fill(dst + j * C, dst + (j + 1) * C, zero);
+        }
+      }
       if (s.lda > s.K) row[s.K] = 0;
     }
 }
@@ -116,7 +125,8 @@ void run_conv2d_int8(OpCall& call) {
   const bool has_bias = call.in.size() == 3;
   if (has_bias) std::copy(call.in[2].data<float>(), call.in[2].data<float>() + st.OC, st.w.bias.begin());
   for (int64_t n = 0; n < st.N; ++n) {
-    quantize_activation(st.q, scale, zero, x + n * image, image, xq);
+    const int64_t hw = st.H * st.W;  // NCHW -> channels-last while quantizing
+    for (int64_t c = 0; c < st.C; ++c) quantize_activation(st.q, scale, zero, x + n * image + c * hw, hw, xq + c, st.C);
     patches(st, xq, int16_t(zero), a);
     const QGemmEpilogue e = quantized_epilogue(
         st.w, M, scale, zero, call.workspace[size_t(st.ws_row_scale)].data<float>(),

@@ -37,6 +37,7 @@ void plan_linear_int8(OpCall& call) {
   st->N = w.shape[0];
   st->M = st->K > 0 ? x.numel() / st->K : 0;
   st->lda = (st->K + 1) / 2 * 2;
+  check_quantized_gemm_range(call, st->K);
   if (call.in.size() == 3) {
     const Tensor& b = call.in[2];
     call.check(b.dtype == DType::F32 && b.numel() == st->N && b.is_contiguous(),
@@ -57,7 +58,7 @@ void plan_linear_int8(OpCall& call) {
 
 void prepare_linear_int8(OpCall& call) {
   auto& st = call.state_as<LinearInt8State>();
-  prepare_quantized_weights(call, st.q, call.in[1], st.N, st.K, st.K, &st.w);
+  prepare_quantized_weights(call, st.q, call.in[1], "s8-panels-", call.in[1].data<int8_t>(), st.N, st.K, st.K, &st.w);
 }
 
 void run_linear_int8(OpCall& call) {

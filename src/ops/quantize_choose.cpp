@@ -47,7 +47,14 @@ float round_to(DType d, float v) {
   return v;
 }
 
-template <typename T> T to_integer(float v) { return std::isnan(v) ? T(0) : T(v); }
+// float -> integer as torch's .to() gives it for in-range values; NaN gives 0 and values past
+// T's range saturate (C++ leaves both undefined).
+template <typename T> T to_integer(float v) {
+  if (std::isnan(v)) return T(0);
+  if (v <= float(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v >= float(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return T(v);
+}
 
 void store(const Tensor& t, int64_t k, double v) {
   switch (t.dtype) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/gemm_s8.h"
@@ -23,18 +24,24 @@ struct QuantizedWeights {
   bool has_col_zero = false;
 };
 
-// Packs `w` (int8, row n at w + n * ldw) with the operands' scales and zero points.
-void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& w, int64_t N, int64_t K,
-                               int64_t ldw, QuantizedWeights* out);
+// Whether the int8 GEMM's int32 sums hold for this call: K <= 32768 and the activation's static
+// zero point inside its 8-bit range (the plan fails otherwise: the step keeps the reference ops).
+void check_quantized_gemm_range(const OpCall& call, int64_t K);
+
+// Packs the int8 rows wd + n * ldw (n < N, K values each) with the operands' scales and zero
+// points; the pack is shared per (weight tensor, layout) by tied weights.
+void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& weight, const std::string& layout,
+                               const int8_t* wd, int64_t N, int64_t K, int64_t ldw, QuantizedWeights* out);
 
 // The activation's (scale, zero point): the static ones, or chosen from x[0, n) as
 // quantized_decomposed.choose_qparams.tensor does (errors name the node).
 void activation_qparams(const OpCall& call, const QuantizedOperands& q, const float* x, int64_t n, double* scale,
                         int64_t* zero_point);
 
-// quantize_per_tensor's arithmetic on n floats into int16 (values in [qmin, qmax]).
+// quantize_per_tensor's arithmetic on n floats into int16 out[i * out_stride] (values in
+// [qmin, qmax]).
 void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
-                         int16_t* out);
+                         int16_t* out, int64_t out_stride = 1);
 
 // The gemm_s8 epilogue for per-tensor activations: every row's (scale, zero point) into the
 // arrays given (M entries each), columns from the prepared weights, bias (padded) or null. With

@@ -25,12 +25,18 @@ double param_at(const Tensor& t, int64_t n) {
 }
 }  // namespace
 
-void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& w, int64_t N, int64_t K,
-                               int64_t ldw, QuantizedWeights* out) {
+void check_quantized_gemm_range(const OpCall& call, int64_t K) {
+  const QuantizedOperands& q = *call.quantized;
+  call.check(K <= 32768, "K = " + std::to_string(K) + " is past the int8 GEMM's exact int32 range");
+  call.check(q.qmin >= -128 && q.qmax <= 255 && q.zero_point >= -255 && q.zero_point <= 255,
+             "the activation's quantization range or zero point is past the int8 GEMM's");
+}
+
+void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& weight, const std::string& layout,
+                               const int8_t* wd, int64_t N, int64_t K, int64_t ldw, QuantizedWeights* out) {
   const int64_t nr = gemm_s8_nr();
   const int64_t npad = (N + nr - 1) / nr * nr;
-  const int8_t* wd = w.data<int8_t>();
-  out->packed = call.prepare_ctx->derived_half(w, "s8-panels-" + std::to_string(nr), [&](std::vector<uint16_t>& v) {
+  out->packed = call.prepare_ctx->derived_half(weight, layout + std::to_string(nr), [&](std::vector<uint16_t>& v) {
     v.assign(size_t(std::max<int64_t>(packed_b_s8_size(K, N), 1)), 0);
     pack_b_s8(K, N, wd, ldw, reinterpret_cast<int16_t*>(v.data()));
   });
@@ -46,6 +52,9 @@ void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const T
     // dequantize_per_channel multiplies by the scale in its own dtype: a float32 one as is
     out->col_scale[size_t(n)] = float(q.weight_scale.defined() ? param_at(q.weight_scale, n) : q.weight_scale_value);
     const double z = q.weight_zero_point.defined() ? param_at(q.weight_zero_point, n) : double(q.weight_zero_point_value);
+    // the int32 sums hold for zero points of 8-bit data
+    call.check(z >= -255 && z <= 255, "weight zero point " + std::to_string(z) + " of channel " + std::to_string(n) +
+                                          " is outside the integer kernel's range [-255, 255]");
     out->col_zero[size_t(n)] = int32_t(z);
     out->has_col_zero = out->has_col_zero || z != 0;
   }
@@ -67,13 +76,13 @@ void activation_qparams(const OpCall& call, const QuantizedOperands& q, const fl
 }
 
 void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
-                         int16_t* out) {
+                         int16_t* out, int64_t out_stride) {
   QuantizeRowSpec spec;  // clamp(round(x * float32(1.0 / scale)) + zero_point), float32 arithmetic
   spec.qmin = double(q.qmin);
   spec.qmax = double(q.qmax);
   spec.out = DType::I16;
   const double inv = 1.0 / scale, z = double(zero_point);
-  quantize_row(x, false, 1, &inv, &z, 0, n, spec, out, 1);
+  quantize_row(x, false, 1, &inv, &z, 0, n, spec, out, out_stride);
 }
 
 QGemmEpilogue quantized_epilogue(const QuantizedWeights& w, int64_t M, double scale, int64_t zero_point,

@@ -403,6 +403,10 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       if (st.gpu_only) prepare_after_placement(st);
       std::vector<Tensor> reads = st.call.in;
       reads.push_back(epi.residual);  // its fused epilogue's (the batch norm's params: above)
+      if (st.call.quantized) {  // a lowered step's weight scales and zero points (quant_lowering.cpp)
+        reads.push_back(st.call.quantized->weight_scale);
+        reads.push_back(st.call.quantized->weight_zero_point);
+      }
       for (const Tensor& t : reads) {
         if (!t.defined()) continue;
         cpu_reads(t);
