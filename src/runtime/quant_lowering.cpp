@@ -145,6 +145,7 @@ void Session::Impl::lower_quantized() {
     if (read || !taken_over) continue;
     dead[si] = 1;
     S.covered = true;
+    S.taken_over = true;
   }
 }
 

@@ -249,6 +249,7 @@ void Session::Impl::plan_arena() {
   };
   for (const auto& t : inputs) touch(t, -1);
   for (int64_t s = 0; s < end; ++s) {
+    if (steps[size_t(s)]->taken_over) continue;  // never runs; nothing reads its outputs
     for (const auto& t : steps[size_t(s)]->call.in) touch(t, s);
     for (const auto& t : steps[size_t(s)]->call.out) touch(t, s);
     for (const auto& t : steps[size_t(s)]->call.workspace) touch(t, s);

@@ -31,6 +31,9 @@ struct Step {
   // Switched to its op's integer form by the quantization lowering (runtime/quant_lowering.cpp):
   // runs on WASM / the CPU only.
   bool lowered = false;
+  // A quantization node whose work a lowered step took over (covered too): nothing reads its
+  // outputs, so the memory plan gives them no arena space.
+  bool taken_over = false;
   explicit Step(const OpNode& n) : node(&n), call(n) {}
 };
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -90,6 +91,24 @@ TEST(QuantizedModels, PT2ELinearsAndConvsRunOnIntegerKernels) {
   // dequantize pairs around pooling and the residual adds stay
   EXPECT_EQ(count(ran("cnn_pt2e_static"), "quantized_decomposed.dequantize_per_channel"), 0);
   EXPECT_EQ(count(ran("resnet_pt2e_static"), "quantized_decomposed.dequantize_per_channel"), 0);
+}
+
+// The weights a lowered step reads in integers are never dequantized: no folded float copy, and
+// no arena space for the dequantize nodes' outputs (the 128 x 64 and 10 x 128 float weights).
+TEST(QuantizedModels, LoweredWeightsHaveNoFloatCopy) {
+  const fs::path dir = fs::path(fixtures_dir()) / "quantized" / "mlp_pt2e_dynamic";
+  Model model = load_model_file((dir / "model.json").string());
+  auto bytes = [&](bool lower) {
+    SessionOptions o;
+    o.lower_quantized = lower;
+    Session s(model, o);
+    s.bind(read_weights_file((dir / "weights.safetensors").string()));
+    return std::make_pair(s.arena_bytes(), s.prepared_bytes());
+  };
+  const auto on = bytes(true), off = bytes(false);
+  const size_t float_weights = (128 * 64 + 10 * 128) * sizeof(float);
+  EXPECT_LT(on.first, float_weights) << "arena " << on.first;
+  EXPECT_LT(on.second, off.second) << "prepared/folded bytes " << on.second << " vs " << off.second;
 }
 
 void check_quantized_fixture(const std::string& name, const SessionOptions& options) {
