@@ -19,7 +19,7 @@
 // last outputs are checked against PyTorch's. Prints one JSON line.
 import os from 'node:os';
 import path from 'node:path';
-import { REPO, compare, list, loadBenchModel, median, parseArgs } from './lib/common.mjs';
+import { REPO, compare, list, loadBenchModel, median, parseArgs, timeTurn } from './lib/common.mjs';
 import { ENGINES } from './lib/engines.mjs';
 
 function parseEngineSpecs(s) {
@@ -77,20 +77,11 @@ async function main() {
   for (let r = 0; r < rounds; r++) {
     for (const i of roundOrder(engines.length, r)) {
       const e = engines[i];
-      // Untimed first: the engine that ran before may still have threads spinning (onnxruntime-web's
-      // pool does for a while after a run), which doubled a 2-thread GEMV's first runs.
-      const settle = performance.now();
-      for (let w = 0; w < 2 || performance.now() - settle < settleMs; w++) e.last = await e.step();
-      const times = [];
-      const start = performance.now();
-      while (times.length < 3 || performance.now() - start < roundMs) {
-        const t0 = performance.now();
-        e.last = await e.step();
-        times.push(performance.now() - t0);
-        if (times.length >= 200) break;
-      }
-      e.rounds.push(median(times));
-      e.runs += times.length;
+      // Untimed runs first: onnxruntime-web's pool keeps threads spinning for a while after a
+      // run, which doubled a 2-thread GEMV's first runs.
+      const turn = await timeTurn(e, roundMs, settleMs);
+      e.rounds.push(turn.median);
+      e.runs += turn.runs;
     }
   }
   const cpu = process.cpuUsage(cpu0);

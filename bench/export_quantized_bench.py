@@ -47,7 +47,6 @@ import json
 import os
 import sys
 import time
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -232,17 +231,8 @@ def main(argv=None):
     unknown = [n for n in names if n not in BENCH]
     if unknown:
         ap.error("unknown model(s): %s" % ", ".join(unknown))
-    torch.set_num_threads(1)  # the same float sums every run, whatever the machine
-    warnings.filterwarnings("ignore")
-    pyir_export.import_torch_ir()  # the pinned version, or a clear error
-    failed = []
-    for name in names:
-        try:
-            export_model(name, a.out, a.force)
-        except Exception as e:  # keep going: report every model that fails
-            failed.append(name)
-            print("export_quantized_bench: %s failed: %s: %s" % (name, type(e).__name__, e),
-                  file=sys.stderr, flush=True)
+    failed = eq.run_exports("export_quantized_bench", names,
+                            lambda name: export_model(name, a.out, a.force))
     if failed:
         print("export_quantized_bench: failed: %s" % ", ".join(failed), file=sys.stderr)
         return 1

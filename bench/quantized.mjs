@@ -33,7 +33,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REPO, V8_EAGER_WASM_FLAGS, compare, median, parseArgs, readSafetensors } from './lib/common.mjs';
+import { REPO, V8_EAGER_WASM_FLAGS, compare, median, parseArgs, readSafetensors, timeTurn } from './lib/common.mjs';
 
 const VARIANTS = ['f32', 'int8'];
 
@@ -159,18 +159,9 @@ async function main() {
     const order = r % 2 ? [...VARIANTS].reverse() : VARIANTS;
     for (const k of order) {
       const e = v[k];
-      const settle = performance.now();
-      for (let w = 0; w < 2 || performance.now() - settle < settleMs; w++) e.last = await e.step();
-      const times = [];
-      const start = performance.now();
-      while (times.length < 3 || performance.now() - start < roundMs) {
-        const t0 = performance.now();
-        e.last = await e.step();
-        times.push(performance.now() - t0);
-        if (times.length >= 200) break;
-      }
-      e.rounds.push(median(times));
-      e.runs += times.length;
+      const turn = await timeTurn(e, roundMs, settleMs);
+      e.rounds.push(turn.median);
+      e.runs += turn.runs;
     }
   }
   const cpu = process.cpuUsage(cpu0);

@@ -601,6 +601,23 @@ def write_readme(root):
         f.write(text)
 
 
+def run_exports(label, names, export):
+    """export(name) for each name in one deterministic setting (one torch thread: the same float
+    sums every run, whatever the machine; the pinned pytorch-ir), going on past failures; returns
+    the names that failed, each reported on stderr."""
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore")
+    pyir_export.import_torch_ir()  # the pinned version, or a clear error
+    failed = []
+    for name in names:
+        try:
+            export(name)
+        except Exception as e:  # keep going: report every one that fails
+            failed.append(name)
+            print("%s: %s failed: %s: %s" % (label, name, type(e).__name__, e), file=sys.stderr, flush=True)
+    return failed
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=DEFAULT_OUT, help="default: tests/fixtures/quantized")
@@ -610,17 +627,7 @@ def main(argv=None):
     unknown = [n for n in names if n not in FIXTURES]
     if unknown:
         ap.error("unknown fixture(s): %s" % ", ".join(unknown))
-    torch.set_num_threads(1)  # the same float sums every run, whatever the machine
-    warnings.filterwarnings("ignore")
-    pyir_export.import_torch_ir()  # the pinned version, or a clear error
-    failed = []
-    for name in names:
-        try:
-            export_one(name, os.path.join(a.out, name))
-        except Exception as e:  # keep going: report every fixture that fails
-            failed.append(name)
-            print("export_quantized: %s failed: %s: %s" % (name, type(e).__name__, e),
-                  file=sys.stderr, flush=True)
+    failed = run_exports("export_quantized", names, lambda name: export_one(name, os.path.join(a.out, name)))
     write_readme(a.out)
     for name in names:
         d = os.path.join(a.out, name)

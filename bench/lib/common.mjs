@@ -182,3 +182,21 @@ export function runProcess(cmd, args, timeoutS) {
     });
   });
 }
+
+// One engine's turn in an alternating round (bench/ab.mjs, bench/quantized.mjs): untimed runs for
+// settleMs (at least 2: an engine that ran before may still have threads spinning), then timed
+// runs for about roundMs (at least 3, at most 200). e.step() runs once and returns the outputs,
+// kept in e.last; returns the turn's median time and its number of timed runs.
+export async function timeTurn(e, roundMs, settleMs) {
+  const settle = performance.now();
+  for (let w = 0; w < 2 || performance.now() - settle < settleMs; w++) e.last = await e.step();
+  const times = [];
+  const start = performance.now();
+  while (times.length < 3 || performance.now() - start < roundMs) {
+    const t0 = performance.now();
+    e.last = await e.step();
+    times.push(performance.now() - t0);
+    if (times.length >= 200) break;
+  }
+  return { median: median(times), runs: times.length };
+}
