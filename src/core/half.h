@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/dtype.h"
+
 namespace tir {
 
 struct Half { uint16_t bits; };
@@ -73,6 +75,14 @@ inline uint16_t float_to_bf16(float f) {
   const uint32_t lsb = (x >> 16) & 1;
   x += 0x7fff + lsb;
   return uint16_t(x >> 16);
+}
+
+// v rounded to float16 / bfloat16 precision when d is that dtype (as a tensor of d stores it),
+// unchanged for any other dtype.
+inline float round_to_precision(float v, DType d) {
+  if (d == DType::F16) return half_to_float(float_to_half(v));
+  if (d == DType::BF16) return bf16_to_float(float_to_bf16(v));
+  return v;
 }
 
 }  // namespace tir

@@ -11,11 +11,6 @@ namespace {
 // torch.round: half to even (the default rounding mode; WASM's f32.nearest).
 template <typename C> C round_half_even(C v) { return std::nearbyint(v); }
 
-template <typename T> T to_integer(double v) {
-  if (std::isnan(v)) return T(0);
-  return T(v);  // v is an integer inside [qmin, qmax], a subrange of T
-}
-
 template <typename C, typename X, typename Q>
 void quantize_row_t(const X* x, int64_t xs, const double* inv, const double* zp, int64_t ps, int64_t n,
                     const QuantizeRowSpec& spec, Q* out, int64_t os) {
@@ -39,7 +34,7 @@ void quantize_row_t(const X* x, int64_t xs, const double* inv, const double* zp,
     // torch.clamp: NaN stays NaN
     if (r < lo) r = lo;
     if (r > hi) r = hi;
-    out[i * os] = to_integer<Q>(double(r));
+    out[i * os] = quantized_cast<Q>(double(r));  // r is inside [qmin, qmax], a subrange of Q
   }
 }
 
@@ -56,20 +51,7 @@ void quantize_row_x(const X* x, int64_t xs, const double* inv, const double* zp,
   }
 }
 
-template <typename Q> double load_int(const void* p, int64_t i) { return double(static_cast<const Q*>(p)[i]); }
-
-double load_q(const void* q, DType d, int64_t i) {
-  switch (d) {
-    case DType::U8: return load_int<uint8_t>(q, i);
-    case DType::I8: return load_int<int8_t>(q, i);
-    case DType::I16: return load_int<int16_t>(q, i);
-    case DType::I32: return load_int<int32_t>(q, i);
-    case DType::I64: return load_int<int64_t>(q, i);
-    case DType::F32: return double(static_cast<const float*>(q)[i]);
-    case DType::F64: return static_cast<const double*>(q)[i];
-    default: return 0;
-  }
-}
+template <typename T> double load_element(const void* p, int64_t i) { return double(static_cast<const T*>(p)[i]); }
 
 // q - zero_point as torch computes it in the promoted integer type (wrapping).
 int64_t saturate_int64(double v) {
@@ -89,12 +71,6 @@ double integer_difference(double q, double z, DType t) {
     case DType::I64: return double(d);
     default: return q - z;  // a float zero point
   }
-}
-
-float round_product(float v, DType d) {
-  if (d == DType::F16) return half_to_float(float_to_half(v));
-  if (d == DType::BF16) return bf16_to_float(float_to_bf16(v));
-  return v;
 }
 
 // One block's contiguous run of Q values, subtracting in C (exact for 8/16-bit data).
@@ -118,17 +94,30 @@ void dequantize_row_t(const void* q, int64_t qs, const double* scale, const doub
     }
   }
   for (int64_t i = 0; i < n; ++i) {
-    const double qv = load_q(q, spec.in, i * qs);
+    const double qv = load_as_double(q, spec.in, i * qs);
     const double z = zp ? zp[i * ps] : 0.0;
     // Both forms are exact for the integer ranges of 8/16-bit data; they differ
     // (as in PyTorch) only where a float32 cannot hold q or the zero point.
     const C d = spec.subtract_in_float ? C(qv) - C(z) : C(integer_difference(qv, z, spec.diff));
     const C y = d * C(scale[i * ps]);
-    out[i * os] = spec.product == DType::F32 ? O(y) : O(round_product(float(y), spec.product));
+    out[i * os] = spec.product == DType::F32 ? O(y) : O(round_to_precision(float(y), spec.product));
   }
 }
 
 }  // namespace
+
+double load_as_double(const void* p, DType d, int64_t i) {
+  switch (d) {
+    case DType::U8: return load_element<uint8_t>(p, i);
+    case DType::I8: return load_element<int8_t>(p, i);
+    case DType::I16: return load_element<int16_t>(p, i);
+    case DType::I32: return load_element<int32_t>(p, i);
+    case DType::I64: return load_element<int64_t>(p, i);
+    case DType::F32: return load_element<float>(p, i);
+    case DType::F64: return load_element<double>(p, i);
+    default: return 0;
+  }
+}
 
 void quantize_row(const void* x, bool x_f64, int64_t xs, const double* inv_scale, const double* zero_point,
                   int64_t ps, int64_t n, const QuantizeRowSpec& spec, void* out, int64_t os) {

@@ -14,13 +14,28 @@
 // caller. A NaN that reaches the integer cast gives 0 (what x86 and Arm
 // conversions give for int8/uint8/int16 in PyTorch; C++ leaves it undefined).
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/dtype.h"
 
 namespace tir {
 
 enum class QuantOrder : uint8_t { RoundThenAddZeroPoint, AddZeroPointThenRound };
+
+// Element i of an integer or floating array of dtype d, as float64 (exact for float32 and for
+// integers below 2^53); 0 for other dtypes.
+double load_as_double(const void* p, DType d, int64_t i);
+
+// float -> integer as torch's .to() gives it for values inside T's range; NaN gives 0 and values
+// past T's range saturate (C++ leaves both undefined).
+template <typename T> T quantized_cast(double v) {
+  if (std::isnan(v)) return T(0);
+  if (v <= double(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return T(v);
+}
 
 struct QuantizeRowSpec {
   QuantOrder order = QuantOrder::RoundThenAddZeroPoint;

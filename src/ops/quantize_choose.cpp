@@ -41,30 +41,15 @@ struct ChooseState {
   int mn_ws = -1, mx_ws = -1;
 };
 
-float round_to(DType d, float v) {
-  if (d == DType::F16) return half_to_float(float_to_half(v));
-  if (d == DType::BF16) return bf16_to_float(float_to_bf16(v));
-  return v;
-}
-
-// float -> integer as torch's .to() gives it for in-range values; NaN gives 0 and values past
-// T's range saturate (C++ leaves both undefined).
-template <typename T> T to_integer(float v) {
-  if (std::isnan(v)) return T(0);
-  if (v <= float(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-  if (v >= float(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return T(v);
-}
-
 void store(const Tensor& t, int64_t k, double v) {
   switch (t.dtype) {
     case DType::F32: t.data<float>()[k] = float(v); break;
     case DType::F64: t.data<double>()[k] = v; break;
-    case DType::I64: t.data<int64_t>()[k] = to_integer<int64_t>(float(v)); break;
-    case DType::I32: t.data<int32_t>()[k] = to_integer<int32_t>(float(v)); break;
-    case DType::I16: t.data<int16_t>()[k] = to_integer<int16_t>(float(v)); break;
-    case DType::I8: t.data<int8_t>()[k] = to_integer<int8_t>(float(v)); break;
-    case DType::U8: t.data<uint8_t>()[k] = to_integer<uint8_t>(float(v)); break;
+    case DType::I64: t.data<int64_t>()[k] = quantized_cast<int64_t>(v); break;
+    case DType::I32: t.data<int32_t>()[k] = quantized_cast<int32_t>(v); break;
+    case DType::I16: t.data<int16_t>()[k] = quantized_cast<int16_t>(v); break;
+    case DType::I8: t.data<int8_t>()[k] = quantized_cast<int8_t>(v); break;
+    case DType::U8: t.data<uint8_t>()[k] = quantized_cast<uint8_t>(v); break;
     default: break;
   }
 }
@@ -86,7 +71,7 @@ void run_choose(OpCall& call) {
   const Tensor& scale_out = call.out[0];
   const Tensor& zp_out = call.out[1];
   const float qmin = float(st.qmin), qmax = float(st.qmax);
-  auto R = [&](float v) { return round_to(st.work, v); };
+  auto R = [&](float v) { return round_to_precision(v, st.work); };
   for (int64_t k = 0; k < np; ++k) {
     const float lo = float(mn[k]), hi = float(mx[k]);
     if (st.rule == Rule::PerTensorAffine || st.rule == Rule::PerTensorSymmetric)

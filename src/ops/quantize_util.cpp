@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/elementwise.h"
+#include "kernels/quantize.h"
 
 namespace tir::quant {
 
@@ -140,17 +141,8 @@ void load_params(const OpCall& call, const ParamSource& src, double* dst, int64_
   for_each_row<1>(t.shape, std::array<const int64_t*, 1>{t.strides.data()}, std::array<int64_t, 1>{0},
                   [&](const std::array<int64_t, 1>& off, int64_t len, const std::array<int64_t, 1>& st) {
                     for (int64_t i = 0; i < len && k < count; ++i, ++k) {
-                      const int64_t e = off[0] + i * st[0];
-                      switch (t.dtype) {
-                        case DType::F32: dst[k] = double(t.data<float>()[e]); break;
-                        case DType::F64: dst[k] = t.data<double>()[e]; break;
-                        case DType::I64: dst[k] = double(t.data<int64_t>()[e]); break;
-                        case DType::I32: dst[k] = double(t.data<int32_t>()[e]); break;
-                        case DType::I16: dst[k] = double(t.data<int16_t>()[e]); break;
-                        case DType::I8: dst[k] = double(t.data<int8_t>()[e]); break;
-                        case DType::U8: dst[k] = double(t.data<uint8_t>()[e]); break;
-                        default: call.fail(std::string(src.name) + " has an unsupported dtype");
-                      }
+                      // a real-number dtype: ParamSource::tensor refuses the others
+                      dst[k] = load_as_double(t.raw(), t.dtype, off[0] + i * st[0]);
                     }
                   });
   if (n == 1)

@@ -11,17 +11,7 @@ namespace {
 // A constant parameter tensor's value for channel n (one value: for every channel).
 double param_at(const Tensor& t, int64_t n) {
   const int64_t i = t.numel() == 1 ? 0 : n;
-  const int64_t e = t.dim() == 0 ? 0 : i * t.strides.back();
-  switch (t.dtype) {
-    case DType::F32: return double(t.data<float>()[e]);
-    case DType::F64: return t.data<double>()[e];
-    case DType::I64: return double(t.data<int64_t>()[e]);
-    case DType::I32: return double(t.data<int32_t>()[e]);
-    case DType::I16: return double(t.data<int16_t>()[e]);
-    case DType::I8: return double(t.data<int8_t>()[e]);
-    case DType::U8: return double(t.data<uint8_t>()[e]);
-    default: return 0;
-  }
+  return load_as_double(t.raw(), t.dtype, t.dim() == 0 ? 0 : i * t.strides.back());
 }
 }  // namespace
 

@@ -25,10 +25,7 @@ bool lower_fill_scalar(const OpCall& c, GpuLowering& g) {
   if (c.out[0].dtype != DType::F32) return false;
   if (c.out[0].numel() == 0) return true;
   // The value as the CPU writes it: in f32, then rounded to self's float16/bfloat16 precision.
-  float v = float(c.scalar("value").f);
-  const DType ir = gpu_ir_input_dtype(c, 0);
-  if (ir == DType::F16) v = half_to_float(float_to_half(v));
-  if (ir == DType::BF16) v = bf16_to_float(float_to_bf16(v));
+  const float v = round_to_precision(float(c.scalar("value").f), gpu_ir_input_dtype(c, 0));
   g.dispatches.push_back(gpu_elementwise("full", {}, c.out[0], v));
   return true;
 }
