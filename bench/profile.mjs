@@ -4,11 +4,12 @@
 // nodes listed with the node that covers them.
 //   node bench/profile.mjs --model resnet18 [--threads 1] [--runs 20] [--warmup-ms 3000] [--dir build/bench]
 //   node bench/profile.mjs --ir IR.json --weights W.safetensors --io IO.safetensors [--threads 1] ...
-//   node bench/profile.mjs --minilm SEQ [--tokens N] [--threads 1] ...
+//   node bench/profile.mjs --minilm SEQ [--tokens N] [--int8] [--threads 1] ...
 // --repo DIR profiles the npm package of another checkout (a baseline worktree of
 // bench/build_baseline.sh), to see where a change moved the time.
 // The third form profiles all-MiniLM-L6-v2's IR of length SEQ (models/ from
-// scripts/prepare_models.sh) on N real tokens (default SEQ; the rest is masked padding).
+// scripts/prepare_models.sh) on N real tokens (default SEQ; the rest is masked padding); --int8
+// profiles its PT2E dynamic int8 IR (models/all-MiniLM-L6-v2-int8).
 // The second form profiles any IR on the inputs of an io file (input.<graph input name>, as
 // `torchir verify` reads; output.0 is checked): e.g. one step of the LLM fixture's decode IR,
 // tests/fixtures/llm/tiny_llama/decode_io.safetensors.
@@ -19,7 +20,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO, compare, loadBenchModel, parseArgs, readSafetensors } from './lib/common.mjs';
 
-const args = { model: 'resnet18', threads: '1', runs: '20', warmup_ms: '3000', dir: path.join(REPO, 'build/bench'), top: '12', ...parseArgs(process.argv.slice(2)) };
+const args = { model: 'resnet18', threads: '1', runs: '20', warmup_ms: '3000', dir: path.join(REPO, 'build/bench'), top: '12', ...parseArgs(process.argv.slice(2), ['int8']) };
 const threads = Number(args.threads);
 const tir = await import(pathToFileURL(path.join(path.resolve(args.repo ?? REPO), 'npm', 'index.js')).href);
 let model;
@@ -37,7 +38,7 @@ if (args.ir) {
 } else if (args.minilm) {
   const seq = Number(args.minilm);
   const tokens = Number(args.tokens ?? seq);
-  const dir = path.join(REPO, 'models', 'all-MiniLM-L6-v2');
+  const dir = path.join(REPO, 'models', args.int8 ? 'all-MiniLM-L6-v2-int8' : 'all-MiniLM-L6-v2');
   model = await tir.loadIR(fs.readFileSync(path.join(dir, `model_s${seq}.json`), 'utf8'),
     { weights: path.join(dir, 'weights.safetensors'), threads, profile: true });
   const ids = new BigInt64Array(seq);

@@ -157,13 +157,19 @@ void gemm_s8_impl(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda
   const int64_t kp_count = (K + 1) / 2;
   const int64_t panels = (N + kNR - 1) / kNR;
   const int64_t row_tiles = (M + kMR - 1) / kMR;
+  // Panels in groups of about 64 columns: a group's block of C (rows t0..t1) gets the float
+  // epilogue while it is still in cache.
+  constexpr int64_t kGroup = kNR >= 64 ? 1 : 64 / kNR;
   auto run = [&](int64_t p0, int64_t p1, int64_t t0, int64_t t1) {
-    for (int64_t p = p0; p < p1; ++p)
-      for (int64_t t = t0; t < t1; ++t)
-        tile(t * kMR, std::min(kMR, M - t * kMR), p * kNR, N, K, A, lda, packed_b + p * kp_count * kNR * 2, e, C,
-             ldc);
+    for (int64_t g = p0; g < p1; g += kGroup) {
+      const int64_t g1 = std::min(p1, g + kGroup);
+      for (int64_t p = g; p < g1; ++p)
+        for (int64_t t = t0; t < t1; ++t)
+          tile(t * kMR, std::min(kMR, M - t * kMR), p * kNR, N, K, A, lda, packed_b + p * kp_count * kNR * 2, e, C,
+               ldc);
+      if (e.post) apply_gemm_s8_post(*e.post, t0 * kMR, std::min(M, t1 * kMR), g * kNR, std::min(N, g1 * kNR), C, ldc);
+    }
   };
-  const int64_t work_per_panel = M * K * kNR;
   const int64_t chunks = chunks_for(panels * row_tiles, kMR * K * kNR);
   if (chunks <= 1) {
     run(0, panels, 0, row_tiles);
@@ -173,7 +179,6 @@ void gemm_s8_impl(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda
     parallel_for_chunks(row_tiles, std::min(chunks, row_tiles),
                         [&](int64_t t0, int64_t t1) { run(0, panels, t0, t1); });
   }
-  (void)work_per_panel;
 }
 
 }  // namespace
@@ -189,6 +194,20 @@ HWY_EXPORT(pack_b_s8_impl);
 HWY_EXPORT(gemm_s8_impl);
 
 int64_t gemm_s8_nr() { return HWY_DYNAMIC_DISPATCH(nr_s8)(); }
+
+void apply_gemm_s8_post(const GemmEpilogue& post, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* C,
+                        int64_t ldc) {
+  for (int64_t m = m0; m < m1; ++m) {
+    float* c = C + m * ldc;
+    if (post.residual) {
+      const float* r = post.residual + m * post.ldr;
+      for (int64_t n = n0; n < n1; ++n) c[n] += r[n];
+    }
+    if (post.act != GemmAct::None)
+      for (int64_t n = n0; n < n1; ++n) c[n] = apply_gemm_act(c[n], post);
+  }
+  if (post.act_row) apply_gemm_act_rows(m1 - m0, n1 - n0, C + m0 * ldc + n0, ldc, post);
+}
 
 int64_t packed_b_s8_size(int64_t K, int64_t N) {
   const int64_t nr = gemm_s8_nr();
@@ -217,6 +236,7 @@ void gemm_s8_ref(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda,
       const float y = float(int32_t(acc)) * (e.row_scale[m] * e.col_scale[n]);
       C[m * ldc + n] = e.bias ? y + e.bias[n] : y;
     }
+  if (e.post) apply_gemm_s8_post(*e.post, 0, M, 0, N, C, ldc);
 }
 
 }  // namespace tir

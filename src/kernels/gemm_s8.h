@@ -12,6 +12,8 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/gemm.h"
+
 namespace tir {
 
 // The column arrays (col_scale, col_sum, col_zero, bias) hold whole panels: padded to a multiple
@@ -24,7 +26,14 @@ struct QGemmEpilogue {
   const int32_t* col_sum = nullptr;   // [N] sum_k B[k, n]
   const int32_t* col_zero = nullptr;  // [N] weight zero points, or null (symmetric weights)
   const float* bias = nullptr;        // [N] or null
+  // After the dequantizing store, when set: the residual, relu/clamp and act_row of a fused float
+  // epilogue (its bias unused), over each finished block of columns while it is in cache.
+  const GemmEpilogue* post = nullptr;
 };
+
+// post's residual, activation and act_row over rows [m0, m1) x columns [n0, n1) of C.
+void apply_gemm_s8_post(const GemmEpilogue& post, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* C,
+                        int64_t ldc);
 
 // Columns per packed panel (the target's tile width) and the packed size in int16.
 int64_t gemm_s8_nr();

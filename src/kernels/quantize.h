@@ -71,6 +71,13 @@ void dequantize_row(const void* q, int64_t qs, const double* scale, const double
 // propagates, as in torch.amin/amax).
 void minmax_row(const void* x, bool x_f64, int64_t xs, int64_t n, double* mn, double* mx, int64_t ps);
 
+// The SIMD rows of a dynamic int8 activation (kernels/quantize_simd.cpp), the same bits as the
+// rows above on contiguous float32: the min and max of x (both NaN when x holds a NaN), and
+// clamp(round(x * inv_scale) + zero_point, qmin, qmax) in float32 arithmetic as int16 (NaN -> 0).
+void minmax_f32(const float* x, int64_t n, float* lo, float* hi);
+void quantize_f32_i16(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax,
+                      int16_t* out);
+
 // quantized_decomposed.choose_qparams.tensor's rule (torch.ao's determine_qparams, per tensor
 // affine) from the input's min and max (finite; float32 arithmetic): the scale as the float64
 // PyTorch returns and the zero point.

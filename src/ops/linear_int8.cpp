@@ -79,8 +79,14 @@ void run_linear_int8(OpCall& call) {
       st.w, M, scale, zero, call.workspace[size_t(st.ws_row_scale)].data<float>(),
       call.workspace[size_t(st.ws_row_zero)].data<int32_t>(), call.workspace[size_t(st.ws_row_sum)].data<int32_t>(), a,
       st.lda, K, has_bias ? st.w.bias.data() : nullptr);
-  gemm_s8(M, N, K, a, st.lda, reinterpret_cast<const int16_t*>(st.w.packed->data()), e, call.out[0].data<float>(), N);
-  apply_epilogue(call.epilogue, call.out[0]);
+  // The fused residual and activation run inside the gemm, block by block (a smooth one where it
+  // has a row kernel; else after it).
+  GemmEpilogue post = gemm_epilogue(call.epilogue, 0, N);
+  post.act_row = unary_activation_row(call.epilogue);
+  QGemmEpilogue qe = e;
+  if (!post.trivial() || post.act_row) qe.post = &post;
+  gemm_s8(M, N, K, a, st.lda, reinterpret_cast<const int16_t*>(st.w.packed->data()), qe, call.out[0].data<float>(), N);
+  if (!post.act_row) apply_unary_activation(call.epilogue, call.out[0]);
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ void check_quant_dtype(const OpCall& call, DType d, const char* attr) {
 }
 
 void check_quant_range(const OpCall& call, DType d, int64_t qmin, int64_t qmax) {
-  int64_t lo, hi;
+  int64_t lo = 0, hi = 0;
   check_quant_dtype(call, d, "dtype");
   dtype_range(d, &lo, &hi);
   call.check(qmin >= lo, "quant_min " + std::to_string(qmin) + " is below " + dtype_name(d) + "'s minimum " +
@@ -186,7 +186,7 @@ void check_quant_range(const OpCall& call, DType d, int64_t qmin, int64_t qmax) 
 }
 
 std::pair<int64_t, int64_t> affine_range(const OpCall& call, DType d) {
-  int64_t lo, hi;
+  int64_t lo = 0, hi = 0;
   check_quant_dtype(call, d, "dtype");
   dtype_range(d, &lo, &hi);
   const int64_t qmin = call.has("quant_min") ? call.i("quant_min") : lo;

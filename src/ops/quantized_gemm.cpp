@@ -56,18 +56,21 @@ void activation_qparams(const OpCall& call, const QuantizedOperands& q, const fl
   *zero_point = q.zero_point;
   if (q.dynamic) {  // choose_qparams.tensor: the min and max of the whole input
     call.check(n > 0, "cannot choose quantization parameters for an empty input (torch.aminmax fails)");
-    double lo = INFINITY, hi = -INFINITY;
-    minmax_row(x, false, 1, n, &lo, &hi, 0);
+    float lo, hi;
+    minmax_f32(x, n, &lo, &hi);
     call.check(std::isfinite(lo) && std::isfinite(hi),
                "cannot choose quantization parameters: the input holds NaN or infinity");
-    choose_per_tensor_affine(float(lo), float(hi), q.qmin, q.qmax, float(q.eps), scale, zero_point);
+    choose_per_tensor_affine(lo, hi, q.qmin, q.qmax, float(q.eps), scale, zero_point);
   }
   call.check(*scale != 0, "scale is 0 (PyTorch raises ZeroDivisionError for 1.0 / scale)");
 }
 
 void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
                          int16_t* out, int64_t out_stride) {
-  QuantizeRowSpec spec;  // clamp(round(x * float32(1.0 / scale)) + zero_point), float32 arithmetic
+  // clamp(round(x * float32(1.0 / scale)) + zero_point), quantize_per_tensor's float32 arithmetic
+  if (out_stride == 1)
+    return quantize_f32_i16(x, n, float(1.0 / scale), float(zero_point), float(q.qmin), float(q.qmax), out);
+  QuantizeRowSpec spec;
   spec.qmin = double(q.qmin);
   spec.qmax = double(q.qmax);
   spec.out = DType::I16;

@@ -4,11 +4,14 @@
 // exact, so the packed kernel must equal the reference bit for bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "kernels/elementwise_simd.h"
 #include "kernels/gemm_s8.h"
+#include "kernels/quantize.h"
 
 using namespace tir;
 
@@ -17,6 +20,7 @@ namespace {
 struct Case {
   int64_t M, N, K;
   bool bias, weight_zero;
+  bool post = false;  // a fused residual + relu + gelu row kernel after the store
 };
 
 void check(const Case& c, std::mt19937& rng) {
@@ -51,6 +55,15 @@ void check(const Case& c, std::mt19937& rng) {
   e.col_sum = csum.data();
   e.col_zero = c.weight_zero ? cz.data() : nullptr;
   e.bias = c.bias ? bias.data() : nullptr;
+  std::vector<float> residual(size_t(std::max<int64_t>(c.M * c.N, 1)));
+  for (auto& v : residual) v = b(rng);
+  GemmEpilogue post;
+  post.residual = residual.data();
+  post.ldr = c.N;
+  post.act = GemmAct::Clamp;
+  post.lo = -0.5f;
+  post.act_row = unary_row_f32(UnaryOp::Gelu);
+  if (c.post) e.post = &post;
   std::vector<int16_t> packed(size_t(std::max<int64_t>(packed_b_s8_size(c.K, c.N), 1)));
   pack_b_s8(c.K, c.N, W.data(), c.K, packed.data());
   const int64_t ldc = c.N + 3;
@@ -59,7 +72,8 @@ void check(const Case& c, std::mt19937& rng) {
   gemm_s8_ref(c.M, c.N, c.K, A.data(), lda, W.data(), c.K, e, want.data(), ldc);
   // bit for bit, and the gaps between rows untouched
   EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
-      << "M " << c.M << " N " << c.N << " K " << c.K << " bias " << c.bias << " weight zero " << c.weight_zero;
+      << "M " << c.M << " N " << c.N << " K " << c.K << " bias " << c.bias << " weight zero " << c.weight_zero
+      << " post " << c.post;
 }
 
 TEST(GemmKernelS8, MatchesTheReferenceOnAwkwardSizes) {
@@ -73,6 +87,47 @@ TEST(GemmKernelS8, MatchesTheReferenceOnAwkwardSizes) {
   check({0, 5, 3, true, false}, rng);   // no rows
   check({3, 0, 3, true, false}, rng);   // no columns
   check({3, 5, 0, true, false}, rng);   // K = 0: the bias alone
+}
+
+TEST(GemmKernelS8, AFusedEpilogueRunsOnceOnEveryElement) {
+  // blocks of columns past one group (64), row tiles past one, a short last tile
+  std::mt19937 rng(11);
+  for (int64_t M : {1, 5, 67})
+    for (int64_t N : {3, 64, 200})
+      for (bool bias : {false, true}) check({M, N, 37, bias, M == 5, true}, rng);
+}
+
+TEST(GemmKernelS8, ActivationQuantizationRowsMatchTheReference) {
+  // ties at .5, values past the range, NaN, lengths around the vector width
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-300, 300);
+  for (int64_t n : {0, 1, 3, 4, 5, 8, 15, 16, 17, 33, 100}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = i % 3 == 0 ? float(i) + 0.5f : u(rng);
+    if (n > 6) x[6] = NAN;
+    for (float inv : {1.0f, 0.37f, 40.0f})
+      for (float z : {0.0f, -3.0f, 12.0f}) {
+        std::vector<int16_t> got(size_t(n) + 1, 77), want(got);
+        quantize_f32_i16(x.data(), n, inv, z, -128, 127, got.data());
+        QuantizeRowSpec spec;
+        spec.qmin = -128;
+        spec.qmax = 127;
+        spec.out = DType::I16;
+        const double inv_d = inv, z_d = z;
+        quantize_row(x.data(), false, 1, &inv_d, &z_d, 0, n, spec, want.data(), 1);
+        EXPECT_EQ(got, want) << "n " << n << " inv " << inv << " z " << z;
+      }
+    float lo = 0, hi = 0;
+    minmax_f32(x.data(), n, &lo, &hi);
+    double rlo = INFINITY, rhi = -INFINITY;
+    minmax_row(x.data(), false, 1, n, &rlo, &rhi, 0);
+    if (n > 6) {
+      EXPECT_TRUE(std::isnan(lo) && std::isnan(hi)) << n;
+    } else {
+      EXPECT_EQ(double(lo), rlo) << n;
+      EXPECT_EQ(double(hi), rhi) << n;
+    }
+  }
 }
 
 TEST(GemmKernelS8, ExtremeValuesDoNotOverflow) {
