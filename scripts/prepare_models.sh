@@ -6,6 +6,11 @@
 #                              sequence lengths 8..256 exported by the real pytorch-ir,
 #                              weights, tokenizer.json, PyTorch reference embeddings
 #                              (tools/export_minilm.py; examples/node/embed.mjs reads them)
+#   models/all-MiniLM-L6-v2-int8/   the same model as PyTorch's PT2E dynamic int8 (about 70 MB):
+#                              int8 per-channel weights of the linears but FLOAT_LINEARS,
+#                              activations quantized at run time; the same lengths, tokenizer, and
+#                              PyTorch's quantized and float32 embeddings of the held-out sentences
+#                              (tools/export_minilm.py --int8; embed.mjs --int8 reads them)
 #   build/fixtures/llm/tiny_llama/weights.safetensors   the LLM demo's weights (tools/llm_weights.py)
 #   examples/node_modules/     the examples' npm dependencies (examples/package-lock.json)
 #   models/corpus/debian-packages.json   the search page's corpus (tools/debian_corpus.py)
@@ -27,6 +32,7 @@ BENCH=0
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODELS=${TIR_MODELS_DIR:-$REPO/models}
 MINILM=$MODELS/all-MiniLM-L6-v2
+MINILM8=$MODELS/all-MiniLM-L6-v2-int8
 
 bash "$REPO/tools/pyir_env.sh" "$REPO/build/pyir"
 
@@ -58,11 +64,17 @@ for f in "$REPO/tools/export_minilm.py" "$REPO/tools/pyir_export.py" \
          "$REPO/tools/requirements-export.txt" "$REPO/tests/fixtures/minilm/sentences.json"; do
     [[ $fresh -eq 1 && $MINILM/manifest.json -nt $f ]] || fresh=0
 done
+fresh8=1
+[[ -f $MINILM8/manifest.json ]] || fresh8=0
+for f in "$REPO/tools/export_minilm.py" "$REPO/tools/export_quantized.py" "$REPO/tools/pyir_export.py" \
+         "$REPO/tools/requirements-export.txt" "$REPO/tests/fixtures/minilm/sentences.json"; do
+    [[ $fresh8 -eq 1 && $MINILM8/manifest.json -nt $f ]] || fresh8=0
+done
 chroot_args=()
 [[ -n ${TIR_CHROOT_DIR:-} ]] && chroot_args=("$TIR_CHROOT_DIR")
 extra="python3-transformers"
 ((BENCH)) && extra+=" python3-onnx python3-onnxruntime"
-if [[ $fresh -eq 0 || $BENCH -eq 1 ]]; then
+if [[ $fresh -eq 0 || $fresh8 -eq 0 || $BENCH -eq 1 ]]; then
     TIR_CHROOT_EXTRA="$extra ${TIR_CHROOT_EXTRA:-}" bash "$REPO/tools/torch2-chroot.sh" "${chroot_args[@]}"
 fi
 
@@ -79,21 +91,31 @@ if ((BENCH)); then
     (cd "$REPO/bench/transformersjs" && npm ci --no-audit --no-fund --ignore-scripts)
 fi
 
+# export DEST STAGE [ARG...]: tools/export_minilm.py ARG... into DEST. The chroot sees the
+# repository at /repo only: export into build/STAGE there, then move the files out.
+export_minilm() {
+    local dest=$1 stage=$REPO/build/$2 f
+    shift 2
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    bash "$REPO/tools/torch2-chroot.sh" "${chroot_args[@]}" run -- \
+        python3 tools/export_minilm.py "$@" --out "/repo/build/$(basename "$stage")"
+    mkdir -p "$dest"
+    rm -f "$dest/manifest.json"          # stale until every file has moved
+    for f in "$stage"/*; do
+        [[ $(basename "$f") == manifest.json ]] || mv -f "$f" "$dest/"
+    done
+    mv -f "$stage/manifest.json" "$dest/"
+    rmdir "$stage"
+    echo "prepare_models: wrote $dest"
+}
 if [[ $fresh -eq 1 ]]; then
     echo "prepare_models: $MINILM is up to date"
-    exit 0
+else
+    export_minilm "$MINILM" minilm-export
 fi
-# The chroot sees the repository at /repo only: export there, then move the files out.
-stage=$REPO/build/minilm-export
-rm -rf "$stage"
-mkdir -p "$stage"
-bash "$REPO/tools/torch2-chroot.sh" "${chroot_args[@]}" run -- \
-    python3 tools/export_minilm.py --out /repo/build/minilm-export
-mkdir -p "$MINILM"
-rm -f "$MINILM/manifest.json"          # stale until every file has moved
-for f in "$stage"/*; do
-    [[ $(basename "$f") == manifest.json ]] || mv -f "$f" "$MINILM/"
-done
-mv -f "$stage/manifest.json" "$MINILM/"
-rmdir "$stage"
-echo "prepare_models: wrote $MINILM"
+if [[ $fresh8 -eq 1 ]]; then
+    echo "prepare_models: $MINILM8 is up to date"
+else
+    export_minilm "$MINILM8" minilm-int8-export --int8
+fi

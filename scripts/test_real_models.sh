@@ -8,8 +8,10 @@
 #     pytorch-ir in that chroot must equal the committed file byte for byte (and ir_writer's
 #     output too);
 #  3. tools/minilm_fidelity.py: the native engine (torchir CLI) vs PyTorch, cosine >= 0.99999;
-#  4. node --test tests/minilm/: examples/node/embed.mjs --json on WASM vs PyTorch, and
-#     tokenizers.js vs transformers' token ids.
+#     then --int8: models/all-MiniLM-L6-v2-int8 (PyTorch's PT2E dynamic int8) vs PyTorch's
+#     quantized module and vs float32 (within PyTorch int8's own noise), every int8 linear lowered;
+#  4. node --test tests/minilm/: examples/node/embed.mjs --json on WASM vs PyTorch (float32 and
+#     int8), and tokenizers.js vs transformers' token ids.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() {
@@ -21,4 +23,5 @@ step bash scripts/build_npm.sh  # examples/node/embed.mjs imports npm/index.js (
 step bash scripts/prepare_models.sh
 step bash tools/pyir_fixtures.sh
 step /usr/bin/python3 tools/minilm_fidelity.py --torchir build/native/torchir
+step /usr/bin/python3 tools/minilm_fidelity.py --torchir build/native/torchir --int8
 step node --test tests/minilm/

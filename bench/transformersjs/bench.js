@@ -1,4 +1,5 @@
-// One page, one thread count: all-MiniLM-L6-v2 embeddings with torch-ir-wasm and with
+// One page, one thread count: all-MiniLM-L6-v2 embeddings with torch-ir-wasm (float32, and
+// PyTorch's PT2E dynamic int8 of models/all-MiniLM-L6-v2-int8: `ours_int8`) and with
 // transformers.js v4 (onnxruntime-web, device 'wasm') at fp32 and q8, on the same sentences, one
 // at a time. bench/transformersjs/run.mjs opens it in headless Chromium (COOP/COEP) at 1 and 2
 // threads and prints the table. Query parameters: threads=N (default 1), n=N (corpus sentences
@@ -12,8 +13,8 @@
 //   engine embeds that round's slice, in an order that rotates from round to round, so a load
 //   change on a shared machine lands on every engine alike. An engine's rate is the median of
 //   its per-round rates (texts per second).
-// Files: models/ from scripts/prepare_models.sh --bench (the IRs, the corpus, the PyTorch
-// reference, and models/transformersjs/: the same weights as ONNX, laid out as a local model),
+// Files: models/ from scripts/prepare_models.sh --bench (the IRs, float32 and int8, the corpus, the
+// PyTorch reference, and models/transformersjs/: the same weights as ONNX, laid out as a local model),
 // bench/transformersjs/node_modules (npm ci there).
 import { loadIR } from '../../npm/index.js';
 import { MiniLM, cosine } from '../../examples/minilm/minilm.js';
@@ -54,6 +55,8 @@ async function main() {
   const held = (await json(new URL('all-MiniLM-L6-v2/reference.json', MODELS))).sentences
     .filter((s) => s.input_ids.length <= TJS_MAX_TOKENS);
   const ours = await MiniLM.load({ loadIR, threads: THREADS, read: (n) => bytes(new URL(`all-MiniLM-L6-v2/${n}`, MODELS)) });
+  // The int8 model: the same lengths and tokenizer, its linears on the engine's int8 GEMM.
+  const oursInt8 = await MiniLM.load({ loadIR, threads: THREADS, read: (n) => bytes(new URL(`all-MiniLM-L6-v2-int8/${n}`, MODELS)) });
   const corpus = (await json(new URL('corpus/debian-packages.json', MODELS))).entries.map((e) => e.text);
   const texts = [];
   const tokens = [];
@@ -81,7 +84,8 @@ async function main() {
     mjs: new URL('ort-wasm-simd-threaded.asyncify.mjs', ORT).href,
     wasm: new URL('ort-wasm-simd-threaded.asyncify.wasm', ORT).href,
   };
-  const engines = [{ key: 'ours', fn: async (t) => (await ours.embed(t)).embedding }];
+  const engines = [{ key: 'ours', fn: async (t) => (await ours.embed(t)).embedding },
+    { key: 'ours_int8', fn: async (t) => (await oursInt8.embed(t)).embedding }];
   const extractors = [];
   for (const dtype of ['fp32', 'q8']) {
     const extractor = await pipeline('feature-extraction', 'sentence-transformers/all-MiniLM-L6-v2', { device: 'wasm', dtype });
@@ -89,7 +93,7 @@ async function main() {
     engines.push({ key: `tjs_${dtype}`, fn: async (t) => (await extractor(t, { pooling: 'mean', normalize: true })).data });
   }
   // Every exported length ours will use is loaded before timing (the first use compiles it).
-  for (const s of new Set(padded)) await ours.model(s);
+  for (const s of new Set(padded)) { await ours.model(s); await oursInt8.model(s); }
   for (const e of engines) {
     for (let i = 0; i < WARMUP; ++i) await e.fn(texts[i % texts.length]);
     e.rates = [];
@@ -123,10 +127,13 @@ async function main() {
     log(`${e.key}: ${result[e.key].perSecond.toFixed(1)} embeddings/s (median of ${e.rates.length} rounds); ` +
       `min cosine vs PyTorch ${result[e.key].vsPyTorch.minCosine.toFixed(6)}`);
   }
-  const backend = (await ours.models.values().next().value).backend;
-  Object.assign(result.ours, { variant: backend.variant, threads: backend.threads });
+  for (const [key, m] of [['ours', ours], ['ours_int8', oursInt8]]) {
+    const backend = (await m.models.values().next().value).backend;
+    Object.assign(result[key], { variant: backend.variant, threads: backend.threads });
+  }
   for (const x of extractors) await x.dispose();
   await ours.dispose();
+  await oursInt8.dispose();
   Object.assign(result, { state: 'done', n: texts.length, rounds: ROUNDS, heldOut: held.length,
     crossOriginIsolated: globalThis.crossOriginIsolated === true, userAgent: navigator.userAgent });
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // Sentence embeddings with sentence-transformers' all-MiniLM-L6-v2 on the WASM engine.
 //
-//   node examples/node/embed.mjs [--json] [--threads N] [--dir DIR] SENTENCE...
+//   node examples/node/embed.mjs [--json] [--threads N] [--int8 | --dir DIR] SENTENCE...
 //
 // Prints each sentence's token count and the start of its 384-d embedding (mean-pooled over the
 // attention mask and L2-normalised, as sentence-transformers computes it), then the cosine
 // similarity of every pair. With --json the last stdout line is one JSON object,
 // {"embeddings": [[384 floats], ...]}, in the order given.
 // Needs `bash scripts/prepare_models.sh` (the model files and the tokenizer package) and a built
-// npm/dist/ (`bash scripts/build_wasm.sh`). --dir: another folder with the files of
-// models/all-MiniLM-L6-v2.
+// npm/dist/ (`bash scripts/build_wasm.sh`). --int8: the int8 model, models/all-MiniLM-L6-v2-int8
+// (PyTorch's PT2E dynamic int8 of the linears, exported by tools/export_minilm.py --int8: the
+// engine runs its linears on int8 GEMMs). --dir: another folder with the files of
+// models/all-MiniLM-L6-v2 (or of the int8 one: the layout is the same).
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +20,7 @@ import { loadIR } from '../../npm/index.js';
 import { MiniLM, cosine } from '../minilm/minilm.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const USAGE = 'usage: node examples/node/embed.mjs [--json] [--threads N] [--dir DIR] SENTENCE...';
+const USAGE = 'usage: node examples/node/embed.mjs [--json] [--threads N] [--int8 | --dir DIR] SENTENCE...';
 
 function parseArgs(argv) {
   const opts = { json: false, dir: join(ROOT, 'models', 'all-MiniLM-L6-v2'), sentences: [] };
@@ -31,6 +33,7 @@ function parseArgs(argv) {
     if (a === '--json') opts.json = true;
     else if (a === '--threads') opts.threads = Number(value());
     else if (a === '--dir') opts.dir = resolve(value());
+    else if (a === '--int8') opts.dir = join(ROOT, 'models', 'all-MiniLM-L6-v2-int8');
     else if (a === '-h' || a === '--help') { console.log(USAGE); process.exit(0); }
     else if (a === '--') opts.sentences.push(...argv.slice(i + 1)), i = argv.length;
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);

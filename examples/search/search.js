@@ -5,17 +5,19 @@
 // so the next visit skips the work. The query box shows the top matches with their cosine scores.
 //
 // Query parameters: limit=N (the first N corpus entries), threads=N, nocache=1 (neither read
-// nor write the cache), q=TEXT (run this query once ready).
+// nor write the cache), q=TEXT (run this query once ready), int8=1 (the PT2E dynamic int8 model,
+// models/all-MiniLM-L6-v2-int8: a quarter of the weight bytes in int8, faster on WASM).
 // Serve the repository with COOP/COEP (node examples/browser/serve.mjs) and open
 // /examples/search/. window.__search reports the state to tests.
 // In your own page: import { loadIR } from 'torch-ir-wasm' (import map or bundler).
 import { loadIR } from '../../npm/index.js';
 import { MiniLM } from '../minilm/minilm.js';
 
-const MODEL_URL = new URL('../../models/all-MiniLM-L6-v2/', import.meta.url);
+const params = new URLSearchParams(location.search);
+const INT8 = params.get('int8') === '1';
+const MODEL_URL = new URL(`../../models/all-MiniLM-L6-v2${INT8 ? '-int8' : ''}/`, import.meta.url);
 const CORPUS_URL = new URL('../../models/corpus/debian-packages.json', import.meta.url);
 const TOP = 10;
-const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 const state = (window.__search = { state: 'loading' });
 
@@ -134,7 +136,7 @@ async function main() {
     if (mine !== pending) return;   // a newer keystroke is on its way
     state.lastHits = hits;
   });
-  Object.assign(state, { state: 'ready', n: texts.length, cached, embedMs, query,
+  Object.assign(state, { state: 'ready', n: texts.length, cached, embedMs, query, weights: INT8 ? 'int8' : 'float32',
     crossOriginIsolated: globalThis.crossOriginIsolated === true });
   if (params.has('q')) {
     $('query').value = params.get('q');

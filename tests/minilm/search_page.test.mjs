@@ -2,7 +2,7 @@
 // embeds the first entries of the Debian package corpus with a progress bar, answers a query with
 // the top 10 matches and their scores, and a second visit takes the embeddings from IndexedDB.
 // The query is one corpus entry's own text, so its top match must be that entry (score ~1) on
-// any machine's corpus. Saves a screenshot to $WEB_ARTIFACTS (default build/web-artifacts)/search.png.
+// any machine's corpus; int8=1 does the same on the PT2E dynamic int8 model. Saves a screenshot to $WEB_ARTIFACTS (default build/web-artifacts)/search.png.
 // Needs scripts/prepare_models.sh and npm/dist/ (scripts/test_real_models.sh runs both first).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,4 +54,17 @@ test('search page: corpus embedded with progress, the top match of an entry\'s o
     assert.equal(again.cached, true, again.status);
     assert.match(again.status, /from the cache/);
     assert.deepEqual(again.lastHits, first.lastHits);
+  }));
+
+test('search page, int8=1: the PT2E int8 model embeds the corpus and finds an entry by its own text',
+  { skip, timeout: 600000 }, () => withBrowser(true, async (id, url) => {
+    const entries = corpus();
+    const got = await visit(id, url, `&nocache=1&int8=1&q=${encodeURIComponent(entries[PICK].text)}`);
+    assert.equal(got.error, undefined, got.status);
+    assert.equal(got.weights, 'int8');
+    assert.equal(got.n, LIMIT);
+    assert.equal(got.cached, false);
+    assert.equal(got.lastHits[0].package, entries[PICK].package);
+    // the same tokens through the same graph: the same embedding
+    assert.ok(got.lastHits[0].score > 0.9999, `top score ${got.lastHits[0].score}`);
   }));
