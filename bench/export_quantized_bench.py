@@ -31,6 +31,9 @@ input from zoo.seeded_generator(0, "input.<arg>")):
               (is_dynamic=True: activations quantized per tensor at run time)
     mlp_b32   the same module on 32x1024
     gemm      nn.Linear(1024, 1024, bias=False) on 1024x1024, PT2E dynamic int8
+    mlp_8da4w, mlp_b32_8da4w   the mlp at batch 1 and 32 as torchao's 8da4w
+              (Int8DynamicActivationIntxWeightConfig: int4 weights in groups of 32, int8
+              activations per token; the int8/ folder holds it)
 
 Deterministic (seeded; torch at 1 thread while making the references); a model whose outputs are
 newer than this script and the exporters it imports is skipped (--force: export anyway). Each
@@ -73,6 +76,10 @@ BENCH = collections.OrderedDict([
     ("mlp_b32", ("mlp", (32, 1024), "pt2e_dynamic",
                  32 * 2 * (1024 * 4096 + 4096 * 4096 + 4096 * 1000))),
     ("gemm", ("gemm", (1024, 1024), "pt2e_dynamic", 2 * 1024 ** 3)),
+    # torchao 8da4w (int8 per-token activations, int4 weights in groups of 32): batch 1 is a
+    # decode step's GEMVs, memory-bound
+    ("mlp_8da4w", ("mlp", (1, 1024), "8da4w", 2 * (1024 * 4096 + 4096 * 4096 + 4096 * 1000))),
+    ("mlp_b32_8da4w", ("mlp", (32, 1024), "8da4w", 32 * 2 * (1024 * 4096 + 4096 * 4096 + 4096 * 1000))),
 ])
 
 FILES = ("model.json", "weights.safetensors", "io.safetensors")

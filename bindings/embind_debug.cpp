@@ -90,6 +90,7 @@ std::string kernel_selfcheck() {
   };
   return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
          ", \"pool\": " + one(tir::selfcheck_pool()) + ", \"transcendental\": " + one(tir::selfcheck_transcendental()) +
+         ", \"quantized\": " + one(tir::selfcheck_quantized()) +
          ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
 }
 

@@ -41,5 +41,8 @@ for (const threads of [1, 2]) {
     // exp, sigmoid, silu, gelu, gelu-tanh in float32 lanes (WASM has no float64 SIMD math).
     assert.ok(r.transcendental.cases > 20000, `transcendental cases: ${r.transcendental.cases}`);
     assert.equal(r.transcendental.failures, 0, r.transcendental.report);
+    // the int8 GEMM, the int8 x int4 GEMM and the dynamic activation rows, bit for bit
+    assert.ok(r.quantized.cases > 400, `quantized cases: ${r.quantized.cases}`);
+    assert.equal(r.quantized.failures, 0, r.quantized.report);
   });
 }

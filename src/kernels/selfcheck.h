@@ -31,5 +31,9 @@ SelfcheckResult selfcheck_pool();
 // max ulp error against float64 no worse than the scalar reference's (or 1 ulp),
 // and the reference's results on NaN, +-inf and +-0.
 SelfcheckResult selfcheck_transcendental();
+// The quantized kernels (kernels/selfcheck_quantized.cpp): the int8 GEMM, the int8 x int4
+// group-wise GEMM (every epilogue) and the dynamic activation rows, bit for bit against their
+// scalar references.
+SelfcheckResult selfcheck_quantized();
 
 }  // namespace tir

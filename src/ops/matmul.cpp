@@ -473,8 +473,9 @@ OpDef packed_gemm_def(void (*plan)(OpCall&), void (*run)(OpCall&), void (*prepar
   return def;
 }
 
-OpDef with_quantized_form(OpDef def, const OpDef* (*form)()) {
+OpDef with_quantized_forms(OpDef def, const OpDef* (*form)(), const OpDef* (*grouped_form)()) {
   def.traits.quantized_form = form;
+  def.traits.grouped_quantized_form = grouped_form;
   return def;
 }
 
@@ -494,9 +495,10 @@ TIR_REGISTER_OPS(
     // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
     {"aten.baddbmm.default", {[](OpCall& c) { plan_addmm_like(c, 3); }, run_addmm_like}},
     // aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
-    // (PyTorch's quantized pattern DQ(Q(x)) @ DQ(W)^T runs in integers: ops/linear_int8.cpp)
-    {"aten.linear.default", with_quantized_form(packed_gemm_def(plan_linear_packed, run_linear, prepare_linear),
-                                                linear_int8_def)},
+    // (PyTorch's quantized patterns DQ(Q(x)) @ DQ(W)^T run in integers: ops/linear_int8.cpp, and
+    // torchao's 8da4w ops/linear_8da4w.cpp)
+    {"aten.linear.default", with_quantized_forms(packed_gemm_def(plan_linear_packed, run_linear, prepare_linear),
+                                                 linear_int8_def, linear_8da4w_def)},
     // aten::addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
     {"aten.addmm_.default", {[](OpCall& c) { plan_addmm_like(c, 2, true); }, run_addmm_inplace}},
     // aten::baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)

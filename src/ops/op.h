@@ -73,6 +73,12 @@ struct QuantizedOperands {
   double weight_scale_value = 1;
   int64_t weight_zero_point_value = 0;
   std::vector<std::string> covers;       // the quantization nodes it takes over, in order
+  // Group-wise weights (torchao's 8da4w): > 0 when weight_scale / weight_zero_point hold one value
+  // per output channel and group of this many k ([N, K / group]). Then in[0] is the activation
+  // already quantized per row (its torchao quantize_affine ran), with its float32 scales and
+  // integer zero points as inputs activation_scale_input / activation_zero_point_input (-1: none).
+  int64_t weight_group = 0;
+  int activation_scale_input = -1, activation_zero_point_input = -1;
 };
 
 // What prepare() may ask of the runtime.
@@ -217,6 +223,10 @@ struct QuantDesc {
   bool rounds_then_adds = true;     // Quantize: round(x / s) + z (per tensor / channel)
   bool per_tensor_affine_choice = false;  // ChooseQparams: choose_qparams.tensor's rule
   double eps = 0;
+  // Dequantize: > 0 when the parameters go per row and group of row_group elements along the
+  // last dim (every other dim one block per index: torchao's block_size [1, ..., 1, G]); the
+  // integer difference q - zero_point is exact (torchao converts both to float first).
+  int64_t row_group = 0;
 };
 
 // Devices an op can run on (OpTraits::devices), as bits.
@@ -253,6 +263,8 @@ struct OpTraits {
   // An op with an integer form for dequantized operands (linear): the def the lowering switches
   // its step to, planned again with OpCall::quantized set.
   const OpDef* (*quantized_form)() = nullptr;
+  // The same for an activation quantized per row and weights in groups along k (torchao's 8da4w).
+  const OpDef* (*grouped_quantized_form)() = nullptr;
 };
 
 // Registered as {plan, run}, {plan, run, prepare}, ...: the optional members

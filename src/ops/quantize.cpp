@@ -184,6 +184,7 @@ struct DequantizeState {
   ParamSource scale, zero_point;
   DType out_ir = DType::F32;  // float16/bfloat16 outputs are rounded after
   int scale_ws = -1, zp_ws = -1;
+  int64_t row_group = 0;  // QuantDesc::row_group
 };
 
 void run_dequantize(OpCall& call) {
@@ -294,6 +295,15 @@ void plan_dequantize_affine(OpCall& call) {
   const DType out = call.state_as<DequantizeState>().out_ir;
   call.check(out == DType::F32 || out == DType::F16 || out == DType::BF16,
              std::string("unsupported output_dtype ") + dtype_name(out) + " (torchao: float32, float16 or bfloat16)");
+  // block_size [1, ..., 1, G]: groups of G along each row (the lowering's QuantDesc::row_group)
+  const Shape& qs = call.in[0].shape;
+  const std::vector<int64_t> block = call.ints("block_size");
+  if (!qs.empty() && block.size() == qs.size() && qs.back() > 0) {
+    bool rows = true;
+    for (size_t d = 0; d + 1 < qs.size(); ++d) rows = rows && (block[d] == 1 || qs[d] == 1);
+    const int64_t g = block.back() <= 0 || block.back() >= qs.back() ? qs.back() : block.back();
+    if (rows && qs.back() % g == 0) call.state_as<DequantizeState>().row_group = g;
+  }
 }
 
 // ---- the quantization lowering's view (OpTraits::describe_quant) ----
@@ -329,6 +339,7 @@ bool describe_dequantize(const OpCall& call, QuantDesc* d) {
   d->qmin = st.qmin;
   d->qmax = st.qmax;
   d->qdtype = st.qdtype;
+  d->row_group = st.row_group;
   return true;
 }
 

@@ -13,6 +13,7 @@
 namespace tir {
 
 const OpDef* linear_int8_def();
+const OpDef* linear_8da4w_def();
 const OpDef* conv2d_int8_def();
 
 // The int8 weight [N, K] packed once for gemm_s8, with its per-column terms (padded to whole

@@ -5,12 +5,18 @@
 //   activation:  dequantize_per_tensor(quantize_per_tensor(x, s, z))   with static (s, z), or
 //                (s, z) = choose_qparams.tensor(x) through getitem (PT2E dynamic), and
 //   weight:      dequantize_per_channel(W int8 constant, axis 0) or dequantize_per_tensor(W),
-// (and the same around conv2d with an OIHW weight) the step switches to that integer form, reading x and W themselves (OpCall::quantized says
-// how to quantize x and which scales W has); quantization nodes that no remaining step reads are
+// (and the same around conv2d with an OIHW weight) the step switches to that integer form,
+// reading x and W themselves (OpCall::quantized says how to quantize x and which scales W has).
+// torchao's 8da4w pattern around linear,
+//   activation:  dequantize_affine(qa, per row)   (qa from torchao's per-token quantize_affine)
+//   weight:      dequantize_affine(W int8 constant of a 4-bit range, groups of G along k),
+// switches it to the grouped form, which reads qa, its row scales and zero points (the choose
+// and quantize steps keep running) and W. Quantization nodes that no remaining step reads are
 // then covered (skipped at run, never folded: no float copy of W is made). Anything else keeps
 // running on the reference ops. The IR node names stay: the linear's profile entry is the
 // linear's. Off with keep_intermediates (parity compares every node).
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "runtime/session_impl.h"
@@ -48,9 +54,64 @@ void Session::Impl::lower_quantized() {
   };
 
   std::set<std::pair<int32_t, int32_t>> rewired;  // (step, input) edges the lowering replaced
+  // Switches step li to `form` with `call` (which reads its quantized operands itself) when the
+  // form's plan accepts it; a call it refuses keeps the reference path.
+  auto switch_step = [&](size_t li, OpCall call, const OpDef* form, QuantizedOperands ops) {
+    call.workspace.clear();
+    call.state.reset();
+    call.quantized = std::make_shared<const QuantizedOperands>(std::move(ops));
+    try {
+      form->plan(call);
+    } catch (const std::exception&) {
+      return false;
+    }
+    Step& L = *steps[li];
+    L.call = std::move(call);
+    L.def = form;
+    L.lowered = true;
+    rewired.insert({int32_t(li), 0});
+    rewired.insert({int32_t(li), 1});
+    return true;
+  };
+  // torchao's 8da4w: linear(DQ_rows(qa, sa, za), DQ_groups(W, s, z)) -> the grouped form.
+  auto lower_grouped = [&](size_t li) {
+    Step& L = *steps[li];
+    if (!L.def->traits.grouped_quantized_form) return false;
+    const int64_t dai = producer(graph.input(li, 0)), dwi = producer(graph.input(li, 1));
+    QuantDesc da, dw;
+    if (!describe(dai, QuantRole::Dequantize, &da) || !describe(dwi, QuantRole::Dequantize, &dw)) return false;
+    const Step &DA = *steps[size_t(dai)], &DW = *steps[size_t(dwi)];
+    const Tensor &qa = DA.call.in[0], &w = DW.call.in[0];
+    if (da.row_group <= 0 || qa.dim() < 1 || da.row_group != qa.shape.back() || da.static_params ||
+        da.scale_input < 0 || (da.qdtype != DType::I8 && da.qdtype != DType::U8) ||
+        DA.node->inputs[size_t(da.scale_input)].dtype != DType::F32)
+      return false;
+    if (dw.row_group <= 0 || dw.static_params || dw.scale_input < 0 || dw.qdtype != DType::I8 ||
+        dw.qmax - dw.qmin > 15 || !is_weight(graph.input(size_t(dwi), 0)) || w.dtype != DType::I8 || w.dim() != 2 ||
+        !is_weight(graph.input(size_t(dwi), size_t(dw.scale_input))) ||
+        DW.node->inputs[size_t(dw.scale_input)].dtype != DType::F32 ||
+        (dw.zero_point_input >= 0 && !is_weight(graph.input(size_t(dwi), size_t(dw.zero_point_input)))))
+      return false;
+    QuantizedOperands ops;
+    ops.weight_group = dw.row_group;
+    ops.weight_scale = DW.call.in[size_t(dw.scale_input)];
+    if (dw.zero_point_input >= 0) ops.weight_zero_point = DW.call.in[size_t(dw.zero_point_input)];
+    OpCall call = L.call;
+    std::vector<Tensor> in = {qa, w, DA.call.in[size_t(da.scale_input)]};
+    ops.activation_scale_input = 2;
+    if (da.zero_point_input >= 0) {
+      ops.activation_zero_point_input = 3;
+      in.push_back(DA.call.in[size_t(da.zero_point_input)]);
+    }
+    for (size_t i = 2; i < L.call.in.size(); ++i) in.push_back(L.call.in[i]);  // the bias
+    call.in = std::move(in);
+    return switch_step(li, std::move(call), L.def->traits.grouped_quantized_form(), std::move(ops));
+  };
   for (size_t li = 0; li < steps.size(); ++li) {
     Step& L = *steps[li];
-    if (!L.def->traits.quantized_form || L.dynamic || L.call.in.size() < 2 || L.call.out.size() != 1) continue;
+    if (L.dynamic || L.call.in.size() < 2 || L.call.out.size() != 1) continue;
+    if (lower_grouped(li)) continue;
+    if (!L.def->traits.quantized_form) continue;
     // activation: DQ(Q(x)) per tensor, the DQ reading what the Q wrote with the same parameters
     const int64_t dqi = producer(graph.input(li, 0));
     QuantDesc dq, q;
@@ -106,34 +167,27 @@ void Session::Impl::lower_quantized() {
     }
     ops.weight_per_channel = dw.granularity == Granularity::PerChannel;
     // switch the step: it reads x and W; its output stays the planned one. The integer form's
-    // plan checks the rest (ranks, groups, shapes); a call it refuses keeps the reference path.
+    // plan checks the rest (ranks, groups, shapes).
     OpCall call = L.call;
     call.in[0] = x;
     call.in[1] = w;
-    call.workspace.clear();
-    call.state.reset();
-    call.quantized = std::make_shared<const QuantizedOperands>(std::move(ops));
-    const OpDef* form = L.def->traits.quantized_form();
-    try {
-      form->plan(call);
-    } catch (const std::exception&) {
-      continue;
-    }
-    L.call = std::move(call);
-    L.def = form;
-    L.lowered = true;
-    rewired.insert({int32_t(li), 0});
-    rewired.insert({int32_t(li), 1});
+    switch_step(li, std::move(call), L.def->traits.quantized_form(), std::move(ops));
   }
   if (rewired.empty()) return;
   // Quantization steps (and tuple accesses) nothing reads any more: covered, last to first, so a
   // choose_qparams dies with the getitems, quantize and dequantize that read it.
+  // What lowered steps read themselves (8da4w's quantized activation and its parameters) stays.
+  std::unordered_set<const Buffer*> read_by_lowered;
+  for (const auto& s : steps)
+    if (s->lowered)
+      for (const Tensor& t : s->call.in) read_by_lowered.insert(t.buffer.get());
   std::vector<char> dead(steps.size(), 0);
   for (size_t si = steps.size(); si-- > 0;) {
     Step& S = *steps[si];
     const OpTraits& t = S.def->traits;
     if (t.quant_role == QuantRole::None && !t.reads_selected_input) continue;
     bool read = false, taken_over = false;
+    for (const Tensor& o : S.call.out) read = read || (o.defined() && read_by_lowered.count(o.buffer.get()));
     for (ValueId v : graph.outputs(si)) {
       const GraphValue& gv = graph.value(v);
       read = read || gv.graph_output;

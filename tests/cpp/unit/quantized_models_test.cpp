@@ -91,6 +91,14 @@ TEST(QuantizedModels, PT2ELinearsAndConvsRunOnIntegerKernels) {
   // dequantize pairs around pooling and the residual adds stay
   EXPECT_EQ(count(ran("cnn_pt2e_static"), "quantized_decomposed.dequantize_per_channel"), 0);
   EXPECT_EQ(count(ran("resnet_pt2e_static"), "quantized_decomposed.dequantize_per_channel"), 0);
+  // 8da4w: every linear on the int4 kernel, no dequantize_affine left; torchao's per-token
+  // choose / quantize of the activations still run (the kernel reads what they write)
+  for (const char* name : {"mlp_8da4w", "bert_8da4w", "llama_8da4w"}) {
+    const auto ops = ran(name);
+    EXPECT_EQ(count(ops, "torchao.dequantize_affine"), 0) << name;
+    EXPECT_GT(count(ops, "torchao.quantize_affine"), 0) << name;
+    EXPECT_EQ(count(ops, "torchao.quantize_affine"), count(ops, "aten.linear")) << name;
+  }
 }
 
 // The weights a lowered step reads in integers are never dequantized: no folded float copy, and

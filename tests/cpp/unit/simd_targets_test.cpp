@@ -109,7 +109,7 @@ TEST_P(SimdTargets, GemmTileFollowsTheTarget) {
 }
 
 TEST_P(SimdTargets, SelfcheckGemmConvPool) {
-  for (const SelfcheckResult& r : {selfcheck_gemm(), selfcheck_conv(), selfcheck_pool()}) {
+  for (const SelfcheckResult& r : {selfcheck_gemm(), selfcheck_conv(), selfcheck_pool(), selfcheck_quantized()}) {
     EXPECT_GT(r.cases, 40);
     EXPECT_EQ(r.failures, 0) << r.report;
   }

@@ -1,0 +1,190 @@
+// aten.linear on torchao's 8da4w pattern, in integers: DQ_rows(qa) @ DQ_groups(W)^T + b, where qa
+// is the activation torchao already quantized per row (choose_qparams_affine / quantize_affine
+// keep running: their exact arithmetic stays theirs) and W is int4 in int8 storage with one
+// scale (and zero point) per output channel and group of G k. The quantization lowering
+// (runtime/quant_lowering.cpp) hands the step in[0] = qa, in[1] = W, the bias, and the row scales
+// and zero points (QuantizedOperands says where). Prepare packs W to 4 bits, two per byte
+// (kernels/gemm_s8w4.h), and the float copy of W is never made; run sums each group exactly in
+// int32 and scales it, then the fused residual / activation follow in the gemm's blocks.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "kernels/gemm_s8w4.h"
+#include "kernels/quantize.h"
+#include "ops/epilogue.h"
+#include "ops/quantized_forms.h"
+
+namespace tir {
+namespace {
+
+struct Linear8da4wState {
+  QuantizedOperands q;
+  int64_t M = 0, K = 0, N = 0, G = 0, groups = 0, npad = 0;
+  int bias_input = -1;
+  int ws_a = -1, ws_row_scale = -1, ws_row_zero = -1, ws_row_sum = -1;
+  std::shared_ptr<const std::vector<uint16_t>> packed;  // the 4-bit panels (bytes), shared by tied weights
+  std::vector<float> col_scale, bias;
+  std::vector<int32_t> col_sum, col_zero;
+  bool has_col_zero = false;
+};
+
+void plan_linear_8da4w(OpCall& call) {
+  call.check(call.quantized != nullptr && call.quantized->weight_group > 0,
+             "the int4 linear needs the quantization lowering's operands");
+  const QuantizedOperands& q = *call.quantized;
+  const Tensor &x = call.in[0], &w = call.in[1];
+  call.check(x.dtype == DType::I8 || x.dtype == DType::U8, "expects an int8 or uint8 quantized activation");
+  call.check(x.is_contiguous() && x.dim() >= 1, "expects a contiguous activation");
+  call.check(w.dtype == DType::I8 && w.dim() == 2 && w.is_contiguous(), "expects a contiguous int8 [out, in] weight");
+  auto st = std::make_shared<Linear8da4wState>();
+  st->q = q;
+  st->K = w.shape[1];
+  st->N = w.shape[0];
+  st->G = q.weight_group;
+  call.check(x.shape.back() == st->K, "input features " + std::to_string(x.shape.back()) + " do not match the weight's " +
+                                          std::to_string(st->K));
+  call.check(st->K > 0 && st->G % 4 == 0 && st->K % st->G == 0,
+             "the int4 kernel needs groups of a multiple of 4 that divide K");
+  st->groups = st->K / st->G;
+  st->M = x.numel() / st->K;
+  const int64_t nr = gemm_s8_nr();
+  st->npad = (st->N + nr - 1) / nr * nr;
+  // the weight's parameters: [N, K / G]; the activation's: one per row
+  auto check_params = [&](const Tensor& t, int64_t count, bool floating, const char* what) {
+    call.check(t.defined() && t.numel() == count && t.is_contiguous() &&
+                   (floating ? t.dtype == DType::F32 : is_integral(t.dtype)),
+               std::string(what) + " does not fit the int4 kernel");
+  };
+  check_params(q.weight_scale, st->N * st->groups, true, "the weight scale");
+  if (q.weight_zero_point.defined()) check_params(q.weight_zero_point, st->N * st->groups, false, "the weight zero point");
+  call.check(q.activation_scale_input >= 0, "the int4 linear needs the activation's scales");
+  check_params(call.in[size_t(q.activation_scale_input)], st->M, true, "the activation scale");
+  if (q.activation_zero_point_input >= 0)
+    check_params(call.in[size_t(q.activation_zero_point_input)], st->M, false, "the activation zero point");
+  const int used = std::max({1, q.activation_scale_input, q.activation_zero_point_input});
+  if (int(call.in.size()) > used + 1) {
+    st->bias_input = used + 1;
+    const Tensor& b = call.in[size_t(st->bias_input)];
+    call.check(b.dtype == DType::F32 && b.numel() == st->N && b.is_contiguous(),
+               "expects a contiguous float32 bias of " + std::to_string(st->N) + " values");
+  }
+  if (call.out.empty() || !call.out[0].defined()) {
+    Shape os = x.shape;
+    os.back() = st->N;
+    call.fresh(0, DType::F32, os);
+  }
+  const int64_t rows = std::max<int64_t>(st->M, 1);
+  st->ws_a = int(call.add_workspace(DType::I16, {std::max<int64_t>(st->M * st->K, 1)}));
+  st->ws_row_scale = int(call.add_workspace(DType::F32, {rows}));
+  st->ws_row_zero = int(call.add_workspace(DType::I32, {rows}));
+  st->ws_row_sum = int(call.add_workspace(DType::I32, {rows * st->groups}));
+  call.state = std::move(st);
+}
+
+void prepare_linear_8da4w(OpCall& call) {
+  auto& st = call.state_as<Linear8da4wState>();
+  const Tensor& w = call.in[1];
+  const int8_t* wd = w.data<int8_t>();
+  const int64_t N = st.N, K = st.K, G = st.G, groups = st.groups, npad = st.npad;
+  // 4-bit storage holds -8..7: a range of 16 values elsewhere (uint4's 0..15) is stored shifted,
+  // the shift folded into the zero points
+  int lo = 127, hi = -128;
+  for (int64_t i = 0; i < N * K; ++i) {
+    lo = std::min<int>(lo, wd[i]);
+    hi = std::max<int>(hi, wd[i]);
+  }
+  call.check(N * K == 0 || hi - lo <= 15, "weight values span [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                              "]: more than the 16 values of a 4-bit weight");
+  const int shift = N * K == 0 || (lo >= -8 && hi <= 7) ? 0 : lo + 8;
+  st.packed = call.prepare_ctx->derived_half(w, "s4-panels-" + std::to_string(gemm_s8_nr()) + "-" + std::to_string(shift),
+                                             [&](std::vector<uint16_t>& v) {
+                                               std::vector<int8_t> shifted(wd, wd + N * K);
+                                               for (auto& s : shifted) s = int8_t(s - shift);
+                                               v.assign(size_t(std::max<int64_t>(packed_b_s4_size(K, N) / 2, 1)), 0);
+                                               pack_b_s4(K, N, shifted.data(), K, reinterpret_cast<uint8_t*>(v.data()));
+                                             });
+  st.col_scale.assign(size_t(groups * npad), 0.0f);
+  st.col_sum.assign(size_t(groups * npad), 0);
+  st.col_zero.assign(size_t(groups * npad), 0);
+  st.bias.assign(size_t(npad), 0.0f);
+  st.has_col_zero = false;
+  const Tensor& ws = st.q.weight_scale;
+  const Tensor& wz = st.q.weight_zero_point;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < groups; ++g) {
+      const size_t c = size_t(g * npad + n);
+      int32_t s = 0;
+      for (int64_t k = g * G; k < g * G + G; ++k) s += wd[n * K + k] - shift;
+      st.col_sum[c] = s;
+      st.col_scale[c] = float(load_as_double(ws.raw(), ws.dtype, n * groups + g));
+      const double z = wz.defined() ? load_as_double(wz.raw(), wz.dtype, n * groups + g) : 0.0;
+      call.check(std::fabs(z) <= 255, "weight zero point " + std::to_string(z) + " of channel " + std::to_string(n) +
+                                          " is outside the integer kernel's range [-255, 255]");
+      st.col_zero[c] = int32_t(z) - shift;
+      st.has_col_zero = st.has_col_zero || st.col_zero[c] != 0;
+    }
+}
+
+void run_linear_8da4w(OpCall& call) {
+  auto& st = call.state_as<Linear8da4wState>();
+  const int64_t M = st.M, K = st.K, N = st.N, G = st.G, groups = st.groups;
+  const Tensor& x = call.in[0];
+  int16_t* a = call.workspace[size_t(st.ws_a)].data<int16_t>();
+  int32_t* row_sum = call.workspace[size_t(st.ws_row_sum)].data<int32_t>();
+  if (x.dtype == DType::I8) std::copy(x.data<int8_t>(), x.data<int8_t>() + M * K, a);
+  else std::copy(x.data<uint8_t>(), x.data<uint8_t>() + M * K, a);
+  if (st.has_col_zero)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t g = 0; g < groups; ++g) {
+        int32_t s = 0;
+        for (int64_t k = g * G; k < g * G + G; ++k) s += a[m * K + k];
+        row_sum[m * groups + g] = s;
+      }
+  float* row_scale = call.workspace[size_t(st.ws_row_scale)].data<float>();
+  int32_t* row_zero = call.workspace[size_t(st.ws_row_zero)].data<int32_t>();
+  const Tensor& sa = call.in[size_t(st.q.activation_scale_input)];
+  std::copy(sa.data<float>(), sa.data<float>() + M, row_scale);
+  for (int64_t m = 0; m < M; ++m) {
+    if (st.q.activation_zero_point_input < 0) {
+      row_zero[m] = 0;
+      continue;
+    }
+    const Tensor& za = call.in[size_t(st.q.activation_zero_point_input)];
+    const double z = load_as_double(za.raw(), za.dtype, m);
+    call.check(std::fabs(z) <= 255, "activation zero point " + std::to_string(z) + " of row " + std::to_string(m) +
+                                        " is outside the integer kernel's range [-255, 255]");
+    row_zero[m] = int32_t(z);
+  }
+  QGemm4Epilogue e;
+  e.row_scale = row_scale;
+  e.row_zero = row_zero;
+  e.row_sum = row_sum;
+  e.col_scale = st.col_scale.data();
+  e.col_sum = st.col_sum.data();
+  e.col_zero = st.has_col_zero ? st.col_zero.data() : nullptr;
+  if (st.bias_input >= 0) {
+    const float* b = call.in[size_t(st.bias_input)].data<float>();
+    std::copy(b, b + N, st.bias.begin());
+    e.bias = st.bias.data();
+  }
+  GemmEpilogue post = gemm_epilogue(call.epilogue, 0, N);
+  post.act_row = unary_activation_row(call.epilogue);
+  if (!post.trivial() || post.act_row) e.post = &post;
+  gemm_s8w4(M, N, K, G, a, K, reinterpret_cast<const uint8_t*>(st.packed->data()), e, call.out[0].data<float>(), N);
+  if (!post.act_row) apply_unary_activation(call.epilogue, call.out[0]);
+}
+
+}  // namespace
+
+const OpDef* linear_8da4w_def() {
+  static const OpDef def = [] {
+    OpDef d{plan_linear_8da4w, run_linear_8da4w, prepare_linear_8da4w};
+    d.traits.epilogue = EpilogueRole::Producer;
+    return d;
+  }();
+  return &def;
+}
+
+}  // namespace tir
