@@ -34,6 +34,8 @@ input from zoo.seeded_generator(0, "input.<arg>")):
     mlp_8da4w, mlp_b32_8da4w   the mlp at batch 1 and 32 as torchao's 8da4w
               (Int8DynamicActivationIntxWeightConfig: int4 weights in groups of 32, int8
               activations per token; the int8/ folder holds it)
+    encoder, encoder_8da4w   export_bench's transformer_encoder (nn.TransformerEncoder, 4 layers,
+              d 256, 8 heads, FF 1024) on 1x128x256, PT2E dynamic int8 and 8da4w
 
 Deterministic (seeded; torch at 1 thread while making the references); a model whose outputs are
 newer than this script and the exporters it imports is skipped (--force: export anyway). Each
@@ -80,6 +82,9 @@ BENCH = collections.OrderedDict([
     # decode step's GEMVs, memory-bound
     ("mlp_8da4w", ("mlp", (1, 1024), "8da4w", 2 * (1024 * 4096 + 4096 * 4096 + 4096 * 1000))),
     ("mlp_b32_8da4w", ("mlp", (32, 1024), "8da4w", 32 * 2 * (1024 * 4096 + 4096 * 4096 + 4096 * 1000))),
+    # the transformer encoder (4 layers, d 256, seq 128): the BERT-style encoder in int8
+    ("encoder", ("transformer_encoder", (1, 128, 256), "pt2e_dynamic", eb._encoder_flops())),
+    ("encoder_8da4w", ("transformer_encoder", (1, 128, 256), "8da4w", eb._encoder_flops())),
 ])
 
 FILES = ("model.json", "weights.safetensors", "io.safetensors")

@@ -6,8 +6,11 @@
 //
 //   node bench/quantized.mjs --model NAME --threads N [--rounds 6] [--round-ms 1500]
 //        [--warmup-ms 2000] [--settle-ms 50] [--dir build/bench/quantized] [--rtol 1e-4]
-//        [--atol 1e-4] [--tiering eager|dynamic] [--memory 0]
+//        [--atol 1e-4] [--tiering eager|dynamic] [--memory 0] [--weight-dtype int8|int4|int4:G]
 //
+// --weight-dtype: the quantized variant is the float32 model loaded with that weightDtype
+// (load-time quantization; weightGroupSize G), checked against the float32 module's output
+// (there is no PyTorch run of it: its max difference is reported, relative to max |output|).
 // Each round runs f32 then int8 (int8 then f32 on odd rounds) for about --round-ms each, at
 // least 3 timed runs, after untimed runs for --settle-ms (at least 2). A variant's number is the
 // median of its per-round medians; the ratio int8/f32 is the median over rounds of the round's
@@ -56,11 +59,18 @@ function maxAbsDiff(a, b) {
   return m;
 }
 
-async function loadVariant(tir, vdir, threads) {
+// The loadIR options of --weight-dtype SPEC ('int4:G': a group size).
+function weightOptions(spec) {
+  if (!spec) return {};
+  const [weightDtype, g] = String(spec).split(':');
+  return { weightDtype, ...(g ? { weightGroupSize: Number(g) } : {}) };
+}
+
+async function loadVariant(tir, vdir, threads, weightDtype) {
   const io = readSafetensors(path.join(vdir, 'io.safetensors'));
   const weights = path.join(vdir, 'weights.safetensors');
   const t0 = performance.now();
-  const model = await tir.loadIR(path.join(vdir, 'model.json'), { weights, threads });
+  const model = await tir.loadIR(path.join(vdir, 'model.json'), { weights, threads, ...weightOptions(weightDtype) });
   const load_ms = performance.now() - t0;
   const feeds = {};
   for (const m of model.inputs) {
@@ -86,7 +96,7 @@ async function loadVariant(tir, vdir, threads) {
 // on the test build (build/wasm-test: the same engine plus bindings/embind_debug.cpp's hooks),
 // runs it once and prints the WASM heap malloc holds for it (_debugHeapInUse, dlmalloc's
 // mallinfo: bound weights, packed/folded copies, activation arena).
-async function memoryProbe(vdir) {
+async function memoryProbe(vdir, weightDtype) {
   const testDir = path.join(REPO, 'build', 'wasm-test');
   if (!fs.existsSync(path.join(testDir, 'torch-ir-wasm-simd.wasm'))) {
     return { error: 'build/wasm-test not built (scripts/build_wasm.sh --tests)' };
@@ -96,7 +106,7 @@ async function memoryProbe(vdir) {
   const backend = await tir.getBackend({ threads: 1 });
   const inUse = () => Number(backend.module._debugHeapInUse());
   const before = inUse();
-  const v = await loadVariant(tir, vdir, 1);
+  const v = await loadVariant(tir, vdir, 1, weightDtype);
   const loaded = inUse() - before;
   await v.step();
   // What the model holds besides its activation arena: weights as bound + packed/folded copies.
@@ -104,8 +114,9 @@ async function memoryProbe(vdir) {
            in_use_after_run_bytes: inUse() - before, heap_bytes: backend.heapBytes() };
 }
 
-function runMemoryProbe(vdir) {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--memory-probe', vdir],
+function runMemoryProbe(vdir, weightDtype) {
+  const extra = weightDtype ? ['--weight-dtype', weightDtype] : [];
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--memory-probe', vdir, ...extra],
     { encoding: 'utf8', maxBuffer: 1 << 20, timeout: 300e3 });
   const line = (r.stdout || '').split('\n').find((l) => l.startsWith('{'));
   if (!line) return { error: `memory probe: exit ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-2).join(' | ')}` };
@@ -115,7 +126,7 @@ function runMemoryProbe(vdir) {
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   if (a.memory_probe) {
-    process.stdout.write(JSON.stringify(await memoryProbe(path.resolve(a.memory_probe))) + '\n');
+    process.stdout.write(JSON.stringify(await memoryProbe(path.resolve(a.memory_probe), a.weight_dtype)) + '\n');
     return;
   }
   reexecWithFlags(a);
@@ -137,12 +148,16 @@ async function main() {
   const distWasm = path.join(REPO, 'npm', 'dist', threads === 1 ? 'torch-ir-wasm-simd.wasm' : 'torch-ir-wasm-simd-threaded.wasm');
   if (!fs.existsSync(distWasm)) throw new Error(`${distWasm} not built (scripts/build_wasm.sh)`);
   // Memory first, one fresh process per variant (nothing else in its heap).
-  const memory = a.memory === '0' ? null : Object.fromEntries(VARIANTS.map((k) => [k, runMemoryProbe(path.join(mdir, k))]));
+  // --weight-dtype: the quantized variant is the f32 folder, quantized at load
+  const vdirOf = (k) => path.join(mdir, k === 'int8' && a.weight_dtype ? 'f32' : k);
+  const dtypeOf = (k) => (k === 'int8' ? a.weight_dtype : undefined);
+  const memory = a.memory === '0' ? null
+    : Object.fromEntries(VARIANTS.map((k) => [k, runMemoryProbe(vdirOf(k), dtypeOf(k))]));
   const tir = await import(pathToFileURL(path.join(REPO, 'npm', 'index.js')).href);
 
   // Both variants share one backend (one WASM memory).
   const v = {};
-  for (const k of VARIANTS) v[k] = await loadVariant(tir, path.join(mdir, k), threads);
+  for (const k of VARIANTS) v[k] = await loadVariant(tir, vdirOf(k), threads, dtypeOf(k));
 
   // Warm-up, alternating: JIT tier-up and the first runs' page faults.
   const w0 = performance.now();
@@ -177,11 +192,15 @@ async function main() {
   };
   const q = v.int8;
   const ref = q.io['output.0'].data;
-  const fref = q.io['float_output.0'].data;
+  const fref = a.weight_dtype ? ref : q.io['float_output.0'].data;
   const quantError = maxAbsDiff(ref, fref);
   const qDiff = Math.max(maxAbsDiff(q.first, ref), maxAbsDiff(q.last, ref));
   const over = (out) => out.reduce((n, x, i) => n + (Math.abs(x - ref[i]) > quantError / 4 ? 1 : 0), 0);
-  const int8Check = {
+  const yMax = ref.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+  const int8Check = a.weight_dtype ? {
+    weight_dtype: a.weight_dtype, vs_float_output: qDiff, relative_to_max_output: qDiff / yMax,
+    pass: Number.isFinite(qDiff) && maxAbsDiff(q.first, q.last) === 0,
+  } : {
     max_abs_diff: qDiff, tol: quantError / 4, quant_error: quantError,
     over_tol: Math.max(over(q.first), over(q.last)), values: ref.length,
     vs_float_output: Math.max(maxAbsDiff(q.first, fref), maxAbsDiff(q.last, fref)),

@@ -11,6 +11,8 @@
 #   --round-ms MS      default 1500    (timed time per variant per round; at least 3 runs)
 #   --warmup-ms MS     default 2000
 #   --no-export        use build/bench/quantized as it is
+#   --weight-dtype D   the quantized variant is the f32 model loaded with weightDtype D (int8,
+#                      int4, int4:G: load-time quantization) instead of PyTorch's quantized model
 #   --json FILE        also keep every process's JSON line (default build/bench/quantized/results-<date>.json)
 # About 6 minutes on a 2-vCPU VM with the defaults; raise --rounds / --round-ms for tighter
 # numbers.
@@ -24,6 +26,7 @@ ROUND_MS=1500
 WARMUP_MS=2000
 EXPORT=1
 JSON=
+WEIGHT_DTYPE=
 while [[ $# -gt 0 ]]; do
     case $1 in
         --models) MODELS=$2; shift 2 ;;
@@ -33,6 +36,7 @@ while [[ $# -gt 0 ]]; do
         --warmup-ms) WARMUP_MS=$2; shift 2 ;;
         --no-export) EXPORT=0; shift ;;
         --json) JSON=$2; shift 2 ;;
+        --weight-dtype) WEIGHT_DTYPE=$2; shift 2 ;;
         -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "quantized.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
@@ -60,7 +64,8 @@ for m in "${MS[@]}"; do
         echo "quantized.sh: $m, $t thread(s)" >&2
         # quantized.mjs re-executes node with V8_EAGER_WASM_FLAGS (bench/lib/common.mjs).
         node "$BENCH/quantized.mjs" --model "$m" --threads "$t" --rounds "$ROUNDS" \
-            --round-ms "$ROUND_MS" --warmup-ms "$WARMUP_MS" | grep '^{' >> "$JSON" || true
+            --round-ms "$ROUND_MS" --warmup-ms "$WARMUP_MS" ${WEIGHT_DTYPE:+--weight-dtype "$WEIGHT_DTYPE"} \
+            | grep '^{' >> "$JSON" || true
     done
 done
 
@@ -82,8 +87,11 @@ for (const r of rows) {
   const w = r.weights;
   const left = r.int8_quant_nodes_run && !r.int8_quant_nodes_run.error
     ? Object.entries(r.int8_quant_nodes_run).map(([k, v]) => `${k} ${v}`).join(', ') || 'none' : '?';
+  const check = c.weight_dtype
+    ? `weightDtype ${c.weight_dtype}: max \\|ours - f32\\| ${g(c.vs_float_output)} (${(100 * c.relative_to_max_output).toFixed(1)}% of max \\|y\\|)`
+    : `${c.pass ? 'PASS' : `FAIL (${c.over_tol ?? '?'} of ${c.values ?? '?'} values over)`} ${g(c.max_abs_diff)} (<= ${g(c.tol)})`;
   console.log(`| ${r.model} | ${r.threads} | ${ms(r.f32_ms)} | ${ms(r.int8_ms)} | ${r.ratio.toFixed(2)} | ` +
-    `${c.pass ? 'PASS' : `FAIL (${c.over_tol ?? '?'} of ${c.values ?? '?'} values over)`} ${g(c.max_abs_diff)} (<= ${g(c.tol)}) | ${f.pass ? 'PASS' : 'FAIL'} ${g(f.max_abs_diff)} | ` +
+    `${check} | ${f.pass ? 'PASS' : 'FAIL'} ${g(f.max_abs_diff)} | ` +
     `${mb(w.file_bytes.f32)} -> ${mb(w.file_bytes.int8)}; ${mb(w.in_memory_bytes?.f32)} -> ${mb(w.in_memory_bytes?.int8)} | ${left} |`);
 }
 console.log(`\nJSON lines: ${process.argv[2]}`);

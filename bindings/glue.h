@@ -337,8 +337,9 @@ inline tir::Limits limits_from_js(double max_tensor_bytes, double max_arena_byte
 inline tir::SessionOptions session_options(const std::string& weight_dtype, const tir::Limits& limits = {}) {
   tir::SessionOptions o;
   o.limits = limits;
-  if (!tir::try_parse_dtype(weight_dtype, &o.weight_dtype))
-    throw tir::ExecutionError("weightDtype must be 'float32', 'float16' or 'bfloat16', got '" + weight_dtype + "'");
+  if (!tir::parse_weight_dtype(weight_dtype, &o))
+    throw tir::ExecutionError("weightDtype must be 'float32', 'float16', 'bfloat16', 'int8' or 'int4' (weightGroupSize: "
+                              "a positive multiple of 4), got '" + weight_dtype + "'");
   return o;
 }
 

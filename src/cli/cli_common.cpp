@@ -70,8 +70,9 @@ SessionOptions session_options(const Args& a) {
   SessionOptions o;
   o.limits = limits_from_args(a);
   // Checked against its choices at parse time.
-  if (!try_parse_dtype(a.get("--weight-dtype", "float32"), &o.weight_dtype))
-    throw UsageError("--weight-dtype: unknown dtype '" + a.get("--weight-dtype") + "'");
+  if (!parse_weight_dtype(a.get("--weight-dtype", "float32"), &o))
+    throw UsageError("--weight-dtype must be float32, float16, bfloat16, int8, int4 or int4:G (G a positive "
+                     "multiple of 4), got '" + a.get("--weight-dtype") + "'");
   return o;
 }
 

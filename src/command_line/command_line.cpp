@@ -38,7 +38,7 @@ std::vector<OptionSpec> cat(std::vector<OptionSpec> a, const std::vector<OptionS
 std::vector<OptionSpec> loading(bool threads = true) {
   std::vector<OptionSpec> v = {
       text("--weights", true), text("--constants"), flag("--strict-weights"),
-      choice("--weight-dtype", "float32", {"float32", "float16", "bfloat16"}),
+      text("--weight-dtype"),  // float32|float16|bfloat16|int8|int4[:G], checked by parse_weight_dtype
       OptionSpec("--max-tensor-bytes", Kind::Size), OptionSpec("--max-arena-bytes", Kind::Size),
       OptionSpec("--max-run-work", Kind::Size)};
   if (threads) v.push_back(count("--threads", "", 0, "--threads must be positive"));
@@ -248,7 +248,9 @@ std::string usage(Front front) {
   u += "  " + p + " --version | --help\n";
   u += "IO files are .safetensors with input.<graph_input_name> and output.<i> tensors.\n"
        "--weight-dtype float32|float16|bfloat16: how linear/matmul/addmm/mm store the constant weights they\n"
-       "pack (halves widened in the kernel, f32 accumulation; default float32).\n"
+       "pack (halves widened in the kernel, f32 accumulation; default float32); int8|int4|int4:G: linears\n"
+       "quantize their float32 weights at load (int8 per channel, int4 in groups of G = 32) and run on the\n"
+       "integer kernels, each input row quantized at run time.\n"
        "--strict-weights: weights/constants keys that match nothing in the IR are an error (default: a warning).\n";
   if (front == Front::Native)
     u += "--threads N: N threads (0 or absent: every core).\n"

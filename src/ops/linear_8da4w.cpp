@@ -6,6 +6,8 @@
 // and zero points (QuantizedOperands says where). Prepare packs W to 4 bits, two per byte
 // (kernels/gemm_s8w4.h), and the float copy of W is never made; run sums each group exactly in
 // int32 and scales it, then the fused residual / activation follow in the gemm's blocks.
+// Load-time quantization (SessionOptions::weight_quantization 'int4') uses the same form on a
+// float32 linear: W quantized symmetrically per group at prepare, x quantized per row at run.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -35,9 +37,11 @@ void plan_linear_8da4w(OpCall& call) {
              "the int4 linear needs the quantization lowering's operands");
   const QuantizedOperands& q = *call.quantized;
   const Tensor &x = call.in[0], &w = call.in[1];
-  call.check(x.dtype == DType::I8 || x.dtype == DType::U8, "expects an int8 or uint8 quantized activation");
+  if (q.activation_per_row) call.check(x.dtype == DType::F32, "expects a float32 input");
+  else call.check(x.dtype == DType::I8 || x.dtype == DType::U8, "expects an int8 or uint8 quantized activation");
   call.check(x.is_contiguous() && x.dim() >= 1, "expects a contiguous activation");
-  call.check(w.dtype == DType::I8 && w.dim() == 2 && w.is_contiguous(), "expects a contiguous int8 [out, in] weight");
+  call.check(w.dtype == (q.weight_from_float ? DType::F32 : DType::I8) && w.dim() == 2 && w.is_contiguous(),
+             "expects a contiguous [out, in] weight of int8 (or float32 to quantize)");
   auto st = std::make_shared<Linear8da4wState>();
   st->q = q;
   st->K = w.shape[1];
@@ -57,12 +61,16 @@ void plan_linear_8da4w(OpCall& call) {
                    (floating ? t.dtype == DType::F32 : is_integral(t.dtype)),
                std::string(what) + " does not fit the int4 kernel");
   };
-  check_params(q.weight_scale, st->N * st->groups, true, "the weight scale");
-  if (q.weight_zero_point.defined()) check_params(q.weight_zero_point, st->N * st->groups, false, "the weight zero point");
-  call.check(q.activation_scale_input >= 0, "the int4 linear needs the activation's scales");
-  check_params(call.in[size_t(q.activation_scale_input)], st->M, true, "the activation scale");
-  if (q.activation_zero_point_input >= 0)
-    check_params(call.in[size_t(q.activation_zero_point_input)], st->M, false, "the activation zero point");
+  if (!q.weight_from_float) {
+    check_params(q.weight_scale, st->N * st->groups, true, "the weight scale");
+    if (q.weight_zero_point.defined()) check_params(q.weight_zero_point, st->N * st->groups, false, "the weight zero point");
+  }
+  if (!q.activation_per_row) {
+    call.check(q.activation_scale_input >= 0, "the int4 linear needs the activation's scales");
+    check_params(call.in[size_t(q.activation_scale_input)], st->M, true, "the activation scale");
+    if (q.activation_zero_point_input >= 0)
+      check_params(call.in[size_t(q.activation_zero_point_input)], st->M, false, "the activation zero point");
+  }
   const int used = std::max({1, q.activation_scale_input, q.activation_zero_point_input});
   if (int(call.in.size()) > used + 1) {
     st->bias_input = used + 1;
@@ -86,8 +94,17 @@ void plan_linear_8da4w(OpCall& call) {
 void prepare_linear_8da4w(OpCall& call) {
   auto& st = call.state_as<Linear8da4wState>();
   const Tensor& w = call.in[1];
-  const int8_t* wd = w.data<int8_t>();
   const int64_t N = st.N, K = st.K, G = st.G, groups = st.groups, npad = st.npad;
+  // load-time quantization: int4 per group, symmetric (zero points 0)
+  std::vector<int8_t> from_float;
+  std::vector<float> float_scales;
+  if (st.q.weight_from_float) {
+    from_float.resize(size_t(N * K));
+    float_scales.resize(size_t(N * groups));
+    for (int64_t i = 0; i < N * groups; ++i)
+      quantize_weight_block(w.data<float>() + i * G, G, -8, 7, from_float.data() + i * G, &float_scales[size_t(i)]);
+  }
+  const int8_t* wd = st.q.weight_from_float ? from_float.data() : w.data<int8_t>();
   // 4-bit storage holds -8..7: a range of 16 values elsewhere (uint4's 0..15) is stored shifted,
   // the shift folded into the zero points
   int lo = 127, hi = -128;
@@ -98,7 +115,9 @@ void prepare_linear_8da4w(OpCall& call) {
   call.check(N * K == 0 || hi - lo <= 15, "weight values span [" + std::to_string(lo) + ", " + std::to_string(hi) +
                                               "]: more than the 16 values of a 4-bit weight");
   const int shift = N * K == 0 || (lo >= -8 && hi <= 7) ? 0 : lo + 8;
-  st.packed = call.prepare_ctx->derived_half(w, "s4-panels-" + std::to_string(gemm_s8_nr()) + "-" + std::to_string(shift),
+  const std::string layout = std::string(st.q.weight_from_float ? "s4-from-f32-g" + std::to_string(G) : "s4") +
+                             "-panels-" + std::to_string(gemm_s8_nr()) + "-" + std::to_string(shift);
+  st.packed = call.prepare_ctx->derived_half(w, layout,
                                              [&](std::vector<uint16_t>& v) {
                                                std::vector<int8_t> shifted(wd, wd + N * K);
                                                for (auto& s : shifted) s = int8_t(s - shift);
@@ -118,8 +137,9 @@ void prepare_linear_8da4w(OpCall& call) {
       int32_t s = 0;
       for (int64_t k = g * G; k < g * G + G; ++k) s += wd[n * K + k] - shift;
       st.col_sum[c] = s;
-      st.col_scale[c] = float(load_as_double(ws.raw(), ws.dtype, n * groups + g));
-      const double z = wz.defined() ? load_as_double(wz.raw(), wz.dtype, n * groups + g) : 0.0;
+      st.col_scale[c] = st.q.weight_from_float ? float_scales[size_t(n * groups + g)]
+                                               : float(load_as_double(ws.raw(), ws.dtype, n * groups + g));
+      const double z = wz.defined() && !st.q.weight_from_float ? load_as_double(wz.raw(), wz.dtype, n * groups + g) : 0.0;
       call.check(std::fabs(z) <= 255, "weight zero point " + std::to_string(z) + " of channel " + std::to_string(n) +
                                           " is outside the integer kernel's range [-255, 255]");
       st.col_zero[c] = int32_t(z) - shift;
@@ -133,7 +153,10 @@ void run_linear_8da4w(OpCall& call) {
   const Tensor& x = call.in[0];
   int16_t* a = call.workspace[size_t(st.ws_a)].data<int16_t>();
   int32_t* row_sum = call.workspace[size_t(st.ws_row_sum)].data<int32_t>();
-  if (x.dtype == DType::I8) std::copy(x.data<int8_t>(), x.data<int8_t>() + M * K, a);
+  float* row_scale = call.workspace[size_t(st.ws_row_scale)].data<float>();
+  int32_t* row_zero = call.workspace[size_t(st.ws_row_zero)].data<int32_t>();
+  if (st.q.activation_per_row) quantize_activation_rows(call, st.q, x.data<float>(), M, K, a, K, row_scale, row_zero);
+  else if (x.dtype == DType::I8) std::copy(x.data<int8_t>(), x.data<int8_t>() + M * K, a);
   else std::copy(x.data<uint8_t>(), x.data<uint8_t>() + M * K, a);
   if (st.has_col_zero)
     for (int64_t m = 0; m < M; ++m)
@@ -142,11 +165,11 @@ void run_linear_8da4w(OpCall& call) {
         for (int64_t k = g * G; k < g * G + G; ++k) s += a[m * K + k];
         row_sum[m * groups + g] = s;
       }
-  float* row_scale = call.workspace[size_t(st.ws_row_scale)].data<float>();
-  int32_t* row_zero = call.workspace[size_t(st.ws_row_zero)].data<int32_t>();
-  const Tensor& sa = call.in[size_t(st.q.activation_scale_input)];
-  std::copy(sa.data<float>(), sa.data<float>() + M, row_scale);
-  for (int64_t m = 0; m < M; ++m) {
+  if (!st.q.activation_per_row) {
+    const Tensor& sa = call.in[size_t(st.q.activation_scale_input)];
+    std::copy(sa.data<float>(), sa.data<float>() + M, row_scale);
+  }
+  for (int64_t m = 0; m < M && !st.q.activation_per_row; ++m) {
     if (st.q.activation_zero_point_input < 0) {
       row_zero[m] = 0;
       continue;

@@ -5,7 +5,9 @@
 // its QuantizedOperands: in[0] is the float x itself, in[1] the int8 weight [N, K]. Prepare packs
 // W once; run quantizes x with the quantize op's own arithmetic, sums the int8 products exactly
 // in int32 and dequantizes in the tile store (ops/quantized_forms.h); relu / residual of the
-// fusion pass follow (ops/epilogue.h).
+// fusion pass follow (ops/epilogue.h). Load-time quantization (SessionOptions::weight_quantization
+// 'int8') uses the same form on a float32 weight, quantized per channel at prepare, with each
+// row of x quantized on its own.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -27,8 +29,10 @@ void plan_linear_int8(OpCall& call) {
   call.check(call.quantized != nullptr, "the integer linear needs the quantization lowering's operands");
   call.expect_inputs(2, 3);
   const Tensor &x = call.in[0], &w = call.in[1];
+  const bool from_float = call.quantized->weight_from_float;
   call.check(x.dtype == DType::F32 && x.is_contiguous() && x.dim() >= 1, "expects a contiguous float32 input");
-  call.check(w.dtype == DType::I8 && w.dim() == 2 && w.is_contiguous(), "expects a contiguous int8 [out, in] weight");
+  call.check(w.dtype == (from_float ? DType::F32 : DType::I8) && w.dim() == 2 && w.is_contiguous(),
+             from_float ? "expects a contiguous float32 [out, in] weight" : "expects a contiguous int8 [out, in] weight");
   call.check(x.shape.back() == w.shape[1], "input features " + std::to_string(x.shape.back()) +
                                                " do not match the weight's " + std::to_string(w.shape[1]));
   auto st = std::make_shared<LinearInt8State>();
@@ -38,6 +42,7 @@ void plan_linear_int8(OpCall& call) {
   st->M = st->K > 0 ? x.numel() / st->K : 0;
   st->lda = (st->K + 1) / 2 * 2;
   check_quantized_gemm_range(call, st->K);
+  call.check(!st->q.activation_per_row || st->K > 0, "no features to quantize per row");
   if (call.in.size() == 3) {
     const Tensor& b = call.in[2];
     call.check(b.dtype == DType::F32 && b.numel() == st->N && b.is_contiguous(),
@@ -58,34 +63,49 @@ void plan_linear_int8(OpCall& call) {
 
 void prepare_linear_int8(OpCall& call) {
   auto& st = call.state_as<LinearInt8State>();
-  prepare_quantized_weights(call, st.q, call.in[1], "s8-panels-", call.in[1].data<int8_t>(), st.N, st.K, st.K, &st.w);
+  if (!st.q.weight_from_float)
+    return prepare_quantized_weights(call, st.q, call.in[1], "s8-panels-", call.in[1].data<int8_t>(), st.N, st.K, st.K,
+                                     &st.w);
+  // load-time quantization: int8 per output channel, symmetric
+  std::vector<int8_t> q(size_t(st.N * st.K));
+  std::vector<float> scales(size_t(st.N));
+  const float* w = call.in[1].data<float>();
+  for (int64_t n = 0; n < st.N; ++n) quantize_weight_block(w + n * st.K, st.K, -128, 127, q.data() + n * st.K, &scales[size_t(n)]);
+  prepare_quantized_weights(call, st.q, call.in[1], "s8-from-f32-panels-", q.data(), st.N, st.K, st.K, &st.w,
+                            scales.data());
 }
 
 void run_linear_int8(OpCall& call) {
   auto& st = call.state_as<LinearInt8State>();
   const float* x = call.in[0].data<float>();
   const int64_t M = st.M, K = st.K, N = st.N;
-  double scale;
-  int64_t zero;
-  activation_qparams(call, st.q, x, M * K, &scale, &zero);
   int16_t* a = call.workspace[size_t(st.ws_a)].data<int16_t>();
-  for (int64_t m = 0; m < M; ++m) {
-    quantize_activation(st.q, scale, zero, x + m * K, K, a + m * st.lda);
-    if (st.lda > K) a[m * st.lda + K] = 0;  // the last pair's second half
-  }
+  float* row_scale = call.workspace[size_t(st.ws_row_scale)].data<float>();
+  int32_t* row_zero = call.workspace[size_t(st.ws_row_zero)].data<int32_t>();
+  int32_t* row_sum = call.workspace[size_t(st.ws_row_sum)].data<int32_t>();
   const bool has_bias = call.in.size() == 3;
   if (has_bias) std::copy(call.in[2].data<float>(), call.in[2].data<float>() + N, st.w.bias.begin());
-  const QGemmEpilogue e = quantized_epilogue(
-      st.w, M, scale, zero, call.workspace[size_t(st.ws_row_scale)].data<float>(),
-      call.workspace[size_t(st.ws_row_zero)].data<int32_t>(), call.workspace[size_t(st.ws_row_sum)].data<int32_t>(), a,
-      st.lda, K, has_bias ? st.w.bias.data() : nullptr);
+  const float* bias = has_bias ? st.w.bias.data() : nullptr;
+  QGemmEpilogue e;
+  if (st.q.activation_per_row) {
+    quantize_activation_rows(call, st.q, x, M, K, a, st.lda, row_scale, row_zero);
+    e = rows_epilogue(st.w, M, row_scale, row_zero, row_sum, a, st.lda, K, bias);
+  } else {
+    double scale;
+    int64_t zero;
+    activation_qparams(call, st.q, x, M * K, &scale, &zero);
+    for (int64_t m = 0; m < M; ++m) {
+      quantize_activation(st.q, scale, zero, x + m * K, K, a + m * st.lda);
+      if (st.lda > K) a[m * st.lda + K] = 0;  // the last pair's second half
+    }
+    e = quantized_epilogue(st.w, M, scale, zero, row_scale, row_zero, row_sum, a, st.lda, K, bias);
+  }
   // The fused residual and activation run inside the gemm, block by block (a smooth one where it
   // has a row kernel; else after it).
   GemmEpilogue post = gemm_epilogue(call.epilogue, 0, N);
   post.act_row = unary_activation_row(call.epilogue);
-  QGemmEpilogue qe = e;
-  if (!post.trivial() || post.act_row) qe.post = &post;
-  gemm_s8(M, N, K, a, st.lda, reinterpret_cast<const int16_t*>(st.w.packed->data()), qe, call.out[0].data<float>(), N);
+  if (!post.trivial() || post.act_row) e.post = &post;
+  gemm_s8(M, N, K, a, st.lda, reinterpret_cast<const int16_t*>(st.w.packed->data()), e, call.out[0].data<float>(), N);
   if (!post.act_row) apply_unary_activation(call.epilogue, call.out[0]);
 }
 

@@ -79,6 +79,11 @@ struct QuantizedOperands {
   // integer zero points as inputs activation_scale_input / activation_zero_point_input (-1: none).
   int64_t weight_group = 0;
   int activation_scale_input = -1, activation_zero_point_input = -1;
+  // Load-time quantization (SessionOptions::weight_quantization): in[1] is the float32 weight,
+  // quantized symmetrically at prepare (per output channel, or per weight_group), and the float
+  // activation is quantized per row at run (asymmetric, choose_qparams.tensor's rule per row).
+  bool weight_from_float = false;
+  bool activation_per_row = false;
 };
 
 // What prepare() may ask of the runtime.

@@ -31,8 +31,10 @@ void check_quantized_gemm_range(const OpCall& call, int64_t K);
 
 // Packs the int8 rows wd + n * ldw (n < N, K values each) with the operands' scales and zero
 // points; the pack is shared per (weight tensor, layout) by tied weights.
+// col_scales, when given, are the weight's scales (zero points 0) instead of the operands'.
 void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& weight, const std::string& layout,
-                               const int8_t* wd, int64_t N, int64_t K, int64_t ldw, QuantizedWeights* out);
+                               const int8_t* wd, int64_t N, int64_t K, int64_t ldw, QuantizedWeights* out,
+                               const float* col_scales = nullptr);
 
 // The activation's (scale, zero point): the static ones, or chosen from x[0, n) as
 // quantized_decomposed.choose_qparams.tensor does (errors name the node).
@@ -43,6 +45,20 @@ void activation_qparams(const OpCall& call, const QuantizedOperands& q, const fl
 // [qmin, qmax]).
 void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
                          int16_t* out, int64_t out_stride = 1);
+
+// QuantizedOperands::activation_per_row: each of the M rows of x (K floats) gets its own
+// (scale, zero point) by choose_qparams.tensor's rule and is quantized into A + m * lda.
+void quantize_activation_rows(const OpCall& call, const QuantizedOperands& q, const float* x, int64_t M, int64_t K,
+                              int16_t* A, int64_t lda, float* row_scale, int32_t* row_zero);
+
+// Symmetric quantization of a float32 weight at prepare (QuantizedOperands::weight_from_float),
+// per block of n contiguous values: scale = max(max |w| / ((qmax - qmin) / 2), float32 eps),
+// q = clamp(round(w * (1 / scale)), qmin, qmax) in quantize_per_channel's arithmetic.
+void quantize_weight_block(const float* w, int64_t n, int64_t qmin, int64_t qmax, int8_t* q, float* scale);
+
+// The gemm_s8 epilogue for activations whose rows' scales and zero points are filled in.
+QGemmEpilogue rows_epilogue(const QuantizedWeights& w, int64_t M, const float* row_scale, const int32_t* row_zero,
+                            int32_t* row_sum, const int16_t* A, int64_t lda, int64_t K, const float* bias);
 
 // The gemm_s8 epilogue for per-tensor activations: every row's (scale, zero point) into the
 // arrays given (M entries each), columns from the prepared weights, bias (padded) or null. With

@@ -1,5 +1,6 @@
 // The int8 GEMM plumbing the integer forms share (ops/quantized_forms.h).
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "kernels/quantize.h"
@@ -23,7 +24,8 @@ void check_quantized_gemm_range(const OpCall& call, int64_t K) {
 }
 
 void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const Tensor& weight, const std::string& layout,
-                               const int8_t* wd, int64_t N, int64_t K, int64_t ldw, QuantizedWeights* out) {
+                               const int8_t* wd, int64_t N, int64_t K, int64_t ldw, QuantizedWeights* out,
+                               const float* col_scales) {
   const int64_t nr = gemm_s8_nr();
   const int64_t npad = (N + nr - 1) / nr * nr;
   out->packed = call.prepare_ctx->derived_half(weight, layout + std::to_string(nr), [&](std::vector<uint16_t>& v) {
@@ -40,8 +42,11 @@ void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const T
     for (int64_t k = 0; k < K; ++k) s += wd[n * ldw + k];
     out->col_sum[size_t(n)] = s;
     // dequantize_per_channel multiplies by the scale in its own dtype: a float32 one as is
-    out->col_scale[size_t(n)] = float(q.weight_scale.defined() ? param_at(q.weight_scale, n) : q.weight_scale_value);
-    const double z = q.weight_zero_point.defined() ? param_at(q.weight_zero_point, n) : double(q.weight_zero_point_value);
+    out->col_scale[size_t(n)] = col_scales ? col_scales[n]
+                                : float(q.weight_scale.defined() ? param_at(q.weight_scale, n) : q.weight_scale_value);
+    const double z = col_scales                    ? 0.0
+                     : q.weight_zero_point.defined() ? param_at(q.weight_zero_point, n)
+                                                     : double(q.weight_zero_point_value);
     // the int32 sums hold for zero points of 8-bit data
     call.check(z >= -255 && z <= 255, "weight zero point " + std::to_string(z) + " of channel " + std::to_string(n) +
                                           " is outside the integer kernel's range [-255, 255]");
@@ -78,12 +83,49 @@ void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_
   quantize_row(x, false, 1, &inv, &z, 0, n, spec, out, out_stride);
 }
 
+void quantize_activation_rows(const OpCall& call, const QuantizedOperands& q, const float* x, int64_t M, int64_t K,
+                              int16_t* A, int64_t lda, float* row_scale, int32_t* row_zero) {
+  for (int64_t m = 0; m < M; ++m) {
+    float lo, hi;
+    minmax_f32(x + m * K, K, &lo, &hi);
+    call.check(std::isfinite(lo) && std::isfinite(hi), "cannot quantize row " + std::to_string(m) +
+                                                           " of the input: it holds NaN or infinity");
+    double scale;
+    int64_t zero;
+    choose_per_tensor_affine(lo, hi, q.qmin, q.qmax, float(q.eps), &scale, &zero);
+    quantize_activation(q, scale, zero, x + m * K, K, A + m * lda);
+    if (lda > K) A[m * lda + K] = 0;  // the last pair's second half
+    row_scale[m] = float(scale);
+    row_zero[m] = int32_t(zero);
+  }
+}
+
+void quantize_weight_block(const float* w, int64_t n, int64_t qmin, int64_t qmax, int8_t* q, float* scale) {
+  float amax = 0;
+  for (int64_t i = 0; i < n; ++i) amax = std::fmax(amax, std::fabs(w[i]));
+  const float s = std::fmax(amax / (float(qmax - qmin) / 2.0f), std::numeric_limits<float>::epsilon());
+  QuantizeRowSpec spec;
+  spec.qmin = double(qmin);
+  spec.qmax = double(qmax);
+  spec.out = DType::I8;
+  const double inv = 1.0 / double(s);
+  quantize_row(w, false, 1, &inv, nullptr, 0, n, spec, q, 1);
+  *scale = s;
+}
+
 QGemmEpilogue quantized_epilogue(const QuantizedWeights& w, int64_t M, double scale, int64_t zero_point,
                                  float* row_scale, int32_t* row_zero, int32_t* row_sum, const int16_t* A,
                                  int64_t lda, int64_t K, const float* bias) {
   for (int64_t m = 0; m < M; ++m) {
     row_scale[m] = float(scale);  // dequantize_per_tensor multiplies by float32(scale)
     row_zero[m] = int32_t(zero_point);
+  }
+  return rows_epilogue(w, M, row_scale, row_zero, row_sum, A, lda, K, bias);
+}
+
+QGemmEpilogue rows_epilogue(const QuantizedWeights& w, int64_t M, const float* row_scale, const int32_t* row_zero,
+                            int32_t* row_sum, const int16_t* A, int64_t lda, int64_t K, const float* bias) {
+  for (int64_t m = 0; m < M; ++m) {
     if (w.has_col_zero) {
       int32_t s = 0;
       for (int64_t k = 0; k < K; ++k) s += A[m * lda + k];

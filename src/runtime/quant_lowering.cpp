@@ -15,6 +15,7 @@
 // then covered (skipped at run, never folded: no float copy of W is made). Anything else keeps
 // running on the reference ops. The IR node names stay: the linear's profile entry is the
 // linear's. Off with keep_intermediates (parity compares every node).
+#include <limits>
 #include <set>
 #include <unordered_set>
 #include <utility>
@@ -25,6 +26,23 @@ namespace tir {
 
 namespace {
 using Granularity = QuantDesc::Granularity;
+
+// Switches step L to the integer `form` with `call` (which reads its quantized operands itself)
+// when the form's plan accepts it; a call it refuses keeps the reference path.
+bool switch_step(Step& L, OpCall call, const OpDef* form, QuantizedOperands ops) {
+  call.workspace.clear();
+  call.state.reset();
+  call.quantized = std::make_shared<const QuantizedOperands>(std::move(ops));
+  try {
+    form->plan(call);
+  } catch (const std::exception&) {
+    return false;
+  }
+  L.call = std::move(call);
+  L.def = form;
+  L.lowered = true;
+  return true;
+}
 }  // namespace
 
 void Session::Impl::lower_quantized() {
@@ -54,21 +72,8 @@ void Session::Impl::lower_quantized() {
   };
 
   std::set<std::pair<int32_t, int32_t>> rewired;  // (step, input) edges the lowering replaced
-  // Switches step li to `form` with `call` (which reads its quantized operands itself) when the
-  // form's plan accepts it; a call it refuses keeps the reference path.
-  auto switch_step = [&](size_t li, OpCall call, const OpDef* form, QuantizedOperands ops) {
-    call.workspace.clear();
-    call.state.reset();
-    call.quantized = std::make_shared<const QuantizedOperands>(std::move(ops));
-    try {
-      form->plan(call);
-    } catch (const std::exception&) {
-      return false;
-    }
-    Step& L = *steps[li];
-    L.call = std::move(call);
-    L.def = form;
-    L.lowered = true;
+  auto lower = [&](size_t li, OpCall call, const OpDef* form, QuantizedOperands ops) {
+    if (!switch_step(*steps[li], std::move(call), form, std::move(ops))) return false;
     rewired.insert({int32_t(li), 0});
     rewired.insert({int32_t(li), 1});
     return true;
@@ -105,7 +110,7 @@ void Session::Impl::lower_quantized() {
     }
     for (size_t i = 2; i < L.call.in.size(); ++i) in.push_back(L.call.in[i]);  // the bias
     call.in = std::move(in);
-    return switch_step(li, std::move(call), L.def->traits.grouped_quantized_form(), std::move(ops));
+    return lower(li, std::move(call), L.def->traits.grouped_quantized_form(), std::move(ops));
   };
   for (size_t li = 0; li < steps.size(); ++li) {
     Step& L = *steps[li];
@@ -171,7 +176,7 @@ void Session::Impl::lower_quantized() {
     OpCall call = L.call;
     call.in[0] = x;
     call.in[1] = w;
-    switch_step(li, std::move(call), L.def->traits.quantized_form(), std::move(ops));
+    lower(li, std::move(call), L.def->traits.quantized_form(), std::move(ops));
   }
   if (rewired.empty()) return;
   // Quantization steps (and tuple accesses) nothing reads any more: covered, last to first, so a
@@ -200,6 +205,38 @@ void Session::Impl::lower_quantized() {
     dead[si] = 1;
     S.covered = true;
     S.taken_over = true;
+  }
+}
+
+// SessionOptions::weight_quantization: float32 linears whose weight is a [N, K] weight tensor
+// switch to the integer forms, which quantize that weight at prepare and the input per row at
+// run (QuantizedOperands::weight_from_float / activation_per_row). A call a form refuses (K past
+// the int8 GEMM's range, a group that does not divide K) keeps its float kernels.
+void Session::Impl::quantize_float_linears() {
+  using WQ = SessionOptions::WeightQuantization;
+  if (options.keep_intermediates || options.weight_quantization == WQ::None) return;
+  for (size_t li = 0; li < steps.size(); ++li) {
+    Step& L = *steps[li];
+    const OpTraits& t = L.def->traits;
+    // the ops with both integer forms: linear (conv2d has only the per-tensor one)
+    if (L.lowered || L.dynamic || !t.quantized_form || !t.grouped_quantized_form || L.call.in.size() < 2 ||
+        L.call.out.size() != 1)
+      continue;
+    const ValueId wv = graph.input(li, 1);
+    const Tensor &x = L.call.in[0], &w = L.call.in[1];
+    if (wv == kNoValue || graph.value(wv).kind != GraphValue::Kind::Weight || w.dtype != DType::F32 || w.dim() != 2 ||
+        !w.is_contiguous() || x.dtype != DType::F32 || !x.is_contiguous() || L.node->inputs[1].dtype != DType::F32)
+      continue;
+    QuantizedOperands ops;
+    ops.weight_from_float = true;
+    ops.activation_per_row = true;
+    ops.dynamic = true;
+    ops.qmin = -128;
+    ops.qmax = 127;
+    ops.eps = double(std::numeric_limits<float>::epsilon());
+    const bool int4 = options.weight_quantization == WQ::Int4;
+    if (int4) ops.weight_group = options.weight_group_size;
+    switch_step(L, L.call, int4 ? t.grouped_quantized_form() : t.quantized_form(), std::move(ops));
   }
 }
 

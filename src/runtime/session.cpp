@@ -52,12 +52,39 @@ void check_supported(const Model& model) {
 
 }  // namespace
 
+bool parse_weight_dtype(const std::string& s, SessionOptions* o) {
+  using WQ = SessionOptions::WeightQuantization;
+  if (s == "int8") {
+    o->weight_quantization = WQ::Int8;
+    return true;
+  }
+  if (s == "int4" || s.rfind("int4:", 0) == 0) {
+    int64_t g = 32;
+    if (s.size() >= 5) {
+      const std::string digits = s.substr(5);
+      if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+      g = std::stoll(digits);
+    }
+    if (g <= 0 || g % 4 != 0) return false;
+    o->weight_quantization = WQ::Int4;
+    o->weight_group_size = g;
+    return true;
+  }
+  DType d;
+  if (!try_parse_dtype(s, &d) || (d != DType::F32 && d != DType::F16 && d != DType::BF16)) return false;
+  o->weight_dtype = d;
+  return true;
+}
+
 Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->model = std::move(model);
   if (options.weight_dtype != DType::F32 && options.weight_dtype != DType::F16 &&
       options.weight_dtype != DType::BF16)
     throw ExecutionError(std::string("SessionOptions::weight_dtype must be float32, float16 or bfloat16, got ") +
                          dtype_name(options.weight_dtype));
+  if (options.weight_group_size <= 0 || options.weight_group_size % 4 != 0)
+    throw ExecutionError("SessionOptions::weight_group_size must be a positive multiple of 4, got " +
+                         std::to_string(options.weight_group_size));
   impl_->options = options;
   impl_->limits = resolve_limits(options.limits);
   impl_->compile();
@@ -118,6 +145,7 @@ void Session::Impl::compile() {
   }
   mark_dynamic_region();
   lower_quantized();
+  quantize_float_linears();
   fold_constants();
   mark_constant_inputs();
   fuse_epilogues();

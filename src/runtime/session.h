@@ -63,6 +63,14 @@ struct SessionOptions {
   // the kernel, f32 accumulation; half the bytes per decode step). The bound
   // f32 weights stay as given. Anything else: ExecutionError at construction.
   DType weight_dtype = DType::F32;
+  // Load-time quantization of float32 linear weights (the package's weightDtype 'int8' / 'int4'):
+  // a linear whose weight is a float32 [N, K] weight tensor runs on the integer kernels, its
+  // weight quantized at prepare (symmetric: int8 per output channel, or int4 in groups of
+  // weight_group_size along K; round half to even) and its input quantized per row at run time
+  // (asymmetric int8, choose_qparams' rule per row). Off with keep_intermediates.
+  enum class WeightQuantization : uint8_t { None, Int8, Int4 };
+  WeightQuantization weight_quantization = WeightQuantization::None;
+  int64_t weight_group_size = 32;
   // Packed/folded weights shared with other sessions bound to the same weight
   // memory (a LanguageModel's prefill and decode): one packed copy for both.
   // From make_shared_prepare_cache(weight_dtype) (which then decides the
@@ -71,6 +79,11 @@ struct SessionOptions {
 };
 
 std::shared_ptr<PrepareContext> make_shared_prepare_cache(DType weight_dtype = DType::F32);
+
+// A weight dtype as the package and CLI spell it into `o`: 'float32', 'float16', 'bfloat16'
+// (weight_dtype), 'int8', 'int4' or 'int4:G' (weight_quantization, group size G, a multiple of 4).
+// False for anything else.
+bool parse_weight_dtype(const std::string& s, SessionOptions* o);
 
 // The WebGPU device a plan is for (Session::webgpu_plan); converts from a bare
 // max_binding_bytes, as callers passed before float16 existed on the GPU.

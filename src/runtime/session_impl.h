@@ -95,6 +95,7 @@ struct Session::Impl {
   void fold_constants();
   void run_folded(Step& step);
   void lower_quantized();
+  void quantize_float_linears();
   void fuse_epilogues();
   void prepare_bn_affine(FusedEpilogue& e);
   void update_in_place();

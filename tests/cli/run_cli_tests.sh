@@ -152,8 +152,13 @@ expect_output "--strict-weights" 1 "WeightLoadError: weights: 1 key matches no w
   --weights "$tmp/typo.safetensors" --io "$mlp/io.safetensors" --strict-weights
 expect_output "run --weight-dtype" 0 "run time:" "$torchir" run "$mlp/model.json" --weights "$mlp/weights.safetensors" \
   --inputs "$mlp/io.safetensors" --weight-dtype bfloat16
-expect_output "bad --weight-dtype" 2 "--weight-dtype must be float32, float16 or bfloat16, got 'int8'" "$torchir" run \
-  "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --weight-dtype int8
+expect_output "bad --weight-dtype" 2 "--weight-dtype must be float32, float16, bfloat16, int8, int4 or int4:G (G a positive multiple of 4), got 'int4:6'" \
+  "$torchir" run "$mlp/model.json" --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --weight-dtype int4:6
+# int8 / int4: load-time quantization of the linears (within the quantization's error, not 1e-5)
+for wd in int8 int4:4; do
+  expect_output "verify --weight-dtype $wd" 0 "Verification PASSED" "$torchir" verify "$mlp/model.json" \
+    --weights "$mlp/weights.safetensors" --io "$mlp/io.safetensors" --weight-dtype $wd --rtol 0.1 --atol 0.1
+done
 # Limits (issue 10): caps from the command line, with suffixes; a bad value is a usage error (exit 2).
 expect_output "run --max-tensor-bytes under" 0 "run time:" "$torchir" run "$mlp/model.json" \
   --weights "$mlp/weights.safetensors" --inputs "$mlp/io.safetensors" --max-tensor-bytes 1G --max-arena-bytes 1g \

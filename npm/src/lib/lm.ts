@@ -14,6 +14,7 @@ import { GpuGeneration } from './webgpu/lm.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { bindingLimit, declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
+import { weightDtypeSpec } from './weight_dtype.js';
 import { applyLimits, validateLimits } from './limits.js';
 import type { Limits } from './limits.js';
 import type { Backend, EmbindObject } from './backend.js';
@@ -223,7 +224,7 @@ async function readMapping(src: IRSource | undefined, onProgress: ((event: Progr
 let proxyWarned = false;
 
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
-  'onProgress', 'donate', 'weightDtype', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions']);
+  'onProgress', 'donate', 'weightDtype', 'weightGroupSize', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions']);
 
 // The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
 // its messages; where they came from a file or URL, name that instead.
@@ -288,7 +289,8 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
 
 async function compileLM(options: LoadLMOptions, limits: Limits | null, load: LoadControls, texts: string[],
   weightOps: TensorOp[], constantOps: TensorOp[]): Promise<LanguageModel> {
-  const { donate = true, weightDtype = 'float32' } = options;
+  const { donate = true } = options;
+  const weightDtype = weightDtypeSpec(options.weightDtype ?? 'float32', options.weightGroupSize, 'loadLM');
   const backend = await getBackend(options);
   const gpu = executionProviders(options.executionProviders).includes('webgpu') ? await gpuOrFallback() : null;
   load.signal?.throwIfAborted();

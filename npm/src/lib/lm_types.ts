@@ -20,6 +20,8 @@ export interface LoadLMOptions {
   donate?: boolean;
   /** As LoadOptions.weightDtype. */
   weightDtype?: WeightDtype;
+  /** As LoadOptions.weightGroupSize. */
+  weightGroupSize?: number;
   /** As LoadOptions.limits, for both IRs. */
   limits?: Limits;
   /**

@@ -11,6 +11,7 @@ import {
 import { parseJsonLoose } from './json.js';
 import { applyLimits, validateLimits } from './limits.js';
 import { checkTensorKeys } from './weight_keys.js';
+import { weightDtypeSpec } from './weight_dtype.js';
 import { bindingLimit, executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY, type NormalizedTensor } from './tensor.js';
@@ -490,7 +491,9 @@ export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<L
   if (env.proxy && canProxy()) return loadIRProxied(ir, options, load) as unknown as Promise<LoadedModel>;
   const { weights, onProgress } = options;
   const from = weightsFromModel(options);
-  const weightDtype = (options.weightDtype ?? from?._weightDtype ?? 'float32') as WeightDtype;
+  const weightDtype = (options.weightDtype === undefined && options.weightGroupSize === undefined && from
+    ? from._weightDtype
+    : weightDtypeSpec(options.weightDtype ?? 'float32', options.weightGroupSize, 'loadIR')) as WeightDtype;
   const irText = await readIrText(ir, onProgress, load);
   const irMeta = irMetaFrom(irText);
   // A WebGPU model opens its weights files for ranged reads (streamed to the GPU) instead of

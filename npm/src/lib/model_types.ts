@@ -41,7 +41,7 @@ export interface Progress {
   source: string;
 }
 
-export type WeightDtype = 'float32' | 'float16' | 'bfloat16';
+export type WeightDtype = 'float32' | 'float16' | 'bfloat16' | 'int8' | 'int4';
 
 export interface LoadOptions {
   /** state_dict keyed by original names: .safetensors / torch.save bytes, a path/URL, or {key: {data, shape, dtype}}. */
@@ -67,8 +67,16 @@ export interface LoadOptions {
   profile?: boolean;
   /** Compile (bind weights, plan memory) in loadIR. Default: true when weights or constants are given, else at the first execute. */
   compile?: boolean;
-  /** How linear/matmul/addmm/mm store their constant weights: 'float32' (default), or 'float16' / 'bfloat16' (half the bytes, float32 accumulation). */
+  /**
+   * How linear/matmul/addmm/mm store their constant weights: 'float32' (default), or 'float16' /
+   * 'bfloat16' (half the bytes, float32 accumulation). 'int8' / 'int4': each linear with a
+   * float32 weight quantizes it at load (symmetric: int8 per output channel, int4 in groups of
+   * `weightGroupSize` along its input features) and runs on the integer kernels, each input row
+   * quantized at run time (asymmetric int8), on WASM (docs/quantization.md).
+   */
   weightDtype?: WeightDtype;
+  /** weightDtype 'int4': input features per group (a positive multiple of 4; default 32). */
+  weightGroupSize?: number;
   /** Resource caps checked at compile, before any allocation (a hostile IR fails with the node's name). */
   limits?: Limits;
   /** Weight keys that no graph node reads are a WeightLoadError instead of a warning (a typo like `conv1.wieght`). */
