@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "kernels/gemm_s8.h"
-#include "kernels/parallel.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm_s8.cpp"
@@ -153,32 +152,10 @@ void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, const int1
 
 void gemm_s8_impl(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda, const int16_t* packed_b,
                   const QGemmEpilogue& e, float* C, int64_t ldc) {
-  if (M <= 0 || N <= 0) return;
   const int64_t kp_count = (K + 1) / 2;
-  const int64_t panels = (N + kNR - 1) / kNR;
-  const int64_t row_tiles = (M + kMR - 1) / kMR;
-  // Panels in groups of about 64 columns: a group's block of C (rows t0..t1) gets the float
-  // epilogue while it is still in cache.
-  constexpr int64_t kGroup = kNR >= 64 ? 1 : 64 / kNR;
-  auto run = [&](int64_t p0, int64_t p1, int64_t t0, int64_t t1) {
-    for (int64_t g = p0; g < p1; g += kGroup) {
-      const int64_t g1 = std::min(p1, g + kGroup);
-      for (int64_t p = g; p < g1; ++p)
-        for (int64_t t = t0; t < t1; ++t)
-          tile(t * kMR, std::min(kMR, M - t * kMR), p * kNR, N, K, A, lda, packed_b + p * kp_count * kNR * 2, e, C,
-               ldc);
-      if (e.post) apply_gemm_s8_post(*e.post, t0 * kMR, std::min(M, t1 * kMR), g * kNR, std::min(N, g1 * kNR), C, ldc);
-    }
-  };
-  const int64_t chunks = chunks_for(panels * row_tiles, kMR * K * kNR);
-  if (chunks <= 1) {
-    run(0, panels, 0, row_tiles);
-  } else if (panels >= row_tiles) {
-    parallel_for_chunks(panels, std::min(chunks, panels), [&](int64_t p0, int64_t p1) { run(p0, p1, 0, row_tiles); });
-  } else {
-    parallel_for_chunks(row_tiles, std::min(chunks, row_tiles),
-                        [&](int64_t t0, int64_t t1) { run(0, panels, t0, t1); });
-  }
+  for_each_s8_tile(M, N, kMR, kNR, kMR * K * kNR, e.post, C, ldc, [&](int64_t m0, int64_t rows, int64_t p) {
+    tile(m0, rows, p * kNR, N, K, A, lda, packed_b + p * kp_count * kNR * 2, e, C, ldc);
+  });
 }
 
 }  // namespace

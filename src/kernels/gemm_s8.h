@@ -10,9 +10,11 @@
 //           * (row_scale[m] * col_scale[n]) + bias[n]
 // with acc = sum_k A[m, k] * B[k, n] exact in int32 (|A|, |B| <= 255: K up to 32768).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/gemm.h"
+#include "kernels/parallel.h"
 
 namespace tir {
 
@@ -31,9 +33,38 @@ struct QGemmEpilogue {
   const GemmEpilogue* post = nullptr;
 };
 
+
 // post's residual, activation and act_row over rows [m0, m1) x columns [n0, n1) of C.
 void apply_gemm_s8_post(const GemmEpilogue& post, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* C,
                         int64_t ldc);
+
+// The integer GEMMs' loop (gemm_s8, gemm_s8w4): tile(m0, rows, panel) over row tiles of mr and
+// panels of nr columns, panels in blocks of about 64 columns, after each of which `post` (when
+// set) runs on the finished block while it is in cache; threads split the panels (or the row
+// tiles, when there are more of those). cost_per_tile: multiply-adds of one tile.
+template <class Tile>
+void for_each_s8_tile(int64_t M, int64_t N, int64_t mr, int64_t nr, int64_t cost_per_tile, const GemmEpilogue* post,
+                      float* C, int64_t ldc, Tile&& tile) {
+  if (M <= 0 || N <= 0) return;
+  const int64_t panels = (N + nr - 1) / nr, row_tiles = (M + mr - 1) / mr;
+  const int64_t block = nr >= 64 ? 1 : 64 / nr;
+  auto run = [&](int64_t p0, int64_t p1, int64_t t0, int64_t t1) {
+    for (int64_t g = p0; g < p1; g += block) {
+      const int64_t g1 = std::min(p1, g + block);
+      for (int64_t p = g; p < g1; ++p)
+        for (int64_t t = t0; t < t1; ++t) tile(t * mr, std::min(mr, M - t * mr), p);
+      if (post) apply_gemm_s8_post(*post, t0 * mr, std::min(M, t1 * mr), g * nr, std::min(N, g1 * nr), C, ldc);
+    }
+  };
+  const int64_t chunks = chunks_for(panels * row_tiles, cost_per_tile);
+  if (chunks <= 1) {
+    run(0, panels, 0, row_tiles);
+  } else if (panels >= row_tiles) {
+    parallel_for_chunks(panels, std::min(chunks, panels), [&](int64_t p0, int64_t p1) { run(p0, p1, 0, row_tiles); });
+  } else {
+    parallel_for_chunks(row_tiles, std::min(chunks, row_tiles), [&](int64_t t0, int64_t t1) { run(0, panels, t0, t1); });
+  }
+}
 
 // Columns per packed panel (the target's tile width) and the packed size in int16.
 int64_t gemm_s8_nr();

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "kernels/gemm_s8w4.h"
-#include "kernels/parallel.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm_s8w4.cpp"
@@ -64,7 +63,7 @@ int32_t nibble_at(const uint8_t* bp, int64_t k, int64_t j) {
 }
 
 void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda,
-          const uint8_t* bp, const QGemm4Epilogue& e, float* C, int64_t ldc) {
+          const uint8_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
   const int64_t groups = K / G, npad = (N + kNR - 1) / kNR * kNR;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t m = m0 + r;
@@ -99,7 +98,7 @@ inline int32_t load_pair(const int16_t* p) {
 
 template <int ROWS>
 void tile_rows(int64_t m0, int64_t n0, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda,
-               const uint8_t* bp, const QGemm4Epilogue& e, float* C, int64_t ldc) {
+               const uint8_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
   const D32 d32;
   const D16 d16;
   const DF df;
@@ -172,7 +171,7 @@ void tile_rows(int64_t m0, int64_t n0, int64_t N, int64_t K, int64_t G, const in
 }
 
 void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda,
-          const uint8_t* bp, const QGemm4Epilogue& e, float* C, int64_t ldc) {
+          const uint8_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
   static_assert(kMR == 4, "tile() dispatches 1..4 rows");
   switch (rows) {
     case 1: return tile_rows<1>(m0, n0, N, K, G, A, lda, bp, e, C, ldc);
@@ -184,30 +183,11 @@ void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, int64_t G,
 #endif  // HWY_TARGET == HWY_SCALAR
 
 void gemm_s8w4_impl(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda, const uint8_t* packed_b,
-                    const QGemm4Epilogue& e, float* C, int64_t ldc) {
-  if (M <= 0 || N <= 0) return;
+                    const QGemmEpilogue& e, float* C, int64_t ldc) {
   const int64_t panel_bytes = K / 4 * kNR * 2;
-  const int64_t panels = (N + kNR - 1) / kNR;
-  const int64_t row_tiles = (M + kMR - 1) / kMR;
-  constexpr int64_t kGroup = kNR >= 64 ? 1 : 64 / kNR;  // panels per block the float epilogue follows
-  auto run = [&](int64_t p0, int64_t p1, int64_t t0, int64_t t1) {
-    for (int64_t g = p0; g < p1; g += kGroup) {
-      const int64_t g1 = std::min(p1, g + kGroup);
-      for (int64_t p = g; p < g1; ++p)
-        for (int64_t t = t0; t < t1; ++t)
-          tile(t * kMR, std::min(kMR, M - t * kMR), p * kNR, N, K, G, A, lda, packed_b + p * panel_bytes, e, C, ldc);
-      if (e.post) apply_gemm_s8_post(*e.post, t0 * kMR, std::min(M, t1 * kMR), g * kNR, std::min(N, g1 * kNR), C, ldc);
-    }
-  };
-  const int64_t chunks = chunks_for(panels * row_tiles, kMR * K * kNR);
-  if (chunks <= 1) {
-    run(0, panels, 0, row_tiles);
-  } else if (panels >= row_tiles) {
-    parallel_for_chunks(panels, std::min(chunks, panels), [&](int64_t p0, int64_t p1) { run(p0, p1, 0, row_tiles); });
-  } else {
-    parallel_for_chunks(row_tiles, std::min(chunks, row_tiles),
-                        [&](int64_t t0, int64_t t1) { run(0, panels, t0, t1); });
-  }
+  for_each_s8_tile(M, N, kMR, kNR, kMR * K * kNR, e.post, C, ldc, [&](int64_t m0, int64_t rows, int64_t p) {
+    tile(m0, rows, p * kNR, N, K, G, A, lda, packed_b + p * panel_bytes, e, C, ldc);
+  });
 }
 
 }  // namespace
@@ -231,12 +211,12 @@ void pack_b_s4(int64_t K, int64_t N, const int8_t* W, int64_t ldw, uint8_t* dst)
 }
 
 void gemm_s8w4(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda, const uint8_t* packed_b,
-               const QGemm4Epilogue& e, float* C, int64_t ldc) {
+               const QGemmEpilogue& e, float* C, int64_t ldc) {
   HWY_DYNAMIC_DISPATCH(gemm_s8w4_impl)(M, N, K, G, A, lda, packed_b, e, C, ldc);
 }
 
 void gemm_s8w4_ref(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda, const int8_t* W,
-                   int64_t ldw, const QGemm4Epilogue& e, float* C, int64_t ldc) {
+                   int64_t ldw, const QGemmEpilogue& e, float* C, int64_t ldc) {
   const int64_t groups = G > 0 ? K / G : 0, nr = gemm_s8_nr(), npad = (N + nr - 1) / nr * nr;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {

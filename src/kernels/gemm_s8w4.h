@@ -19,28 +19,18 @@
 
 namespace tir {
 
-// The column arrays hold whole panels (padded to a multiple of gemm_s8_nr(), read, never
-// stored); the group arrays are [groups][npad] for columns and [M][groups] for rows.
-struct QGemm4Epilogue {
-  const float* row_scale = nullptr;    // [M]
-  const int32_t* row_zero = nullptr;   // [M] activation zero points
-  const int32_t* row_sum = nullptr;    // [M][groups] sum of A over each group (read when col_zero is set)
-  const float* col_scale = nullptr;    // [groups][npad]
-  const int32_t* col_sum = nullptr;    // [groups][npad] sum of B over each group
-  const int32_t* col_zero = nullptr;   // [groups][npad] weight zero points, or null (symmetric)
-  const float* bias = nullptr;         // [npad] or null
-  const GemmEpilogue* post = nullptr;  // as QGemmEpilogue::post
-};
-
+// The epilogue is gemm_s8's QGemmEpilogue with group arrays: col_scale, col_sum and col_zero
+// are [groups][npad] (npad: N padded to whole panels of gemm_s8_nr(), read, never stored),
+// row_sum is [M][groups] (read when col_zero is set), row_scale / row_zero / bias as there.
 // Packed size in bytes, for K (a multiple of 4) and N.
 int64_t packed_b_s4_size(int64_t K, int64_t N);
 // Packs B[k, n] = W[n * ldw + k] (values in -8..7; K a multiple of 4).
 void pack_b_s4(int64_t K, int64_t N, const int8_t* W, int64_t ldw, uint8_t* dst);
 // A: M rows of K int16 values at A + m * lda; G (a multiple of 4) divides K.
 void gemm_s8w4(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda, const uint8_t* packed_b,
-               const QGemm4Epilogue& e, float* C, int64_t ldc);
+               const QGemmEpilogue& e, float* C, int64_t ldc);
 // The scalar reference on the unpacked W[n * ldw + k].
 void gemm_s8w4_ref(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda, const int8_t* W,
-                   int64_t ldw, const QGemm4Epilogue& e, float* C, int64_t ldc);
+                   int64_t ldw, const QGemmEpilogue& e, float* C, int64_t ldc);
 
 }  // namespace tir

@@ -180,7 +180,7 @@ void run_linear_8da4w(OpCall& call) {
                                         " is outside the integer kernel's range [-255, 255]");
     row_zero[m] = int32_t(z);
   }
-  QGemm4Epilogue e;
+  QGemmEpilogue e;
   e.row_scale = row_scale;
   e.row_zero = row_zero;
   e.row_sum = row_sum;

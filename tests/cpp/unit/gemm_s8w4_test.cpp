@@ -27,7 +27,7 @@ TEST(GemmKernelS8W4, PacksTwoNibblesPerByte) {
   std::vector<float> rs(2, 1.0f), cs(size_t(npad), 1.0f);
   std::vector<int32_t> csum(size_t(npad), 0);
   for (int64_t n = 0; n < N; ++n) csum[size_t(n)] = int32_t(K * (n % 2 ? 7 : -8));
-  QGemm4Epilogue e;
+  QGemmEpilogue e;
   e.row_scale = rs.data();
   e.col_scale = cs.data();
   e.col_sum = csum.data();
