@@ -24,7 +24,7 @@ async function run(options) {
 
 for (const threads of [1, 2]) {
   test(`bert_encoder with weightDtype int8 / int4 (threads ${threads}): near float32, not float32`, async (t) => {
-    const want = readIo(bert.io)['output.0'].data;
+    const want = readIo(bert.io).outputs[0].data;
     const f32 = await run({ threads });
     const scale = Math.max(...Array.from(want, Math.abs));
     for (const [weightDtype, weightGroupSize, bound] of [['int8', undefined, 0.05], ['int4', undefined, 0.3], ['int4', 16, 0.3]]) {
