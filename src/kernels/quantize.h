@@ -77,6 +77,12 @@ void minmax_row(const void* x, bool x_f64, int64_t xs, int64_t n, double* mn, do
 void minmax_f32(const float* x, int64_t n, float* lo, float* hi);
 void quantize_f32_i16(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax,
                       int16_t* out);
+// The same into int8, uint8 or int16 (false for another dtype): quantize_row's float32
+// round-then-add-zero-point rows on contiguous data, as SIMD.
+bool quantize_f32_row(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax, DType out,
+                      void* dst);
+// minmax_row on one contiguous float32 run into one (mn, mx) pair, as SIMD.
+void minmax_f32_into(const float* x, int64_t n, double* mn, double* mx);
 
 // quantized_decomposed.choose_qparams.tensor's rule (torch.ao's determine_qparams, per tensor
 // affine) from the input's min and max (finite; float32 arithmetic): the scale as the float64

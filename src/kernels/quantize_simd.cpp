@@ -41,11 +41,11 @@ void minmax_f32_impl(const float* x, int64_t n, float* lo, float* hi) {
   *hi = any_nan ? NAN : h;
 }
 
-void quantize_f32_i16_impl(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax,
-                           int16_t* out) {
+template <typename Q>
+void quantize_f32_impl(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax, Q* out) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
-  const hn::Rebind<int16_t, decltype(d)> d16;
+  const hn::Rebind<Q, decltype(d)> dq;
   const int64_t L = int64_t(hn::Lanes(d));
   const auto s = hn::Set(d, inv_scale), z = hn::Set(d, zero_point);
   const auto lo = hn::Set(d, qmin), hi = hn::Set(d, qmax);
@@ -54,14 +54,24 @@ void quantize_f32_i16_impl(const float* x, int64_t n, float inv_scale, float zer
     const auto t = hn::Add(hn::Round(hn::Mul(hn::LoadU(d, x + i), s)), z);
     // NaN -> 0, tested before the clamp (hn::Min/Max need not keep NaN)
     const auto r = hn::IfThenZeroElse(hn::IsNaN(t), hn::Min(hn::Max(t, lo), hi));
-    hn::StoreU(hn::DemoteTo(d16, hn::ConvertTo(di, r)), d16, out + i);
+    hn::StoreU(hn::DemoteTo(dq, hn::ConvertTo(di, r)), dq, out + i);
   }
   for (; i < n; ++i) {
     float r = std::nearbyint(x[i] * inv_scale) + zero_point;
     r = r < qmin ? qmin : r;
     r = r > qmax ? qmax : r;
-    out[i] = int16_t(r == r ? r : 0.0f);
+    out[i] = Q(r == r ? r : 0.0f);
   }
+}
+
+void quantize_f32_i16_impl(const float* x, int64_t n, float inv, float z, float lo, float hi, int16_t* out) {
+  quantize_f32_impl(x, n, inv, z, lo, hi, out);
+}
+void quantize_f32_i8_impl(const float* x, int64_t n, float inv, float z, float lo, float hi, int8_t* out) {
+  quantize_f32_impl(x, n, inv, z, lo, hi, out);
+}
+void quantize_f32_u8_impl(const float* x, int64_t n, float inv, float z, float lo, float hi, uint8_t* out) {
+  quantize_f32_impl(x, n, inv, z, lo, hi, out);
 }
 
 }  // namespace
@@ -74,12 +84,39 @@ namespace tir {
 
 HWY_EXPORT(minmax_f32_impl);
 HWY_EXPORT(quantize_f32_i16_impl);
+HWY_EXPORT(quantize_f32_i8_impl);
+HWY_EXPORT(quantize_f32_u8_impl);
 
 void minmax_f32(const float* x, int64_t n, float* lo, float* hi) { HWY_DYNAMIC_DISPATCH(minmax_f32_impl)(x, n, lo, hi); }
 
 void quantize_f32_i16(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax,
                       int16_t* out) {
   HWY_DYNAMIC_DISPATCH(quantize_f32_i16_impl)(x, n, inv_scale, zero_point, qmin, qmax, out);
+}
+
+bool quantize_f32_row(const float* x, int64_t n, float inv_scale, float zero_point, float qmin, float qmax, DType out,
+                      void* dst) {
+  switch (out) {
+    case DType::I16:
+      quantize_f32_i16(x, n, inv_scale, zero_point, qmin, qmax, static_cast<int16_t*>(dst));
+      return true;
+    case DType::I8:
+      HWY_DYNAMIC_DISPATCH(quantize_f32_i8_impl)(x, n, inv_scale, zero_point, qmin, qmax, static_cast<int8_t*>(dst));
+      return true;
+    case DType::U8:
+      HWY_DYNAMIC_DISPATCH(quantize_f32_u8_impl)(x, n, inv_scale, zero_point, qmin, qmax, static_cast<uint8_t*>(dst));
+      return true;
+    default:
+      return false;
+  }
+}
+
+void minmax_f32_into(const float* x, int64_t n, double* mn, double* mx) {
+  float lo, hi;
+  minmax_f32(x, n, &lo, &hi);
+  // NaN propagates as in minmax_row (torch.amin / amax)
+  *mn = std::isnan(lo) || std::isnan(*mn) ? double(NAN) : std::fmin(*mn, double(lo));
+  *mx = std::isnan(hi) || std::isnan(*mx) ? double(NAN) : std::fmax(*mx, double(hi));
 }
 
 }  // namespace tir

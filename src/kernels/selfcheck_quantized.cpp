@@ -118,6 +118,25 @@ void check_activation_rows(SelfcheckResult& r, std::mt19937& rng) {
         quantize_row(x.data(), false, 1, &inv_d, &z_d, 0, n, spec, want.data(), 1);
         if (got != want) fail(r, "quantize_f32_i16 n=" + std::to_string(n) + " inv=" + std::to_string(inv));
       }
+    for (const DType dt : {DType::I8, DType::U8}) {  // the reference op's SIMD rows
+      ++r.cases;
+      const float qmin = dt == DType::I8 ? -128 : 0, qmax = dt == DType::I8 ? 127 : 255;
+      std::vector<uint8_t> got(size_t(n) + 1, 77), want(got);
+      quantize_f32_row(x.data(), n, 0.37f, 3.0f, qmin, qmax, dt, got.data());
+      QuantizeRowSpec spec;
+      spec.qmin = qmin;
+      spec.qmax = qmax;
+      spec.out = dt;
+      const double inv_d = 0.37f, z_d = 3.0;
+      quantize_row(x.data(), false, 1, &inv_d, &z_d, 0, n, spec, want.data(), 1);
+      if (got != want) fail(r, std::string("quantize_f32_row ") + dtype_name(dt) + " n=" + std::to_string(n));
+    }
+    ++r.cases;
+    double mn = -1, mx = 1, rmn = -1, rmx = 1;  // merged into a running pair, as the choose op does
+    minmax_f32_into(x.data(), n, &mn, &mx);
+    minmax_row(x.data(), false, 1, n, &rmn, &rmx, 0);
+    if (!((mn == rmn || (std::isnan(mn) && std::isnan(rmn))) && (mx == rmx || (std::isnan(mx) && std::isnan(rmx)))))
+      fail(r, "minmax_f32_into n=" + std::to_string(n));
     ++r.cases;
     float lo = 0, hi = 0;
     minmax_f32(x.data(), n, &lo, &hi);

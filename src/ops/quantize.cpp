@@ -85,7 +85,13 @@ void run_quantize(OpCall& call) {
         call.check(!std::isnan(v), "the input holds NaN, which quantize_per_channel_group refuses");
       }
     });
+  // float32 arithmetic, rounding then adding the zero point: the SIMD row where the run is contiguous
+  const bool simd = !x_f64 && !st.spec.compute_f64 && st.spec.order == QuantOrder::RoundThenAddZeroPoint;
   st.layout.for_each_row(x, q, [&](int64_t xo, int64_t xs, int64_t qo, int64_t qs, int64_t po, int64_t ps, int64_t n) {
+    if (simd && xs == 1 && qs == 1 && ps == 0 &&
+        quantize_f32_row(x.data<float>() + xo, n, float(inv[po]), zp ? float(zp[po]) : 0.0f, float(st.spec.qmin),
+                         float(st.spec.qmax), st.spec.out, q.raw() + qo * int64_t(dtype_size(q.dtype))))
+      return;
     quantize_row(x.raw() + xo * int64_t(dtype_size(x.dtype)), x_f64, xs, inv + po, zp ? zp + po : nullptr, ps, n,
                  st.spec, q.raw() + qo * int64_t(dtype_size(q.dtype)), qs);
   });

@@ -66,6 +66,7 @@ void run_choose(OpCall& call) {
   }
   const bool x_f64 = x.dtype == DType::F64;
   st.layout.for_each_row(x, [&](int64_t xo, int64_t xs, int64_t po, int64_t ps, int64_t n) {
+    if (!x_f64 && xs == 1 && ps == 0) return minmax_f32_into(x.data<float>() + xo, n, mn + po, mx + po);
     minmax_row(x.raw() + xo * int64_t(dtype_size(x.dtype)), x_f64, xs, n, mn + po, mx + po, ps);
   });
   const Tensor& scale_out = call.out[0];
