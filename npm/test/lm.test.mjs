@@ -154,7 +154,7 @@ test('weightDtype float16: same greedy tokens as Hugging Face; bfloat16 loads an
   const ids = await bf16.generate(expected[1].input_ids);
   assert.deepEqual(ids.slice(0, 14), expected[1].generated_ids.slice(0, 14));  // diverges later: 8-bit mantissa
   bf16.dispose();
-  await assert.rejects(loadLM({ ...files, threads: 1, weightDtype: 'int8' }), /weight_dtype must be float32, float16 or bfloat16/);
+  await assert.rejects(loadLM({ ...files, threads: 1, weightDtype: 'int3' }), /weightDtype must be 'float32', 'float16', 'bfloat16', 'int8' or 'int4'/);
 });
 
 test("executionProviders ['webgpu'] without a GPU: a warning, then the same tokens on WASM; strict: an error", { skip }, async () => {

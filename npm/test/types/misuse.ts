@@ -51,8 +51,10 @@ proxyModel.execute([new Float32Array(4)]).map((o) => o.name);
 await model.info().then((s) => s);
 
 // options
-// @ts-expect-error weightDtype is float32 / float16 / bfloat16
-await loadIR('m.json', { weightDtype: 'int8' });
+// @ts-expect-error weightDtype is float32 / float16 / bfloat16 / int8 / int4
+await loadIR('m.json', { weightDtype: 'int3' });
+// @ts-expect-error weightGroupSize is a number
+await loadIR('m.json', { weightDtype: 'int4', weightGroupSize: '32' });
 // @ts-expect-error signal is an AbortSignal, not a controller
 await loadIR('m.json', { signal: new AbortController() });
 // @ts-expect-error unknown option (typo)
