@@ -156,7 +156,7 @@ test('the command line is the engine\'s: bad lines fail as torchir\'s do; native
     ['run', ir, '--weights', 'w', '--inputs', 'i', '--repeat', '0'],
     ['run', ir, '--weights', 'w', '--inputs', 'i', '--threads', '-2'],
     ['run', ir, '--weights', 'w', '--inputs', 'i', '--max-arena-bytes', '12Q'],
-    ['verify', ir, '--weights', 'w', '--io', 'i', '--weight-dtype', 'int8'],
+    ['verify', ir, '--weights', 'w', '--io', 'i', '--weight-dtype', 'int3'],
     ['verify', ir, '--weights', 'w', '--io', 'i', '--backend', 'onnx'],
     ['verify', '--weights', 'w', '--io', 'i'],
     ['generate', ir, '--weights', 'w', '--kv-mapping', 'k', '--prompt-ids', '1'],

@@ -181,7 +181,7 @@ for (const [name, run, prog] of clis) {
       [['info'], 'missing IR file argument'],
       [['verify', cnn.model, '--weights', cnn.weights, '--io', cnn.io, '--rtol', 'abc'], "option --rtol expects a number, got 'abc'"],
       [['run', cnn.model, '--weights', cnn.weights, '--inputs', cnn.io, '--repeat', '0'], '--repeat must be at least 1'],
-      [['run', cnn.model, '--weights', cnn.weights, '--inputs', cnn.io, '--weight-dtype', 'int8'], "--weight-dtype must be float32, float16 or bfloat16, got 'int8'"],
+      [['run', cnn.model, '--weights', cnn.weights, '--inputs', cnn.io, '--weight-dtype', 'int4:6'], "--weight-dtype must be float32, float16, bfloat16, int8, int4 or int4:G (G a positive multiple of 4), got 'int4:6'"],
       [['run', cnn.model, '--weights', cnn.weights, '--inputs', cnn.io, '--max-tensor-bytes', '12X'], '--max-tensor-bytes expects a non-negative integer'],
       [['generate', cnn.model, '--kv-mapping', 'k', '--weights', 'w', '--prompt-ids', '1'], 'generate needs two IR files: PREFILL DECODE'],
     ];

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/json.h"
+#include "core/weight_spec.h"
 
 namespace tir::command_line {
 
@@ -38,7 +39,7 @@ std::vector<OptionSpec> cat(std::vector<OptionSpec> a, const std::vector<OptionS
 std::vector<OptionSpec> loading(bool threads = true) {
   std::vector<OptionSpec> v = {
       text("--weights", true), text("--constants"), flag("--strict-weights"),
-      text("--weight-dtype"),  // float32|float16|bfloat16|int8|int4[:G], checked by parse_weight_dtype
+      OptionSpec("--weight-dtype", Kind::WeightDtype, "float32"),
       OptionSpec("--max-tensor-bytes", Kind::Size), OptionSpec("--max-arena-bytes", Kind::Size),
       OptionSpec("--max-run-work", Kind::Size)};
   if (threads) v.push_back(count("--threads", "", 0, "--threads must be positive"));
@@ -150,6 +151,12 @@ void check_value(const OptionSpec& o, const std::string& v, Front front) {
       return;
     }
     case Kind::Ids: parse_ids(v, o.name); return;
+    case Kind::WeightDtype: {
+      WeightSpec w;
+      if (parse_weight_spec(v, &w)) return;
+      throw UsageError(o.name + " must be float32, float16, bfloat16, int8, int4 or int4:G (G a positive multiple of 4), got '" +
+                       v + "'");
+    }
     case Kind::Choice: {
       if (std::find(o.choices.begin(), o.choices.end(), v) != o.choices.end()) return;
       std::string list;
@@ -299,6 +306,7 @@ std::string args_to_json(const Args& a) {
         break;
       }
       case Kind::Text:
+      case Kind::WeightDtype:
       case Kind::Choice: s += json_string(value); break;
     }
   }

@@ -33,6 +33,7 @@ enum class Kind {
   Size,      // "4096", "512M", "2G": parse_size
   Ids,       // "1,2,3": integer token ids
   Choice,    // one of the option's choices
+  WeightDtype,  // float32|float16|bfloat16|int8|int4|int4:G (core/weight_spec.h)
 };
 
 struct OptionSpec {

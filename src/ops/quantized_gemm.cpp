@@ -59,15 +59,16 @@ void activation_qparams(const OpCall& call, const QuantizedOperands& q, const fl
                         int64_t* zero_point) {
   *scale = q.scale;
   *zero_point = q.zero_point;
+  // run-time checks build their message only on failure: a run allocates nothing
   if (q.dynamic) {  // choose_qparams.tensor: the min and max of the whole input
-    call.check(n > 0, "cannot choose quantization parameters for an empty input (torch.aminmax fails)");
+    if (n <= 0) call.fail("cannot choose quantization parameters for an empty input (torch.aminmax fails)");
     float lo, hi;
     minmax_f32(x, n, &lo, &hi);
-    call.check(std::isfinite(lo) && std::isfinite(hi),
-               "cannot choose quantization parameters: the input holds NaN or infinity");
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      call.fail("cannot choose quantization parameters: the input holds NaN or infinity");
     choose_per_tensor_affine(lo, hi, q.qmin, q.qmax, float(q.eps), scale, zero_point);
   }
-  call.check(*scale != 0, "scale is 0 (PyTorch raises ZeroDivisionError for 1.0 / scale)");
+  if (*scale == 0) call.fail("scale is 0 (PyTorch raises ZeroDivisionError for 1.0 / scale)");
 }
 
 void quantize_activation(const QuantizedOperands& q, double scale, int64_t zero_point, const float* x, int64_t n,
@@ -88,8 +89,8 @@ void quantize_activation_rows(const OpCall& call, const QuantizedOperands& q, co
   for (int64_t m = 0; m < M; ++m) {
     float lo, hi;
     minmax_f32(x + m * K, K, &lo, &hi);
-    call.check(std::isfinite(lo) && std::isfinite(hi), "cannot quantize row " + std::to_string(m) +
-                                                           " of the input: it holds NaN or infinity");
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      call.fail("cannot quantize row " + std::to_string(m) + " of the input: it holds NaN or infinity");
     double scale;
     int64_t zero;
     choose_per_tensor_affine(lo, hi, q.qmin, q.qmax, float(q.eps), &scale, &zero);

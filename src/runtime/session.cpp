@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/errors.h"
+#include "core/weight_spec.h"
 #include "ir/validator.h"
 #include "runtime/limits.h"
 #include "runtime/memory_plan.h"
@@ -53,26 +54,16 @@ void check_supported(const Model& model) {
 }  // namespace
 
 bool parse_weight_dtype(const std::string& s, SessionOptions* o) {
+  WeightSpec w;
+  if (!parse_weight_spec(s, &w)) return false;
+  using K = WeightSpec::Kind;
   using WQ = SessionOptions::WeightQuantization;
-  if (s == "int8") {
-    o->weight_quantization = WQ::Int8;
-    return true;
+  if (w.kind == K::Int8 || w.kind == K::Int4) {
+    o->weight_quantization = w.kind == K::Int8 ? WQ::Int8 : WQ::Int4;
+    o->weight_group_size = w.group;
+  } else {
+    o->weight_dtype = w.kind == K::F16 ? DType::F16 : w.kind == K::BF16 ? DType::BF16 : DType::F32;
   }
-  if (s == "int4" || s.rfind("int4:", 0) == 0) {
-    int64_t g = 32;
-    if (s.size() >= 5) {
-      const std::string digits = s.substr(5);
-      if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
-      g = std::stoll(digits);
-    }
-    if (g <= 0 || g % 4 != 0) return false;
-    o->weight_quantization = WQ::Int4;
-    o->weight_group_size = g;
-    return true;
-  }
-  DType d;
-  if (!try_parse_dtype(s, &d) || (d != DType::F32 && d != DType::F16 && d != DType::BF16)) return false;
-  o->weight_dtype = d;
   return true;
 }
 

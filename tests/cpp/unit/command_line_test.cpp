@@ -43,8 +43,9 @@ TEST(CommandLine, ChecksEveryValueAtParseTime) {
             "option --repeat expects an integer, got '1.5'");
   EXPECT_EQ(usage_error(n, {"run", "m", "--weights", "w", "--inputs", "i", "--threads", "-1"}),
             "--threads must be positive");
-  EXPECT_EQ(usage_error(n, {"verify", "m", "--weights", "w", "--io", "i", "--weight-dtype", "int8"}),
-            "--weight-dtype must be float32, float16 or bfloat16, got 'int8'");
+  EXPECT_EQ(usage_error(n, {"verify", "m", "--weights", "w", "--io", "i", "--weight-dtype", "int4:6"}),
+            "--weight-dtype must be float32, float16, bfloat16, int8, int4 or int4:G (G a positive multiple of 4), got 'int4:6'");
+  EXPECT_EQ(usage_error(n, {"verify", "m", "--weights", "w", "--io", "i", "--weight-dtype", "int4:64"}), "(no usage error)");
   EXPECT_EQ(usage_error(n, {"run", "m", "--weights", "w", "--inputs", "i", "--max-run-work", "3X"}),
             "--max-run-work expects a non-negative integer with an optional K/M/G/T suffix, got '3X'");
   EXPECT_EQ(usage_error(n, {"generate", "p", "--weights", "w", "--kv-mapping", "k", "--prompt-ids", "1"}),
