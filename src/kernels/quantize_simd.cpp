@@ -21,17 +21,22 @@ namespace hn = hwy::HWY_NAMESPACE;
 void minmax_f32_impl(const float* x, int64_t n, float* lo, float* hi) {
   const hn::ScalableTag<float> d;
   const int64_t L = int64_t(hn::Lanes(d));
-  auto vlo = hn::Set(d, INFINITY), vhi = hn::Set(d, -INFINITY);
-  auto nan = hn::Zero(d);  // all-ones lanes where a NaN was seen
+  float l = INFINITY, h = -INFINITY;
+  bool any_nan = false;
   int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    const auto v = hn::LoadU(d, x + i);
-    nan = hn::Or(nan, hn::VecFromMask(d, hn::IsNaN(v)));
-    vlo = hn::Min(vlo, v);
-    vhi = hn::Max(vhi, v);
+  if (n >= L) {  // lanes start from the first vector (no reduction of the infinite start values)
+    auto vlo = hn::LoadU(d, x), vhi = vlo;
+    auto nan = hn::VecFromMask(d, hn::IsNaN(vlo));  // all-ones lanes where a NaN was seen
+    for (i = L; i + L <= n; i += L) {
+      const auto v = hn::LoadU(d, x + i);
+      nan = hn::Or(nan, hn::VecFromMask(d, hn::IsNaN(v)));
+      vlo = hn::Min(vlo, v);
+      vhi = hn::Max(vhi, v);
+    }
+    l = hn::GetLane(hn::MinOfLanes(d, vlo));
+    h = hn::GetLane(hn::MaxOfLanes(d, vhi));
+    any_nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
   }
-  float l = hn::GetLane(hn::MinOfLanes(d, vlo)), h = hn::GetLane(hn::MaxOfLanes(d, vhi));
-  bool any_nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
   for (; i < n; ++i) {
     any_nan = any_nan || std::isnan(x[i]);
     l = x[i] < l ? x[i] : l;
