@@ -40,6 +40,8 @@ llm_made=0
 for cfg in "$REPO"/tests/fixtures/llm/*/config.json; do
     [[ -f $cfg ]] || continue
     name=$(basename "$(dirname "$cfg")")
+    # a quantized LLM fixture carries PyTorch's quantized weights itself (export_llm.py --quantize)
+    [[ -f $(dirname "$cfg")/weights.safetensors ]] && continue
     dest=$OUT/llm/$name/weights.safetensors
     if [[ -f $dest && $dest -nt $cfg && $dest -nt $LLM_WEIGHTS ]]; then
         continue

@@ -147,6 +147,25 @@ for (const isolate of [true, false]) {
   }));
 }
 
+// ?model=int4: the tiny LLaMA quantized by torchao (8da4w; tests/fixtures/llm/tiny_llama_8da4w, its
+// weights committed): greedy tokens follow PyTorch's quantized generation (up to a step where
+// PyTorch's top-2 margin is thin: tests/cpp/unit/quantized_lm_test.cpp), and the page says so.
+const LM8 = JSON.parse(readFileSync(join(FIXTURES, 'llm', 'tiny_llama_8da4w', 'expected.json'), 'utf8')).prompts;
+test('LLM demo page ?model=int4: the torchao 8da4w model generates PyTorch\'s quantized tokens', { skip, timeout: 180000 }, () => withBrowser(true, async (id, url) => {
+  await wd('POST', `/session/${id}/url`, { url: `${url}examples/llm/?model=int4` });
+  await waitFor(id, 'window.__demo && (window.__demo.ready || window.__demo.loadError)', demoState);
+  assert.equal(await js(id, 'return window.__demo.loadError'), null);
+  assert.match(await text(id, '#model-status'), /4 layers, vocabulary 1024/);
+  const p = LM8.find((x) => x.input_ids.length === 7);
+  let n = 0;
+  while (n < p.top1_top2_margins.length && p.top1_top2_margins[n] >= 0.05) n++;
+  const r = await generateIn(id, p.input_ids.join(', '));
+  assert.equal(r.error, null);
+  assert.equal(r.ids.length, 32);
+  assert.deepEqual(r.ids.slice(0, n), p.generated_ids.slice(0, n));
+  assert.match(await text(id, '#check'), /\u2714 the same (first )?\d+ tokens as Hugging Face generate/);
+}));
+
 // ---------------------------------------------------------------- drawing pad (digits CNN, examples/browser/digits-pad.js)
 const digitsSet = readTestSet(parseSafetensors(readFileSync(join(REPO, 'examples', 'digits', 'digits_test.safetensors'))));
 const digitsState = 'JSON.stringify({ digits: window.__digits, status: document.getElementById("digit-status").textContent })';
