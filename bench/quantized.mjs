@@ -36,17 +36,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REPO, V8_EAGER_WASM_FLAGS, compare, median, parseArgs, readSafetensors, timeTurn } from './lib/common.mjs';
+import { REPO, compare, median, parseArgs, readSafetensors, reexecWithEagerWasm, testBuildHeap, timeTurn } from './lib/common.mjs';
 
 const VARIANTS = ['f32', 'int8'];
-
-function reexecWithFlags(a) {
-  if ((a.tiering ?? 'eager') !== 'eager') return false;
-  if (V8_EAGER_WASM_FLAGS.every((f) => process.execArgv.includes(f))) return false;
-  const r = spawnSync(process.execPath, [...process.execArgv, ...V8_EAGER_WASM_FLAGS,
-    fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
-}
 
 /** Max |a - b| (Infinity when a value is not finite or the sizes differ). */
 function maxAbsDiff(a, b) {
@@ -97,14 +89,9 @@ async function loadVariant(tir, vdir, threads, weightDtype) {
 // runs it once and prints the WASM heap malloc holds for it (_debugHeapInUse, dlmalloc's
 // mallinfo: bound weights, packed/folded copies, activation arena).
 async function memoryProbe(vdir, weightDtype) {
-  const testDir = path.join(REPO, 'build', 'wasm-test');
-  if (!fs.existsSync(path.join(testDir, 'torch-ir-wasm-simd.wasm'))) {
-    return { error: 'build/wasm-test not built (scripts/build_wasm.sh --tests)' };
-  }
-  const tir = await import(pathToFileURL(path.join(REPO, 'npm', 'index.js')).href);
-  tir.env.wasmPaths = pathToFileURL(testDir).href + '/';
-  const backend = await tir.getBackend({ threads: 1 });
-  const inUse = () => Number(backend.module._debugHeapInUse());
+  const heap = await testBuildHeap();
+  if (!heap) return { error: 'build/wasm-test not built (scripts/build_wasm.sh --tests)' };
+  const { tir, backend, inUse } = heap;
   const before = inUse();
   const v = await loadVariant(tir, vdir, 1, weightDtype);
   const loaded = inUse() - before;
@@ -129,7 +116,7 @@ async function main() {
     process.stdout.write(JSON.stringify(await memoryProbe(path.resolve(a.memory_probe), a.weight_dtype)) + '\n');
     return;
   }
-  reexecWithFlags(a);
+  reexecWithEagerWasm(import.meta.url, a.tiering ?? 'eager');
   const name = a.model;
   if (!name) throw new Error('--model is required');
   const threads = Number(a.threads ?? 1);

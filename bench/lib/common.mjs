@@ -1,10 +1,10 @@
 // Shared by run.mjs and runner.mjs: argument parsing, safetensors reading,
 // statistics and the comparison against PyTorch's outputs. Kept free of any
 // engine so that every runner reads the reference the same way.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const REPO = path.dirname(BENCH_DIR);
@@ -116,6 +116,32 @@ export function compare(actual, expected, rtol, atol) {
  * 3 s warm-up measured the baseline tier. Every engine gets the same flags.
  */
 export const V8_EAGER_WASM_FLAGS = ['--no-liftoff', '--no-wasm-lazy-compilation'];
+
+/**
+ * Re-executes the calling script (scriptUrl: its import.meta.url) with V8_EAGER_WASM_FLAGS unless
+ * they are given or tiering is 'dynamic' (V8's default tiering); exits with the child's status.
+ */
+export function reexecWithEagerWasm(scriptUrl, tiering = 'eager') {
+  if (tiering !== 'eager') return;
+  if (V8_EAGER_WASM_FLAGS.every((f) => process.execArgv.includes(f))) return;
+  const r = spawnSync(process.execPath, [...process.execArgv, ...V8_EAGER_WASM_FLAGS,
+    fileURLToPath(scriptUrl), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
+/**
+ * Our npm package on the test build (build/wasm-test: the same engine plus
+ * bindings/embind_debug.cpp's hooks), for a memory probe: { tir, backend, inUse() } where inUse()
+ * is the WASM heap malloc holds (dlmalloc's mallinfo). null when that build is missing.
+ */
+export async function testBuildHeap() {
+  const testDir = path.join(REPO, 'build', 'wasm-test');
+  if (!fs.existsSync(path.join(testDir, 'torch-ir-wasm-simd.wasm'))) return null;
+  const tir = await import(pathToFileURL(path.join(REPO, 'npm', 'index.js')).href);
+  tir.env.wasmPaths = pathToFileURL(testDir).href + '/';
+  const backend = await tir.getBackend({ threads: 1 });
+  return { tir, backend, inUse: () => Number(backend.module._debugHeapInUse()) };
+}
 
 /**
  * Warm-up (at least `warmup` runs and `warmupMs`), then timed runs of `step` (input in, output out as a typed array).

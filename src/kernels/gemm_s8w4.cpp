@@ -64,7 +64,7 @@ int32_t nibble_at(const uint8_t* bp, int64_t k, int64_t j) {
 
 void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda,
           const uint8_t* bp, const QGemmEpilogue& e, float* C, int64_t ldc) {
-  const int64_t groups = K / G, npad = (N + kNR - 1) / kNR * kNR;
+  const int64_t groups = K / G;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t m = m0 + r;
     const int32_t rz = e.row_zero ? e.row_zero[m] : 0;
@@ -74,9 +74,10 @@ void tile(int64_t m0, int64_t rows, int64_t n0, int64_t N, int64_t K, int64_t G,
       for (int64_t g = 0; g < groups; ++g) {
         int32_t acc = 0;
         for (int64_t k = g * G; k < g * G + G; ++k) acc += int32_t(A[m * lda + k]) * nibble_at(bp, k, j);
-        int32_t s = acc - rz * e.col_sum[g * npad + n];
-        if (e.col_zero) s += e.col_zero[g * npad + n] * (int32_t(G) * rz - e.row_sum[m * groups + g]);
-        const float t = float(s) * e.col_scale[g * npad + n];
+        const int64_t c = s4_param_index(g, n, groups, kNR);
+        int32_t s = acc - rz * e.col_sum[c];
+        if (e.col_zero) s += e.col_zero[c] * (int32_t(G) * rz - e.row_sum[m * groups + g]);
+        const float t = float(s) * e.col_scale[c];
         f = g == 0 ? t : f + t;
       }
       const float y = f * e.row_scale[m];
@@ -102,7 +103,7 @@ void tile_rows(int64_t m0, int64_t n0, int64_t N, int64_t K, int64_t G, const in
   const D32 d32;
   const D16 d16;
   const DF df;
-  const int64_t groups = K / G, npad = (N + kNR - 1) / kNR * kNR;
+  const int64_t groups = K / G;
   const int16_t* a[ROWS];
   for (int r = 0; r < ROWS; ++r) a[r] = A + (m0 + r) * lda;
   const int16_t* b = reinterpret_cast<const int16_t*>(bp);
@@ -128,7 +129,7 @@ void tile_rows(int64_t m0, int64_t n0, int64_t N, int64_t K, int64_t G, const in
       }
     }
     // the group's exact sum, corrected for the zero points, times its weight scales
-    const int64_t c = g * npad + n0;
+    const int64_t c = s4_param_index(g, n0, groups, kNR);
     const V32 cs0 = hn::LoadU(d32, e.col_sum + c), cs1 = hn::LoadU(d32, e.col_sum + c + kL);
     const VF sc0 = hn::LoadU(df, e.col_scale + c), sc1 = hn::LoadU(df, e.col_scale + c + kL);
     for (int r = 0; r < ROWS; ++r) {
@@ -217,15 +218,16 @@ void gemm_s8w4(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int
 
 void gemm_s8w4_ref(int64_t M, int64_t N, int64_t K, int64_t G, const int16_t* A, int64_t lda, const int8_t* W,
                    int64_t ldw, const QGemmEpilogue& e, float* C, int64_t ldc) {
-  const int64_t groups = G > 0 ? K / G : 0, nr = gemm_s8_nr(), npad = (N + nr - 1) / nr * nr;
+  const int64_t groups = G > 0 ? K / G : 0, nr = gemm_s8_nr();
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       float f = 0;
       for (int64_t g = 0; g < groups; ++g) {
         int64_t acc = 0;
-        const int64_t rz = e.row_zero ? e.row_zero[m] : 0, cz = e.col_zero ? e.col_zero[g * npad + n] : 0;
+        const int64_t c = s4_param_index(g, n, groups, nr);
+        const int64_t rz = e.row_zero ? e.row_zero[m] : 0, cz = e.col_zero ? e.col_zero[c] : 0;
         for (int64_t k = g * G; k < g * G + G; ++k) acc += (int64_t(A[m * lda + k]) - rz) * (int64_t(W[n * ldw + k]) - cz);
-        const float t = float(int32_t(acc)) * e.col_scale[g * npad + n];
+        const float t = float(int32_t(acc)) * e.col_scale[c];
         f = g == 0 ? t : f + t;
       }
       const float y = f * e.row_scale[m];

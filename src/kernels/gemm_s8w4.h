@@ -20,8 +20,17 @@
 namespace tir {
 
 // The epilogue is gemm_s8's QGemmEpilogue with group arrays: col_scale, col_sum and col_zero
-// are [groups][npad] (npad: N padded to whole panels of gemm_s8_nr(), read, never stored),
-// row_sum is [M][groups] (read when col_zero is set), row_scale / row_zero / bias as there.
+// hold groups x npad values (npad: N padded to whole panels of gemm_s8_nr(), read, never stored)
+// panel by panel, at s4_param_index(g, n, groups, gemm_s8_nr()); row_sum is [M][groups] (read
+// when col_zero is set), row_scale / row_zero / bias as there.
+//
+// Panel-major ([npad / nr][groups][nr]): a tile reads its panel's parameters for group after
+// group as one forward run, as it reads the panel's weights. Group-major ([groups][npad]) made
+// every group of a decode GEMV a jump of npad floats in three arrays (an lm_head's 50257 columns:
+// 200 KB), which on WASM cost more than the multiply-adds. With one group it is plain [npad].
+inline int64_t s4_param_index(int64_t g, int64_t n, int64_t groups, int64_t nr) {
+  return (n / nr * groups + g) * nr + n % nr;
+}
 // Packed size in bytes, for K (a multiple of 4) and N.
 int64_t packed_b_s4_size(int64_t K, int64_t N);
 // Packs B[k, n] = W[n * ldw + k] (values in -8..7; K a multiple of 4).

@@ -59,10 +59,10 @@ void check_gemm(SelfcheckResult& r, const Case& c, std::mt19937& rng) {
   for (int64_t n = 0; n < c.N; ++n) {
     bias[size_t(n)] = b(rng);
     for (int64_t g = 0; g < groups; ++g) {
-      cs[size_t(g * npad + n)] = u(rng);
-      cz[size_t(g * npad + n)] = c.weight_zero ? (w4 ? wz(rng) : z(rng)) : 0;
+      cs[size_t(s4_param_index(g, n, groups, nr))] = u(rng);
+      cz[size_t(s4_param_index(g, n, groups, nr))] = c.weight_zero ? (w4 ? wz(rng) : z(rng)) : 0;
     }
-    for (int64_t k = 0; k < c.K; ++k) csum[size_t((k / G) * npad + n)] += W[size_t(n * c.K + k)];
+    for (int64_t k = 0; k < c.K; ++k) csum[size_t(s4_param_index(k / G, n, groups, nr))] += W[size_t(n * c.K + k)];
   }
   auto residual = sized<float>(c.M * c.N);
   for (auto& v : residual) v = b(rng);

@@ -133,7 +133,7 @@ void prepare_linear_8da4w(OpCall& call) {
   const Tensor& wz = st.q.weight_zero_point;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < groups; ++g) {
-      const size_t c = size_t(g * npad + n);
+      const size_t c = size_t(s4_param_index(g, n, groups, gemm_s8_nr()));
       int32_t s = 0;
       for (int64_t k = g * G; k < g * G + G; ++k) s += wd[n * K + k] - shift;
       st.col_sum[c] = s;

@@ -323,15 +323,16 @@ struct MatmulShapes {
   Shape out;          // final result shape (promoted dims squeezed)
 };
 MatmulShapes matmul_shapes(const OpCall& call, const Tensor& x, const Tensor& y) {
-  call.check(x.dim() >= 1 && y.dim() >= 1, "both arguments to matmul need at least 1 dimension, got " +
-                                               shape_to_string(x.shape) + " and " + shape_to_string(y.shape));
+  if (x.dim() < 1 || y.dim() < 1)
+    call.fail("both arguments to matmul need at least 1 dimension, got " + shape_to_string(x.shape) + " and " +
+              shape_to_string(y.shape));
   MatmulShapes s;
   s.a = x.dim() == 1 ? Shape{1, x.shape[0]} : x.shape;
   s.b = y.dim() == 1 ? Shape{y.shape[0], 1} : y.shape;
   const Shape ba(s.a.begin(), s.a.end() - 2), bb(s.b.begin(), s.b.end() - 2);
   auto batch = broadcast_shapes(ba, bb);
-  call.check(batch.has_value(), "batch dims of " + shape_to_string(x.shape) + " and " +
-                                    shape_to_string(y.shape) + " do not broadcast");
+  if (!batch)
+    call.fail("batch dims of " + shape_to_string(x.shape) + " and " + shape_to_string(y.shape) + " do not broadcast");
   check_inner(call, x.shape, y.shape, s.a.back(), s.b[s.b.size() - 2]);
   s.batch = *batch;
   s.out = s.batch;
@@ -346,6 +347,12 @@ void plan_matmul(OpCall& call) {
 }
 void run_matmul(OpCall& call) {
   const Tensor &x = call.in[0], &y = call.in[1];
+  // Same rank and batch dims (attention's [B, H, S, D] @ [B, H, D, S]): batched_matmul reads the
+  // operands as they are, with no broadcast views to build (the run allocates nothing).
+  if (x.dim() >= 2 && x.dim() == y.dim() && std::equal(x.shape.begin(), x.shape.end() - 2, y.shape.begin())) {
+    batched_matmul(call, x, y, call.out[0], kOne, kZero);
+    return;
+  }
   const MatmulShapes s = matmul_shapes(call, x, y);
   Tensor a = x.dim() == 1 ? promote_vector(x, true) : x;
   Tensor b = y.dim() == 1 ? promote_vector(y, false) : y;

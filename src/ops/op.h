@@ -166,6 +166,8 @@ class OpCall {
   // --- checks; messages name the node and op ---
   [[noreturn]] void fail(const std::string& msg) const;
   void check(bool cond, const std::string& msg) const { if (!cond) fail(msg); }
+  // A literal message: no std::string is built unless the check fails (run paths allocate nothing).
+  void check(bool cond, const char* msg) const { if (!cond) fail(msg); }
   void expect_inputs(size_t min, size_t max) const;
   // dim in [-ndim, ndim) -> [0, ndim); `ndim` may be 0 (then -1/0 allowed, as torch)
   int64_t wrap_dim(int64_t dim, int64_t ndim) const;

@@ -82,8 +82,8 @@ BlockLayout BlockLayout::channel_group(const OpCall& call, const Shape& shape, i
   return from_blocks(shape, {1, group_size});
 }
 
-Strides BlockLayout::split_strides(const Tensor& t) const {
-  Strides s(split_shape_.size());
+BlockLayout::SplitStrides BlockLayout::split_strides(const Tensor& t) const {
+  SplitStrides s(split_shape_.size());
   for (size_t k = 0; k < s.size(); ++k) s[k] = t.strides[size_t(source_dim_[k])] * factor_[k];
   return s;
 }

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/small_vec.h"
 #include "core/strided.h"
 #include "core/tensor.h"
 #include "ops/op.h"
@@ -40,7 +41,7 @@ class BlockLayout {
   // row of the split view, for two tensors of the layout's shape (offsets in elements,
   // relative to each tensor's raw()).
   template <typename F> void for_each_row(const Tensor& a, const Tensor& b, F&& f) const {
-    const Strides as = split_strides(a), bs = split_strides(b);
+    const SplitStrides as = split_strides(a), bs = split_strides(b);
     ::tir::for_each_row<3>(split_shape_, std::array<const int64_t*, 3>{as.data(), bs.data(), param_strides_.data()},
                     std::array<int64_t, 3>{0, 0, 0},
                     [&](const std::array<int64_t, 3>& off, int64_t n, const std::array<int64_t, 3>& st) {
@@ -55,8 +56,10 @@ class BlockLayout {
   }
 
  private:
+  // Inline up to 16 split dims (a rank-8 tensor with every dim split): a run allocates nothing.
+  using SplitStrides = SmallVec<int64_t, 16>;
   static BlockLayout from_blocks(const Shape& shape, const std::vector<int64_t>& block);
-  Strides split_strides(const Tensor& t) const;
+  SplitStrides split_strides(const Tensor& t) const;
   Shape split_shape_;
   std::vector<int> source_dim_;   // per split dim: the tensor dim it comes from
   std::vector<int64_t> factor_;   // per split dim: its stride in units of the source dim's stride
