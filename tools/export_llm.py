@@ -6,6 +6,12 @@ pair, with reference tokens from Hugging Face generate(). Runs in the torch 2.x 
 Usage (from the repository root):
     tools/torch2-chroot.sh run -- python3 tools/export_llm.py [--out DIR] [--weights W]
         [--io-dir DIR | --skip-io] [--onnx-dir DIR] [--skip-export] [--skip-reference]
+        [--quantize 8da4w|int4_weight_only --group-size G]
+
+--quantize applies torchao's config to every linear first (tools/llm_quantize.py), writes the
+quantized state_dict tensors the graphs read as DIR/weights.safetensors, and adds each step's
+top-1 / top-2 margin to expected.json (tests/fixtures/llm/tiny_llama_8da4w: --quantize 8da4w
+--group-size 16).
 
 Reads DIR/config.json (a Hugging Face LlamaConfig; default DIR tests/fixtures/llm/tiny_llama)
 and the weights of tools/llm_weights.py (generated in-process unless --weights is given), and
@@ -67,6 +73,7 @@ sys.path.insert(0, HERE)
 
 import export_fixture  # noqa: E402  (export_training, write_safetensors)
 import llm_weights  # noqa: E402
+from llm_quantize import QUANT_FLOWS, quantize_lm, write_quantized_weights  # noqa: E402
 
 REPO = os.path.normpath(os.path.join(HERE, ".."))
 DEFAULT_OUT = os.path.join(REPO, "tests", "fixtures", "llm", "tiny_llama")
@@ -100,56 +107,6 @@ def build_model(config_path, weights_path):
         raise SystemExit("export_llm: attention implementation is %r, not eager"
                          % model.config._attn_implementation)
     return model, cfg
-
-
-QUANT_FLOWS = ("8da4w", "int4_weight_only")
-
-
-def quantize_lm(lm, flow, group_size):
-    """torchao's quantize_ on every nn.Linear of `lm` in place (the same configs as
-    tools/export_quantized.py), then unwrap_tensor_subclass: plain int8-stored int4 weights,
-    scales and zero points read by torchao.dequantize_affine. Returns a description."""
-    from torchao.quantization import (Int8DynamicActivationIntxWeightConfig,
-                                      IntxWeightOnlyConfig, quantize_)
-    from torchao.quantization.granularity import PerGroup
-    from torchao.utils import unwrap_tensor_subclass
-
-    if flow == "8da4w":
-        config = Int8DynamicActivationIntxWeightConfig(
-            weight_dtype=torch.int4, weight_granularity=PerGroup(group_size))
-        desc = ("quantize_(Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, "
-                "weight_granularity=PerGroup(%d))) + unwrap_tensor_subclass" % group_size)
-    elif flow == "int4_weight_only":
-        config = IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(group_size))
-        desc = ("quantize_(IntxWeightOnlyConfig(weight_dtype=torch.int4, "
-                "granularity=PerGroup(%d))) + unwrap_tensor_subclass" % group_size)
-    else:
-        raise SystemExit("export_llm: unknown --quantize flow %r (%s)" % (flow, ", ".join(QUANT_FLOWS)))
-    for name, m in lm.named_modules():
-        if isinstance(m, nn.Linear) and m.in_features % group_size:
-            raise SystemExit("export_llm: %s has in_features %d, not a multiple of --group-size %d"
-                             % (name, m.in_features, group_size))
-    quantize_(lm, config)
-    unwrap_tensor_subclass(lm)
-    return desc
-
-
-def write_quantized_weights(lm, irs, path):
-    """The state_dict tensors some node of `irs` reads (by weight_name_mapping), under their
-    state_dict keys, dtypes kept (int8-stored int4 weights, int8 zero points)."""
-    state = lm.state_dict()
-    out = collections.OrderedDict()
-    for ir in irs:
-        consts = set(ir.get("constants", {}))
-        read = {i["name"] for n in ir["nodes"] for i in n["inputs"]}
-        for ph, key in ir["weight_name_mapping"].items():
-            if ph not in read or key in consts or key in out:
-                continue
-            if key not in state:
-                raise SystemExit("export_llm: weight %s (%s) is not in the state_dict" % (key, ph))
-            out[key] = state[key].detach().contiguous()
-    export_fixture.write_safetensors(path, collections.OrderedDict(sorted(out.items())))
-    return sum(t.numel() * t.element_size() for t in out.values())
 
 
 def additive_mask(query_positions, key_length, valid_keys=None):
