@@ -185,8 +185,8 @@ def export_int8(name, model, inputs, calib, float_outs, out_dir):
 
 def deps():
     return [os.path.abspath(__file__)] + [
-        os.path.join(REPO, "tools", f) for f in ("export_quantized.py", "pyir_export.py",
-                                                "export_fixture.py", "fixture_models.py",
+        os.path.join(REPO, "tools", f) for f in ("export_quantized.py", "llm_quantize.py",
+                                                "pyir_export.py", "export_fixture.py", "fixture_models.py",
                                                 "zoo.py")] + [os.path.join(HERE, "export_bench.py")]
 
 

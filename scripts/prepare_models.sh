@@ -66,8 +66,8 @@ for f in "$REPO/tools/export_minilm.py" "$REPO/tools/pyir_export.py" \
 done
 fresh8=1
 [[ -f $MINILM8/manifest.json ]] || fresh8=0
-for f in "$REPO/tools/export_minilm.py" "$REPO/tools/export_quantized.py" "$REPO/tools/pyir_export.py" \
-         "$REPO/tools/requirements-export.txt" "$REPO/tests/fixtures/minilm/sentences.json"; do
+for f in "$REPO/tools/export_minilm.py" "$REPO/tools/export_quantized.py" "$REPO/tools/llm_quantize.py" \
+         "$REPO/tools/pyir_export.py" "$REPO/tools/requirements-export.txt" "$REPO/tests/fixtures/minilm/sentences.json"; do
     [[ $fresh8 -eq 1 && $MINILM8/manifest.json -nt $f ]] || fresh8=0
 done
 chroot_args=()

@@ -95,6 +95,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 import export_fixture as ef  # noqa: E402
+import llm_quantize  # noqa: E402
 import pyir_export  # noqa: E402
 import zoo  # noqa: E402
 from fixture_models import SmallCNN, build_model, init_model  # noqa: E402
@@ -248,19 +249,8 @@ def quantize(flow, model, inputs, calib):
         return _pt2e(model, inputs, calib, False)
     if flow == "pt2e_dynamic":
         return _pt2e(model, inputs, calib, True)
-    from torchao.quantization import Int8DynamicActivationIntxWeightConfig, IntxWeightOnlyConfig
-    from torchao.quantization.granularity import PerGroup
-
-    if flow == "int4_weight_only":
-        return _torchao(model, IntxWeightOnlyConfig(weight_dtype=torch.int4,
-                                                    granularity=PerGroup(GROUP_SIZE)),
-                        "quantize_(IntxWeightOnlyConfig(weight_dtype=torch.int4, "
-                        "granularity=PerGroup(%d))) + unwrap_tensor_subclass" % GROUP_SIZE)
-    if flow == "8da4w":
-        return _torchao(model, Int8DynamicActivationIntxWeightConfig(
-            weight_dtype=torch.int4, weight_granularity=PerGroup(GROUP_SIZE)),
-            "quantize_(Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, "
-            "weight_granularity=PerGroup(%d))) + unwrap_tensor_subclass" % GROUP_SIZE)
+    if flow in llm_quantize.QUANT_FLOWS:
+        return _torchao(model, *llm_quantize.torchao_config(flow, GROUP_SIZE))
     raise QuantExportError("unknown flow %r" % flow)
 
 
@@ -273,13 +263,7 @@ def run_eager(module, inputs):
     return ef.expected_outputs(copy.deepcopy(module), inputs)
 
 
-def read_weights(ir):
-    """Placeholder -> state_dict key of the weights some node reads, constants excluded."""
-    consts = set(ir.get("constants", {}))
-    read = {i["name"] for n in ir["nodes"] for i in n["inputs"]}
-    return collections.OrderedDict(
-        (ph, key) for ph, key in ir["weight_name_mapping"].items()
-        if ph in read and key not in consts)
+read_weights = llm_quantize.read_weights  # noqa: E305 (the rule export_llm.py uses too)
 
 
 def weights_of(ir, state):

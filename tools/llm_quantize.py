@@ -13,26 +13,40 @@ import export_fixture
 QUANT_FLOWS = ("8da4w", "int4_weight_only")
 
 
-def quantize_lm(lm, flow, group_size):
-    """torchao's quantize_ on every nn.Linear of `lm` in place (the same configs as
-    tools/export_quantized.py), then unwrap_tensor_subclass: plain int8-stored int4 weights,
-    scales and zero points read by torchao.dequantize_affine. Returns a description."""
-    from torchao.quantization import (Int8DynamicActivationIntxWeightConfig,
-                                      IntxWeightOnlyConfig, quantize_)
+def torchao_config(flow, group_size):
+    """(config, description) of torchao's int4 flows, shared with tools/export_quantized.py."""
+    from torchao.quantization import Int8DynamicActivationIntxWeightConfig, IntxWeightOnlyConfig
     from torchao.quantization.granularity import PerGroup
-    from torchao.utils import unwrap_tensor_subclass
 
     if flow == "8da4w":
-        config = Int8DynamicActivationIntxWeightConfig(
-            weight_dtype=torch.int4, weight_granularity=PerGroup(group_size))
-        desc = ("quantize_(Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, "
+        return (Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4,
+                                                      weight_granularity=PerGroup(group_size)),
+                "quantize_(Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, "
                 "weight_granularity=PerGroup(%d))) + unwrap_tensor_subclass" % group_size)
-    elif flow == "int4_weight_only":
-        config = IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(group_size))
-        desc = ("quantize_(IntxWeightOnlyConfig(weight_dtype=torch.int4, "
+    if flow == "int4_weight_only":
+        return (IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(group_size)),
+                "quantize_(IntxWeightOnlyConfig(weight_dtype=torch.int4, "
                 "granularity=PerGroup(%d))) + unwrap_tensor_subclass" % group_size)
-    else:
-        raise SystemExit("export_llm: unknown --quantize flow %r (%s)" % (flow, ", ".join(QUANT_FLOWS)))
+    raise SystemExit("unknown torchao flow %r (%s)" % (flow, ", ".join(QUANT_FLOWS)))
+
+
+def read_weights(ir):
+    """Placeholder -> state_dict key of the weights some node reads, constants excluded."""
+    consts = set(ir.get("constants", {}))
+    read = {i["name"] for n in ir["nodes"] for i in n["inputs"]}
+    return collections.OrderedDict(
+        (ph, key) for ph, key in ir["weight_name_mapping"].items()
+        if ph in read and key not in consts)
+
+
+def quantize_lm(lm, flow, group_size):
+    """torchao's quantize_ on every nn.Linear of `lm` in place, then unwrap_tensor_subclass:
+    plain int8-stored int4 weights, scales and zero points read by torchao.dequantize_affine.
+    Returns a description."""
+    from torchao.quantization import quantize_
+    from torchao.utils import unwrap_tensor_subclass
+
+    config, desc = torchao_config(flow, group_size)
     for name, m in lm.named_modules():
         if isinstance(m, nn.Linear) and m.in_features % group_size:
             raise SystemExit("export_llm: %s has in_features %d, not a multiple of --group-size %d"
@@ -48,10 +62,8 @@ def write_quantized_weights(lm, irs, path):
     state = lm.state_dict()
     out = collections.OrderedDict()
     for ir in irs:
-        consts = set(ir.get("constants", {}))
-        read = {i["name"] for n in ir["nodes"] for i in n["inputs"]}
-        for ph, key in ir["weight_name_mapping"].items():
-            if ph not in read or key in consts or key in out:
+        for ph, key in read_weights(ir).items():
+            if key in out:
                 continue
             if key not in state:
                 raise SystemExit("export_llm: weight %s (%s) is not in the state_dict" % (key, ph))
