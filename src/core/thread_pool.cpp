@@ -27,6 +27,7 @@ namespace tir {
 void set_num_threads(int) {}
 int num_threads() { return 1; }
 int started_threads() { return 1; }
+int thread_index() { return 0; }
 int default_num_threads() { return 1; }
 
 void parallel_for(int64_t n, int64_t /*grain*/, RangeFn fn) {
@@ -73,6 +74,7 @@ bool spin_until(Pred pred) {
 // True on pool workers, and on a caller while it runs its share of a job:
 // parallel_for from there runs inline instead of waiting on the busy pool.
 thread_local bool t_in_parallel = false;
+thread_local int t_index = 0;  // thread_index(): set once by each worker
 
 // N-1 workers plus the calling thread. One job at a time: its chunks are
 // claimed under the mutex (there are at most num_threads of them), so the
@@ -155,6 +157,7 @@ class Pool {
   // Worker i of generation `gen`; a newer generation tells it to exit.
   void worker_loop(int i, uint64_t gen) {
     t_in_parallel = true;
+    t_index = i;
     std::unique_lock<std::mutex> lk(m_);
     if (gen != gen_) return;
     started_[size_t(i)] = true;
@@ -225,6 +228,8 @@ void set_num_threads(int n) { pool().resize(std::max(n, 1)); }
 int num_threads() { return pool().threads(); }
 
 int started_threads() { return pool().started(); }
+
+int thread_index() { return t_index; }
 
 int default_num_threads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 

@@ -20,6 +20,10 @@ int num_threads();
 // with the caller doing every chunk. The JS loader waits for this to reach
 // num_threads().
 int started_threads();
+// Inside a parallel_for body: 0 on the calling thread, 1 .. num_threads() - 1 on the pool's
+// workers (outside one: 0). A slot for per-thread scratch the caller owns, so a worker's first
+// chunk allocates nothing.
+int thread_index();
 // Hardware concurrency as the platform reports it (>= 1).
 int default_num_threads();
 

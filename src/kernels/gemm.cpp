@@ -322,24 +322,29 @@ HWY_INLINE void gemv_step(const V a, const typename Load::T* p, V& c0, V& c1) {
 // zero added to the total, so M = 1 gives the blocked path's bits: one chain
 // over all of K made decode-step linears ~3x less accurate than PyTorch's
 // (measured against float64, K = 256).
+//
+// `panels` holds panel q0's k-row k at panels + k * k_stride, panel q0 + 1 at + panel_stride:
+// a packed B (panel_stride K * NR, k_stride NR) or, read in place, the rows of an unpacked
+// row-major B (panel_stride NR, k_stride ldb). Same loads either way, so the same bits.
 template <class Load>
-void gemv_panels(const Job& job, const float* x, const typename Load::T* packed, int64_t q0, int64_t q1) {
+void gemv_panels(const Job& job, const float* x, const typename Load::T* panels, int64_t panel_stride,
+                 int64_t k_stride, int64_t q0, int64_t q1) {
   const D d;
   const int64_t K = job.K;
   for (int64_t q = q0; q < q1; q += 4) {
     const int64_t nq = std::min<int64_t>(4, q1 - q);
     V acc[8];
     for (auto& v : acc) v = hn::Zero(d);
-    const typename Load::T* p0 = packed + q * K * kNR;
+    const typename Load::T* p0 = panels + (q - q0) * panel_stride;
     for (int64_t k0 = 0; k0 < K; k0 += kKSub) {
       const int64_t k1 = std::min(K, k0 + kKSub);
       V blk[8];
       for (auto& v : blk) v = hn::Zero(d);
       if (nq == 4) {
-        const typename Load::T *p1 = p0 + K * kNR, *p2 = p1 + K * kNR, *p3 = p2 + K * kNR;
+        const typename Load::T *p1 = p0 + panel_stride, *p2 = p1 + panel_stride, *p3 = p2 + panel_stride;
         for (int64_t k = k0; k < k1; ++k) {
           const V a = hn::Set(d, x[k]);
-          const int64_t o = k * kNR;
+          const int64_t o = k * k_stride;
           gemv_step<Load>(a, p0 + o, blk[0], blk[1]);
           gemv_step<Load>(a, p1 + o, blk[2], blk[3]);
           gemv_step<Load>(a, p2 + o, blk[4], blk[5]);
@@ -347,8 +352,9 @@ void gemv_panels(const Job& job, const float* x, const typename Load::T* packed,
         }
       } else {
         for (int64_t j = 0; j < nq; ++j) {
-          const typename Load::T* p = p0 + j * K * kNR;
-          for (int64_t k = k0; k < k1; ++k) gemv_step<Load>(hn::Set(d, x[k]), p + k * kNR, blk[2 * j], blk[2 * j + 1]);
+          const typename Load::T* p = p0 + j * panel_stride;
+          for (int64_t k = k0; k < k1; ++k)
+            gemv_step<Load>(hn::Set(d, x[k]), p + k * k_stride, blk[2 * j], blk[2 * j + 1]);
         }
       }
       // The first block is stored, not added to zero (as store_tile does): a -0 sum stays -0.
@@ -374,16 +380,30 @@ const float* f16_scaled_row(const float* x, int64_t K) {
   return t;
 }
 
-// GEMV over panels [q0, q1) of whichever packed B the job has; xs: x scaled
-// by f16_scaled_row (null: not usable).
-void gemv_packed(const Job& job, const float* x, const float* xs, int64_t q0, int64_t q1) {
+// GEMV over panels [q0, q1) of whichever B the job has: packed (f32 or halves), or `direct`, an
+// unpacked row-major B read in place, whose partial last panel (if any) is packed in `tail`;
+// xs: x scaled by f16_scaled_row (null: not usable).
+void gemv_cols(const Job& job, const float* x, const float* xs, bool direct, const float* tail, int64_t q0,
+               int64_t q1) {
   const GemmOperandB& B = *job.B;
-  if (B.packed) return gemv_panels<half_simd::LoadF32>(job, x, B.packed, q0, q1);
-  if (B.half == PackedHalf::BF16) return gemv_panels<half_simd::LoadBF16>(job, x, B.packed_half, q0, q1);
+  const int64_t K = job.K, P = K * kNR;
+  if (direct) {
+    const int64_t full = job.N / kNR, q1f = std::min(q1, full);
+    if (q0 < q1f) gemv_panels<half_simd::LoadF32>(job, x, B.data + q0 * kNR, kNR, B.ld, q0, q1f);
+    if (q1 > full) gemv_panels<half_simd::LoadF32>(job, x, tail, P, kNR, full, q1);
+  } else if (B.packed) {
+    gemv_panels<half_simd::LoadF32>(job, x, B.packed + q0 * P, P, kNR, q0, q1);
+  } else if (B.half == PackedHalf::BF16) {
+    gemv_panels<half_simd::LoadBF16>(job, x, B.packed_half + q0 * P, P, kNR, q0, q1);
 #if !TIR_GEMM_F16C
-  if (xs) return gemv_panels<half_simd::LoadF16Scaled>(job, xs, B.packed_half, q0, q1);
+  } else if (xs) {
+    gemv_panels<half_simd::LoadF16Scaled>(job, xs, B.packed_half + q0 * P, P, kNR, q0, q1);
 #endif
-  gemv_panels<half_simd::LoadF16>(job, x, B.packed_half, q0, q1);
+  } else {
+    gemv_panels<half_simd::LoadF16>(job, x, B.packed_half + q0 * P, P, kNR, q0, q1);
+  }
+  if (job.epi->act_row)
+    apply_gemm_act_rows(1, std::min(job.N, q1 * kNR) - q0 * kNR, job.C + q0 * kNR, job.ldc, *job.epi);
 }
 
 void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,
@@ -391,17 +411,25 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
   Job job{M, N, K, nullptr, &B, C, ldc, alpha, beta, &epi};
   const int64_t npanels = (N + kNR - 1) / kNR, mpanels = (M + kMR - 1) / kMR;
   const bool parallel = num_threads() > 1 && M * N * K >= 2 * kMinTaskWork;
-  // One row times a B that is not packed (attention's q k^T and p v at decode):
-  // pack B whole (it is read once either way) and take the GEMV below, instead
-  // of the blocked path whose MR-row tile would be mostly padding.
+  // One row times a B that is not packed (attention at decode). A row-major B (p v) already
+  // holds the panels' k-rows: the GEMV reads it in place, packing only a partial last panel.
+  // A transposed B (q k^T) is packed whole (it is read once either way); both instead of the
+  // blocked path, whose MR-row tile would be mostly padding.
+  const bool unpacked = !B.packed && !B.packed_half && !B.pack_block;
+  const bool direct = M == 1 && unpacked && !B.trans;
+  const float* tail = nullptr;
   GemmOperandB packed_now;
-  if (M == 1 && !B.packed && !B.packed_half && !B.pack_block && packed_b_size(K, N) <= kGemvPackLimit) {
-    float* dst = scratch(t_bpack, packed_b_size(K, N));
+  if (direct && N % kNR) {
+    float* t = B.pack_scratch ? B.pack_scratch : scratch(t_bpack, K * kNR);
+    pack_b_block(B.data, B.ld, false, 0, K, N / kNR * kNR, N % kNR, t);
+    tail = t;
+  } else if (M == 1 && unpacked && !direct && packed_b_size(K, N) <= kGemvPackLimit) {
+    float* dst = B.pack_scratch ? B.pack_scratch : scratch(t_bpack, packed_b_size(K, N));
     pack_b_block(B.data, B.ld, B.trans, 0, K, 0, N, dst);
     packed_now.packed = dst;
     job.B = &packed_now;
   }
-  if (M == 1 && (job.B->packed || job.B->packed_half)) {
+  if (M == 1 && (direct || job.B->packed || job.B->packed_half)) {
     // The row of A, unit stride (a packed row has stride MR; A^T's row stride lda).
     const float* x = A.data;
     const int64_t stride = A.packed ? kMR : A.trans ? A.ld : 1;
@@ -412,16 +440,12 @@ void gemm_simd(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const Gem
     }
     const float* xs = nullptr;
     if (!TIR_GEMM_F16C && !job.B->packed && B.half == PackedHalf::F16 && B.half_finite) xs = f16_scaled_row(x, K);
-    // Panels [q0, q1), then the row activation over their columns.
-    auto gemv_cols = [&](int64_t q0, int64_t q1) {
-      gemv_packed(job, x, xs, q0, q1);
-      if (epi.act_row) apply_gemm_act_rows(1, std::min(N, q1 * kNR) - q0 * kNR, C + q0 * kNR, ldc, epi);
-    };
     if (parallel)
-      parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(),
-                          [&](int64_t g0, int64_t g1) { gemv_cols(g0 * 4, std::min(npanels, g1 * 4)); });
+      parallel_for_chunks((npanels + 3) / 4, kChunksPerThread * num_threads(), [&](int64_t g0, int64_t g1) {
+        gemv_cols(job, x, xs, direct, tail, g0 * 4, std::min(npanels, g1 * 4));
+      });
     else
-      gemv_cols(0, npanels);
+      gemv_cols(job, x, xs, direct, tail, 0, npanels);
     return;
   }
   if (A.packed) {

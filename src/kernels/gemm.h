@@ -109,6 +109,10 @@ struct GemmOperandB {
   // without a hardware f16 conversion (WASM, SSE4) then widen with 3 integer
   // ops instead of ~12. Results are the same either way.
   bool half_finite = false;
+  // Where an M == 1 product packs an unpacked B (packed_b_size(K, N) floats), instead of the
+  // calling thread's grow-only scratch: a caller that threads over many small products gives
+  // each thread its own (thread_index()), so no pool worker allocates on its first product.
+  float* pack_scratch = nullptr;
 };
 
 void gemm_f32_ex(int64_t M, int64_t N, int64_t K, const GemmOperandA& A, const GemmOperandB& B, float* C,

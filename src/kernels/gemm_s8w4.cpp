@@ -112,6 +112,10 @@ void tile_rows(int64_t m0, int64_t n0, int64_t N, int64_t K, int64_t G, const in
     V32 acc[ROWS][2], acc1[ROWS][2];
     for (int r = 0; r < ROWS; ++r)
       for (int v = 0; v < 2; ++v) acc[r][v] = acc1[r][v] = hn::Zero(d32);
+    // Unrolled: V8 puts a stack check on every WASM loop header, and in the threaded build (shared
+    // memory) a header run per 4 k of a decode GEMV made lm_head 1.8-2.8x slower, erratically,
+    // than the same code in the single-threaded build (2026-12-07, bench in the commit message).
+#pragma clang loop unroll_count(8)
     for (int64_t kq = g * G / 4; kq < (g + 1) * G / 4; ++kq) {
       const auto v = hn::LoadU(d16, b + kq * kNR);
       // four signed nibbles per lane: shift each to the top, then arithmetically back down

@@ -15,6 +15,7 @@
 
 #include "core/dispatch.h"
 #include "kernels/gemm.h"
+#include "kernels/parallel.h"
 #include "core/strided.h"
 #include "ops/common.h"
 #include "ops/epilogue.h"
@@ -99,6 +100,40 @@ void batched_matmul(const OpCall& call, const Tensor& a_in, const Tensor& b_in, 
       const DimVec as(a.strides.data(), a.strides.data() + a.strides.size() - 2);
       const DimVec bs(b.strides.data(), b.strides.data() + b.strides.size() - 2);
       const DimVec cs(out.strides.data(), out.strides.data() + out.strides.size() - 2);
+      // One row per product, each too small to thread inside gemm (attention at decode: a query
+      // row per head against the cache): the batch is threaded instead, each product writing its
+      // own output. B packs into the caller's per-thread slots: no worker allocates.
+      const int64_t count = out.numel() / N;
+      if constexpr (std::is_same_v<T, float>) {
+        if (M == 1 && count > 1 && !ma.trans && num_threads() > 1 && N * K < 2 * kMinTaskWork) {
+          const int64_t slot = packed_b_size(K, N);
+          static thread_local std::vector<float> t_slots;
+          float* slots = scratch(t_slots, slot * num_threads());
+          const int64_t chunks = std::max<int64_t>(chunks_for(count, 2 * N * K), 2 * num_threads());
+          parallel_for_chunks(count, chunks, [&](int64_t i0, int64_t i1) {
+            GemmOperandA ga;
+            ga.ld = ma.ld;
+            GemmOperandB gb;
+            gb.ld = mb.ld;
+            gb.trans = mb.trans;
+            gb.pack_scratch = slots + slot * thread_index();
+            for (int64_t i = i0; i < i1; ++i) {
+              int64_t r = i, oa = 0, ob = 0, oc = 0;
+              for (size_t d = batch.size(); d-- > 0;) {
+                const int64_t x = r % batch[d];
+                r /= batch[d];
+                oa += x * as[d];
+                ob += x * bs[d];
+                oc += x * cs[d];
+              }
+              ga.data = A + oa;
+              gb.data = B + ob;
+              gemm_f32_ex(1, N, K, ga, gb, C + oc, N, al, be);
+            }
+          });
+          return;
+        }
+      }
       for_each_row<3>(batch, {as.data(), bs.data(), cs.data()}, {0, 0, 0},
                       [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
                         for (int64_t k = 0; k < n; ++k)

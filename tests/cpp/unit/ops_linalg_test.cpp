@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "core/thread_pool.h"
 #include "kernels/conv.h"
 #include "kernels/gemm.h"
 #include "kernels/pool.h"
@@ -125,6 +126,60 @@ TEST(MatmulOps, MatmulNumpyShapes) {
                 run_op("aten.matmul.default", {mt, mt});
               }),
               AllOf(HasSubstr("n1"), HasSubstr("cannot be multiplied")));
+}
+
+// Attention at decode: one query row per head against the cache, each product too small to thread
+// inside gemm, so the batch is threaded (ops/matmul.cpp). Keys as a transposed view (q k^T) and
+// values row-major with N not a multiple of the panel width (p v: the GEMV reads B in place and
+// packs only the partial last panel), a broadcast batch dim: the same bits at 1, 2 and 3 threads,
+// and the float64 sums within float32 rounding.
+TEST(MatmulOps, SmallBatchedProductsThreadOverTheBatchWithTheSameBits) {
+  const int64_t H = 7, K = 37, L = 45, V = 19;
+  auto vals = [](int64_t n, int seed) {
+    std::vector<float> v(static_cast<size_t>(n), 0.0f);
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float((i * 37 + seed * 11) % 29) / 7.0f - 2.0f;
+    return v;
+  };
+  Tensor q = tensor_f32({2, H, 1, K}, vals(2 * H * K, 1));
+  Tensor keys = tensor_f32({1, H, L, K}, vals(H * L * K, 2));
+  Tensor kt = keys.view_as({1, H, K, L}, {H * L * K, L * K, 1, K}, keys.offset);  // keys^T
+  Tensor p = tensor_f32({2, H, 1, L}, vals(2 * H * L, 3));
+  Tensor values = tensor_f32({1, H, L, V}, vals(H * L * V, 4));
+  std::vector<float> scores1, out1;
+  for (int t : {1, 2, 3}) {
+    set_num_threads(t);
+    auto scores = values_f32(run_op("aten.matmul.default", {q, kt}).out[0]);
+    auto out = values_f32(run_op("aten.matmul.default", {p, values}).out[0]);
+    if (t == 1) {
+      scores1 = scores;
+      out1 = out;
+    }
+    EXPECT_EQ(scores, scores1) << "threads " << t;
+    EXPECT_EQ(out, out1) << "threads " << t;
+  }
+  set_num_threads(1);
+  const auto qv = vals(2 * H * K, 1), kv = vals(H * L * K, 2), pv = vals(2 * H * L, 3), vv = vals(H * L * V, 4);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t j = 0; j < L; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const double x = double(qv[size_t((b * H + h) * K + k)]) * kv[size_t((h * L + j) * K + k)];
+          s += x;
+          mag += std::fabs(x);
+        }
+        ASSERT_NEAR(scores1[size_t((b * H + h) * L + j)], s, 1e-6 * mag + 1e-7) << b << " " << h << " " << j;
+      }
+      for (int64_t j = 0; j < V; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t k = 0; k < L; ++k) {
+          const double x = double(pv[size_t((b * H + h) * L + k)]) * vv[size_t((h * L + k) * V + j)];
+          s += x;
+          mag += std::fabs(x);
+        }
+        ASSERT_NEAR(out1[size_t((b * H + h) * V + j)], s, 1e-6 * mag + 1e-7) << b << " " << h << " " << j;
+      }
+    }
 }
 
 TEST(MatmulOps, BmmAndBaddbmm) {
