@@ -159,27 +159,24 @@ TEST(MatmulOps, SmallBatchedProductsThreadOverTheBatchWithTheSameBits) {
   }
   set_num_threads(1);
   const auto qv = vals(2 * H * K, 1), kv = vals(H * L * K, 2), pv = vals(2 * H * L, 3), vv = vals(H * L * V, 4);
-  for (int64_t b = 0; b < 2; ++b)
-    for (int64_t h = 0; h < H; ++h) {
-      for (int64_t j = 0; j < L; ++j) {
-        double s = 0, mag = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          const double x = double(qv[size_t((b * H + h) * K + k)]) * kv[size_t((h * L + j) * K + k)];
-          s += x;
-          mag += std::fabs(x);
+  // got[(b * H + h) * J + j] against the float64 sum over `inner` of lhs(b, h, k) * rhs(h, k, j)
+  auto expect_sums = [&](const std::vector<float>& got, int64_t J, int64_t inner, auto lhs, auto rhs) {
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t j = 0; j < J; ++j) {
+          double sum = 0, mag = 0;
+          for (int64_t k = 0; k < inner; ++k) {
+            const double x = double(lhs(b, h, k)) * rhs(h, k, j);
+            sum += x;
+            mag += std::fabs(x);
+          }
+          ASSERT_NEAR(got[size_t((b * H + h) * J + j)], sum, 1e-6 * mag + 1e-7) << b << " " << h << " " << j;
         }
-        ASSERT_NEAR(scores1[size_t((b * H + h) * L + j)], s, 1e-6 * mag + 1e-7) << b << " " << h << " " << j;
-      }
-      for (int64_t j = 0; j < V; ++j) {
-        double s = 0, mag = 0;
-        for (int64_t k = 0; k < L; ++k) {
-          const double x = double(pv[size_t((b * H + h) * L + k)]) * vv[size_t((h * L + k) * V + j)];
-          s += x;
-          mag += std::fabs(x);
-        }
-        ASSERT_NEAR(out1[size_t((b * H + h) * V + j)], s, 1e-6 * mag + 1e-7) << b << " " << h << " " << j;
-      }
-    }
+  };
+  expect_sums(scores1, L, K, [&](int64_t b, int64_t h, int64_t k) { return qv[size_t((b * H + h) * K + k)]; },
+              [&](int64_t h, int64_t k, int64_t j) { return kv[size_t((h * L + j) * K + k)]; });
+  expect_sums(out1, V, L, [&](int64_t b, int64_t h, int64_t k) { return pv[size_t((b * H + h) * L + k)]; },
+              [&](int64_t h, int64_t k, int64_t j) { return vv[size_t((h * L + k) * V + j)]; });
 }
 
 TEST(MatmulOps, BmmAndBaddbmm) {
