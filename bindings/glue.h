@@ -259,7 +259,8 @@ class TensorSources {
     for (const auto& kv : weights_.items)
       if (streamed_.count(kv.first) && kv.second.dtype != tir::DType::F32 && kv.second.dtype != tir::DType::F16 &&
           kv.second.dtype != tir::DType::BF16 && kv.second.dtype != tir::DType::I32 &&
-          kv.second.dtype != tir::DType::I64 && kv.second.dtype != tir::DType::Bool)
+          kv.second.dtype != tir::DType::I64 && kv.second.dtype != tir::DType::Bool &&
+          kv.second.dtype != tir::DType::I8 && kv.second.dtype != tir::DType::U8)
         names.push_back(kv.first);
     to_read_.clear();
     for (const std::string& name : names) {

@@ -210,6 +210,7 @@ struct EpiloguePart {
 };
 
 struct OpDef;
+struct GpuLowering;
 
 // A quantization op's part in the quantization lowering (runtime/quant_lowering.cpp).
 enum class QuantRole : uint8_t { None, Quantize, Dequantize, ChooseQparams };
@@ -272,6 +273,11 @@ struct OpTraits {
   const OpDef* (*quantized_form)() = nullptr;
   // The same for an activation quantized per row and weights in groups along k (torchao's 8da4w).
   const OpDef* (*grouped_quantized_form)() = nullptr;
+  // The op's WebGPU lowering (ops/webgpu.h), kept in its op file where it reads the op's own
+  // planned state (the quantization ops and the integer forms, which have no op type of their
+  // own); other ops register theirs by op type (TIR_REGISTER_WEBGPU). false, or a thrown
+  // GpuUnsupported: the node stays on WASM.
+  bool (*webgpu)(const OpCall& call, GpuLowering& out) = nullptr;
 };
 
 // Registered as {plan, run}, {plan, run, prepare}, ...: the optional members

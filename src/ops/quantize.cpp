@@ -16,6 +16,7 @@
 #include "ops/common.h"
 #include "ops/op.h"
 #include "ops/quantize_util.h"
+#include "ops/webgpu.h"
 
 namespace tir {
 namespace {
@@ -349,6 +350,37 @@ bool describe_dequantize(const OpCall& call, QuantDesc* d) {
   return true;
 }
 
+// WebGPU (quantize_blocks.wgsl): a float32 tensor into int8 / uint8 bytes with one float32
+// (scale, zero point) per block of consecutive elements (torchao's per-token and per-group
+// layouts), in run_quantize's float32 arithmetic (1 / scale, round, add the zero point, clamp).
+bool webgpu_quantize_affine(const OpCall& call, GpuLowering& g) {
+  const auto& st = call.state_as<QuantizeState>();
+  const Tensor &x = call.in[0], &y = call.out[0];
+  const int64_t block = st.layout.consecutive_block();
+  gpu_need(block > 0 && x.dtype == DType::F32 && x.is_contiguous() && gpu_ir_input_dtype(call, 0) == DType::F32,
+           "blocks that are not consecutive elements of a contiguous float32 input");
+  gpu_need(st.spec.order == QuantOrder::RoundThenAddZeroPoint && !st.spec.compute_f64 && st.scale_is_f32 &&
+               st.scale.kind == ParamSource::Kind::Tensor && !st.range_inputs && !st.rejects_nan,
+           "parameters the GPU kernel does not take");
+  gpu_need((y.dtype == DType::I8 || y.dtype == DType::U8) && gpu_dense_at_zero(y), "an output that is not int8 or uint8");
+  const Tensor& scale = call.in[st.scale.input];
+  const Tensor zp = st.zero_point.present() ? call.in[st.zero_point.input] : Tensor{};
+  gpu_need(scale.dtype == DType::F32 && scale.is_contiguous() && (!zp.defined() || zp.is_contiguous()),
+           "strided parameters");
+  if (x.numel() == 0) return true;
+  GpuDispatch d;
+  d.kernel = "quantize_blocks";
+  d.meta.u("numel", x.numel()).u("block", block).u("x_off", x.offset);
+  d.meta.f("qmin", st.spec.qmin).f("qmax", st.spec.qmax).u("s_off", scale.offset);
+  d.meta.u("z_kind", gpu_zero_point_kind(d, zp, 3)).u("z_off", zp.defined() ? zp.offset : 0);
+  d.packed_bytes.push_back(0);
+  d.types = {{"Y", "u32"}, {"Z", "u32"}};
+  d.bindings = {y, x, scale, zp};
+  gpu_grid(d, (x.numel() + 255) / 256);
+  g.dispatches.push_back(std::move(d));
+  return true;
+}
+
 OpDef quantize_def(std::function<void(OpCall&)> plan) {
   OpDef def = foldable({std::move(plan), run_quantize});
   def.traits.quant_role = QuantRole::Quantize;
@@ -377,7 +409,11 @@ TIR_REGISTER_OPS(
     {"quantized_decomposed.dequantize_per_token.default", dequantize_def([](OpCall& c) { plan_dequantize_rows(c, false); })},
     {"quantized_decomposed.quantize_per_channel_group.default", quantize_def([](OpCall& c) { plan_quantize_rows(c, true); })},
     {"quantized_decomposed.dequantize_per_channel_group.default", dequantize_def([](OpCall& c) { plan_dequantize_rows(c, true); })},
-    {"torchao.quantize_affine.default", quantize_def(plan_quantize_affine)},
+    {"torchao.quantize_affine.default", [] {
+       OpDef def = quantize_def(plan_quantize_affine);
+       def.traits.webgpu = webgpu_quantize_affine;
+       return def;
+     }()},
     {"torchao.dequantize_affine.default", dequantize_def(plan_dequantize_affine)});
 
 }  // namespace tir

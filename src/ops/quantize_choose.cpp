@@ -12,6 +12,7 @@
 #include "kernels/quantize.h"
 #include "ops/op.h"
 #include "ops/quantize_util.h"
+#include "ops/webgpu.h"
 
 namespace tir {
 namespace {
@@ -249,6 +250,31 @@ bool describe_choose(const OpCall& call, QuantDesc* d) {
   return true;
 }
 
+// WebGPU (choose_qparams_rows.wgsl): torchao's ASYMMETRIC rule on float32 rows (blocks of
+// consecutive elements), the per-token choice of 8da4w's activations. The same float32 steps as
+// run_choose; WGSL's division may differ from IEEE by an ulp on some GPUs (lavapipe's does not).
+bool webgpu_choose_affine(const OpCall& call, GpuLowering& g) {
+  const auto& st = call.state_as<ChooseState>();
+  gpu_need(st.rule == Rule::Affine && st.work == DType::F32 && st.scale_ir == DType::F32,
+           "only ASYMMETRIC on float32 runs on the GPU");
+  const Tensor &x = call.in[0], &scale = call.out[0], &zp = call.out[1];
+  const int64_t block = st.layout.consecutive_block();
+  gpu_need(block > 0 && x.dtype == DType::F32 && x.is_contiguous(), "blocks that are not whole rows of a contiguous input");
+  gpu_need(scale.dtype == DType::F32 && gpu_dense_at_zero(scale) && gpu_dense_at_zero(zp), "strided parameters");
+  if (x.numel() == 0) return true;
+  GpuDispatch d;
+  d.kernel = "choose_qparams_rows";
+  const int64_t rows = x.numel() / block;
+  d.meta.u("rows", rows).u("k", block).u("x_off", x.offset).f("qmin", double(st.qmin)).f("qmax", double(st.qmax));
+  d.meta.f("eps", double(st.eps)).u("s_off", 0).u("z_kind", gpu_zero_point_kind(d, zp, 1)).u("z_off", 0);
+  d.types = {{"Z", "u32"}};
+  d.bindings = {scale, zp, x};
+  d.written = {0, 1};
+  gpu_grid(d, (rows + 3) / 4);
+  g.dispatches.push_back(std::move(d));
+  return true;
+}
+
 OpDef choose_def(std::function<void(OpCall&)> plan) {
   OpDef def = foldable({std::move(plan), run_choose});
   def.traits.quant_role = QuantRole::ChooseQparams;
@@ -264,6 +290,10 @@ TIR_REGISTER_OPS(
     {"quantized_decomposed.choose_qparams_per_token.default", choose_def([](OpCall& c) { plan_choose_per_token(c, false); })},
     {"quantized_decomposed.choose_qparams_per_token_asymmetric.default",
      choose_def([](OpCall& c) { plan_choose_per_token(c, true); })},
-    {"torchao.choose_qparams_affine.default", choose_def(plan_choose_affine)});
+    {"torchao.choose_qparams_affine.default", [] {
+       OpDef def = choose_def(plan_choose_affine);
+       def.traits.webgpu = webgpu_choose_affine;
+       return def;
+     }()});
 
 }  // namespace tir

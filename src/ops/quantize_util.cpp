@@ -44,6 +44,15 @@ BlockLayout BlockLayout::from_blocks(const Shape& shape, const std::vector<int64
   return l;
 }
 
+int64_t BlockLayout::consecutive_block() const {
+  int64_t block = 1;
+  size_t k = split_shape_.size();
+  for (; k > 0 && param_strides_[k - 1] == 0; --k) block *= split_shape_[k - 1];
+  for (; k > 0; --k)
+    if (param_strides_[k - 1] == 0 && split_shape_[k - 1] != 1) return 0;
+  return block;
+}
+
 BlockLayout BlockLayout::per_tensor(const Shape& shape) { return from_blocks(shape, shape); }
 
 BlockLayout BlockLayout::per_axis(const Shape& shape, int64_t axis) {

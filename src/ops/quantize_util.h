@@ -36,6 +36,9 @@ class BlockLayout {
   const Shape& param_shape() const { return param_shape_; }
   // Shape with every spanned dim kept as size / block (keepdim=True).
   Shape param_shape_keepdim() const { return keepdim_shape_; }
+  // B when element i of a contiguous tensor of the layout's shape reads parameter i / B (blocks
+  // of B consecutive elements: per row, or groups along the last dim), else 0.
+  int64_t consecutive_block() const;
 
   // f(a_offset, a_stride, b_offset, b_stride, param_offset, param_stride, n) per innermost
   // row of the split view, for two tensors of the layout's shape (offsets in elements,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "ops/epilogue.h"
 
@@ -87,7 +88,8 @@ std::vector<std::pair<int64_t, int64_t>> gpu_weight_parts(const Tensor& w, uint6
 }
 
 void gpu_add_epilogue(GpuDispatch& d, const FusedEpilogue& e, const Shape& out_shape) {
-  gpu_need(d.takes_epilogue && d.bindings.size() == 4, "a fused epilogue its kernel does not take");
+  // Res and Affine follow the kernel's own bindings (kernels.json).
+  gpu_need(d.takes_epilogue, "a fused epilogue its kernel does not take");
   if (e.has_bn) {
     const int64_t n = shape_numel(out_shape), channels = out_shape.at(1);
     d.meta.u("epi_bn", channels).u("epi_inner", n / std::max<int64_t>(out_shape[0] * channels, 1));
@@ -147,6 +149,42 @@ Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape) {
     if (j >= 0 && x.shape[size_t(j)] != 1) s[i] = x.strides[size_t(j)];
   }
   return s;
+}
+
+Tensor gpu_scratch_f32(int64_t numel, const char* label) {
+  auto buf = std::make_shared<Buffer>();
+  buf->kind = Buffer::Kind::Arena;
+  buf->nbytes = size_t(numel) * 4;
+  buf->label = label;
+  Tensor t;
+  t.buffer = std::move(buf);
+  t.dtype = DType::F32;
+  t.shape = {numel};
+  t.strides = {1};
+  return t;
+}
+
+GpuDispatch gpu_sum_partials(const Tensor& y, const Tensor& parts, int64_t chunks, int64_t m, int64_t n, double alpha,
+                             const Tensor& bias) {
+  GpuDispatch r;
+  r.kernel = "split_k_sum";
+  r.meta.u("numel", y.numel()).u("m", m).u("n", n).u("chunks", chunks).f("alpha", alpha);
+  r.meta.u("has_bias", bias.defined() ? 1 : 0);
+  r.bindings = {y, parts, Tensor{}, bias};
+  r.names = {"Y", "P", "C", "Bias"};
+  r.takes_epilogue = true;
+  gpu_grid(r, (y.numel() + 63) / 64);
+  return r;
+}
+
+int64_t gpu_zero_point_kind(GpuDispatch& d, const Tensor& z, int binding) {
+  if (!z.defined()) return 0;
+  if (z.dtype == DType::I8 || z.dtype == DType::U8) {
+    d.packed_bytes.push_back(binding);
+    return z.dtype == DType::I8 ? 1 : 2;
+  }
+  gpu_need(z.dtype == DType::I32 || z.dtype == DType::I64, "a zero point that is not an integer");
+  return 3;
 }
 
 void gpu_grid(GpuDispatch& d, int64_t n) {

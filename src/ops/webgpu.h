@@ -63,6 +63,10 @@ struct GpuDispatch {
   // In the kernel's binding order; an undefined tensor binds a dummy buffer.
   std::vector<Tensor> bindings;
   std::vector<int> written{0};  // bindings the kernel writes (kernels.json "rw")
+  // Bindings of int8 / uint8 values, which the GPU holds as bytes, four to a u32 word (WGSL has
+  // no 8-bit storage): the kernel declares them array<u32> and unpacks (common.wgsl byte_at).
+  // Only such bindings may bind 8-bit values; any other reader of one stays on WASM.
+  std::vector<int> packed_bytes;
   // Set by lowerings of kernels that load every float binding through f32(...) or a conversion
   // to Y's type (matmul, gemv, conv2d, conv2d_gemm, rowwise, pool2d, batch_norm, index_select):
   // the bindings' names (kernels.json), so the plan may type a read-only binding "f16" where it
@@ -138,6 +142,18 @@ inline bool gpu_all_f32(const OpCall& c) {
 inline bool gpu_dense_at_zero(const Tensor& t) { return !t.defined() || (t.offset == 0 && t.is_contiguous()); }
 // x's strides for `shape` (x broadcast to it: stride 0 on broadcast dims).
 Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
+// How a kernel reads zero point z bound at `binding` (common.wgsl's zero-point kinds): 0 none
+// (undefined z), 1 int8 / 2 uint8 bytes (added to d.packed_bytes), 3 int32 words (int64
+// narrowed on upload). Other dtypes decline.
+int64_t gpu_zero_point_kind(GpuDispatch& d, const Tensor& z, int binding);
+// A GPU-only float32 value of numel elements (a split-K GEMM's partial sums): never uploaded or
+// read back, so it has no memory here; the plan gives it a GPU slot.
+Tensor gpu_scratch_f32(int64_t numel, const char* label);
+// split_k_sum.wgsl: y (contiguous [batch, m, n], flat index o) = alpha * the sum of the `chunks`
+// chunks of `parts` + (the caller's) beta * C + bias[m]; its fused epilogue comes after
+// (takes_epilogue).
+GpuDispatch gpu_sum_partials(const Tensor& y, const Tensor& parts, int64_t chunks, int64_t m, int64_t n, double alpha,
+                             const Tensor& bias);
 // Workgroup counts for n one-dimensional workgroups (folded into y past 65535).
 void gpu_grid(GpuDispatch& d, int64_t n);
 // A weight w (contiguous from offset 0, rows along dim 0) whose GPU storage (4 bytes an element)

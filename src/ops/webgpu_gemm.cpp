@@ -66,35 +66,6 @@ KSplit gemm_k_split(int64_t rows, int64_t cols, int64_t batch, int64_t K) {
   return {chunks, chunk};
 }
 
-// The split's partial sums: a GPU-only value (never uploaded or read back, so no memory here).
-Tensor split_k_partials(int64_t numel) {
-  auto buf = std::make_shared<Buffer>();
-  buf->kind = Buffer::Kind::Arena;
-  buf->nbytes = size_t(numel) * 4;
-  buf->label = "split-K partial sums";
-  Tensor t;
-  t.buffer = std::move(buf);
-  t.dtype = DType::F32;
-  t.shape = {numel};
-  t.strides = {1};
-  return t;
-}
-
-// The reduce half of a split: y (contiguous [batch, m, n], flat index o) = alpha * the sum of
-// the chunks of `parts` + (the caller's) beta * C + bias[m]; its fused epilogue comes after.
-GpuDispatch split_k_sum(const Tensor& y, const Tensor& parts, int64_t chunks, int64_t m, int64_t n, double alpha,
-                        const Tensor& bias) {
-  GpuDispatch r;
-  r.kernel = "split_k_sum";
-  r.meta.u("numel", y.numel()).u("m", m).u("n", n).u("chunks", chunks).f("alpha", alpha);
-  r.meta.u("has_bias", bias.defined() ? 1 : 0);
-  r.bindings = {y, parts, Tensor{}, bias};
-  r.names = {"Y", "P", "C", "Bias"};
-  r.takes_epilogue = true;
-  gpu_grid(r, (y.numel() + 63) / 64);
-  return r;
-}
-
 // y[batch..., M, N] = alpha * a[batch..., M, K] @ b[batch..., K, N] + beta * c
 // (batch dims broadcast; c broadcast to y). y is contiguous at offset 0, or (one batch of rows)
 // a column window of a wider matrix: rows y_rs apart from y_off (a split weight's part, below).
@@ -171,12 +142,12 @@ void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& 
   // The split's sum writes y flat: only a dense y splits K.
   const KSplit split = gemv || !y_dense ? KSplit{} : gemm_k_split(M, N, nb, K);
   if (split.chunks > 1) {
-    const Tensor parts = split_k_partials(split.chunks * nb * M * N);
+    const Tensor parts = gpu_scratch_f32(split.chunks * nb * M * N, "split-K partial sums");
     d.meta.f("alpha", 1).f("beta", 0).u("has_c", 0).u("k_chunk", split.chunk).u("y_rs", N);
     d.bindings = {parts, a, b, Tensor{}};
     gemm_grid(d, M, N, nb * split.chunks);
     g.dispatches.push_back(d);
-    GpuDispatch sum = split_k_sum(y, parts, split.chunks, M, N, alpha, Tensor{});
+    GpuDispatch sum = gpu_sum_partials(y, parts, split.chunks, M, N, alpha, Tensor{});
     c_meta(sum.meta);
     sum.meta.u("batch_rank", int64_t(batch.size())).us("batch_shape", batch, 4);
     sum.bindings[2] = c;
@@ -335,12 +306,12 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
   d.names = {"Y", "X", "W", "Bias"};
   const KSplit split = gemm ? gemm_k_split(cout, oh * ow, n, cin * kh * kw) : KSplit{};
   if (split.chunks > 1) {  // the partial sums, then their sum with the bias
-    const Tensor parts = split_k_partials(split.chunks * y.numel());
+    const Tensor parts = gpu_scratch_f32(split.chunks * y.numel(), "split-K partial sums");
     d.meta.u("has_b", 0).u("k_chunk", split.chunk);
     d.bindings = {parts, x, w, Tensor{}};
     gemm_grid(d, cout, oh * ow, n * split.chunks);
     g.dispatches.push_back(d);
-    g.dispatches.push_back(split_k_sum(y, parts, split.chunks, cout, oh * ow, 1, bias));
+    g.dispatches.push_back(gpu_sum_partials(y, parts, split.chunks, cout, oh * ow, 1, bias));
     return true;
   }
   d.meta.u("has_b", bias.defined() ? 1 : 0);

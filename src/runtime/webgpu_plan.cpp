@@ -60,7 +60,10 @@ struct Value {
   // elements [part_first, part_first + part_count) of `buffer`, a GPU buffer of its own.
   int64_t part_first = -1, part_count = 0;
   bool gpu_half() const { return half_source && !f32_reader; }
+  // int8 / uint8: bytes on the GPU too, four to a word (GpuDispatch::packed_bytes).
+  bool gpu_bytes() const { return dtype == DType::I8 || dtype == DType::U8; }
   uint64_t numel() const { return part_first >= 0 ? uint64_t(part_count) : buffer->nbytes / dtype_size(dtype); }
+  uint64_t gpu_element_bytes() const { return gpu_bytes() ? 1 : gpu_half() ? 2 : 4; }
 };
 
 std::string quoted(const std::string& s) {
@@ -329,9 +332,13 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     std::string why;
     bool on_gpu = false;
     bool unchecked_int64 = false;  // an int64 constant not computed yet (before bind): checked at the plan
-    const WebGpuLowerFn lower = dynamic ? nullptr : WebGpuRegistry::instance().find(st.node->op_type);
+    // An integer form (a lowered step) has no op type of its own: its def carries its lowering.
+    const WebGpuLowerFn lower = dynamic                 ? nullptr
+                                : st.def->traits.webgpu ? st.def->traits.webgpu
+                                : st.lowered            ? nullptr
+                                                        : WebGpuRegistry::instance().find(st.node->op_type);
     if (dynamic) why = "the graph has data-dependent shapes";
-    else if (st.lowered) why = "its integer (quantized) kernel runs on WASM only";
+    else if (!lower && st.lowered) why = "its integer (quantized) kernel runs on WASM only";
     else if (!lower) why = "no WebGPU kernel for this op";
     else {
       try {
@@ -354,11 +361,14 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
           for (size_t b = 0; b < d.bindings.size() && on_gpu; ++b) {
             const Tensor& t = d.bindings[b];
             if (!t.defined()) continue;
-            gpu_dtype(t.dtype);
+            if (std::count(d.packed_bytes.begin(), d.packed_bytes.end(), int(b)))
+              gpu_need(t.dtype == DType::I8 || t.dtype == DType::U8, "a byte binding of a value that is not 8-bit");
+            else
+              gpu_dtype(t.dtype);
             const int id = bind_value(d, b);
             gpu_need(values[size_t(id)].dtype == t.dtype, "a value read as another dtype");
             Buffer* tb = root(t);
-            if (values[size_t(id)].numel() * 4 > max_binding_bytes)
+            if (values[size_t(id)].numel() * (values[size_t(id)].gpu_bytes() ? 1 : 4) > max_binding_bytes)
               gpu_unsupported("value '" + tb->label + "' is larger than the device's largest storage binding (" +
                               std::to_string(max_binding_bytes) + " bytes)");
             // int64 is held as int32 on the GPU: a constant that does not fit keeps its readers
@@ -530,8 +540,8 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
   for (int id : order) {
     Value& v = values[size_t(id)];
     const uint64_t numel = v.numel();
-    // Whole 4-byte words: WebGPU copies and writes buffers in multiples of 4 (f16: 2 bytes per element).
-    const uint64_t bytes = std::max<uint64_t>(4, (numel * (v.gpu_half() ? 2 : 4) + 3) / 4 * 4);
+    // Whole 4-byte words: WebGPU copies and writes buffers in multiples of 4 (f16: 2 bytes per element, int8: 1).
+    const uint64_t bytes = std::max<uint64_t>(4, (numel * v.gpu_element_bytes() + 3) / 4 * 4);
     int best = -1;
     if (!v.constant_weight && !v.resident) {
       for (size_t k = 0; k < slot_bytes.size(); ++k)
@@ -562,7 +572,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     const char* kind = v.buffer->kind == Buffer::Kind::Weight ? "weight" : v.buffer->kind == Buffer::Kind::Input ? "input" : "arena";
     const char* gdt = "";
     try {
-      gdt = v.gpu_half() && v.gpu_first >= 0 ? "float16" : gpu_dtype(v.dtype);
+      gdt = v.gpu_half() && v.gpu_first >= 0 ? "float16" : v.gpu_bytes() ? dtype_name(v.dtype) : gpu_dtype(v.dtype);
     } catch (const GpuUnsupported&) {
     }
     const std::string label =

@@ -5,7 +5,10 @@
 // inputs and downloads only the logits (plus what a WASM-placed node reads), and the tokens
 // would diverge within a few steps if the prefill's keys or a step's update were not carried
 // (checked directly too, by breaking the carry). A failed GPU load falls back to WASM with a
-// warning, or throws with env.webgpu.strict; a lost device is a TorchIrError.
+// warning, or throws with env.webgpu.strict; a lost device is a TorchIrError. The 8da4w model's
+// int4 linears sum their floats in another order on the GPU (qlinear.wgsl) than on WASM, and its
+// per-token quantization can turn that into a different token where a top-2 margin is thin; on
+// lavapipe its prompts' tokens agree (a GPU where one part would be worth a margin check here).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -23,7 +26,6 @@ const fixtures = readdirSync(LLM).sort().map((name) => {
     files: { prefill: join(dir, 'prefill.json'), decode: join(dir, 'decode.json'), kvMapping: join(dir, 'kv_mapping.json'),
       // a quantized fixture carries its own weights (PyTorch's quantized state_dict)
       weights: existsSync(join(dir, 'weights.safetensors')) ? join(dir, 'weights.safetensors') : join(GENERATED, 'llm', name, 'weights.safetensors') },
-    quantized: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).quantization !== undefined,
     prompts: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).prompts.map((p) => p.input_ids),
   };
 });
@@ -93,20 +95,15 @@ for (const fx of fixtures) {
       assert.equal(s.cacheBytesCopiedPerStep, 0);
       assert.equal(s.webgpu.gpuCacheBytesCopiedPerStep, 0, 'donated caches are written in place on the GPU');
       assert.ok(s.webgpu.step.downloadBytes >= logitsBytes, 'the logits come down');
-      // (A quantized model's activations go to WASM and back around each integer linear.)
-      if (!fx.quantized) {
-        assert.ok(s.webgpu.step.downloadBytes + s.webgpu.step.uploadBytes < s.cacheBytes / 8,
-          `per-step transfers (${JSON.stringify(s.webgpu.step)}) must be far below the caches (${s.cacheBytes} bytes)`);
-      }
+      assert.ok(s.webgpu.step.downloadBytes + s.webgpu.step.uploadBytes < s.cacheBytes / 8,
+        `per-step transfers (${JSON.stringify(s.webgpu.step)}) must be far below the caches (${s.cacheBytes} bytes)`);
       const p = gpu.placement();
-      // Every compute node of both graphs, the rotary embedding's included, runs on the GPU; in a
-      // quantized model, the quantization ops and the integer linears run on WASM (no WGSL
-      // kernels for them yet), everything else on the GPU.
-      if (fx.quantized) assert.ok(p.decode.nodes.webgpu > 0 && p.decode.nodes.wasm > 0, JSON.stringify(p));
-      else assert.deepEqual([p.prefill.nodes.wasm, p.decode.nodes.wasm], [0, 0], JSON.stringify(p));
-      // The weights went from the file to the GPU (not into WASM memory), one copy for both graphs.
-      // (The integer linears' weights stay in WASM memory, the embedding goes to the GPU.)
-      assert.ok(p.weights.webgpu > 0 && (fx.quantized || p.weights.wasm < p.weights.webgpu), JSON.stringify(p.weights));
+      // Every compute node of both graphs, the rotary embedding's included, runs on the GPU; in
+      // torchao's 8da4w model, the per-token choose / quantize and the int4 linears too.
+      assert.deepEqual([p.prefill.nodes.wasm, p.decode.nodes.wasm], [0, 0], JSON.stringify(p));
+      // The weights went from the file to the GPU (not into WASM memory), one copy for both graphs
+      // (the 8da4w model's int8 weights as bytes).
+      assert.ok(p.weights.webgpu > 0 && p.weights.wasm < p.weights.webgpu, JSON.stringify(p.weights));
       const { prefillEx, decodeEx } = gpu._gpu;
       const both = new Set([...prefillEx.slots, ...decodeEx.slots]);
       assert.ok(both.size < prefillEx.slots.length + decodeEx.slots.length, 'prefill and decode share their weight buffers');

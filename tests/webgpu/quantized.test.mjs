@@ -1,7 +1,10 @@
 // PyTorch's own quantized models (tests/fixtures/quantized) with executionProviders ['webgpu']:
-// within a quarter of the quantization error of PyTorch's run of the quantized module. The
-// quantization ops have no WGSL kernel yet: they run on WASM, the float ops on the GPU.
+// within a quarter of the quantization error of PyTorch's run of the quantized module. torchao's
+// 8da4w runs wholly on the GPU (its per-token choose / quantize and the int4 linears:
+// choose_qparams_rows.wgsl, quantize_blocks.wgsl, qlinear.wgsl); PT2E's int8 forms and their
+// quantize / dequantize nodes have no WGSL kernel yet and run on WASM, the float ops on the GPU.
 import { test } from 'node:test';
+import assert from 'node:assert/strict';
 import * as tir from '../../npm/index.js';
 import { assertWithinQuantizationError, ioInputs, quantizedFixtures, readIo } from '../../npm/test/helpers.mjs';
 import { getDevice } from './gpu.mjs';
@@ -16,6 +19,7 @@ for (const fx of quantizedFixtures()) {
       const p = model.placement();
       const outputs = await model.execute(ioInputs(model, readIo(fx.io)));
       const lines = assertWithinQuantizationError(fx.name, outputs, fx.io);
+      if (fx.name.endsWith('_8da4w')) assert.equal(p.nodes.wasm, 0, `${fx.name}: placement ${JSON.stringify(p.nodes)}`);
       t.diagnostic([...lines, `placement: ${p.nodes.webgpu} webgpu / ${p.nodes.wasm} wasm nodes`].join('\n'));
     } finally {
       model.dispose();

@@ -142,3 +142,7 @@ fn tan_f(x: f32) -> f32 {
   }
   return select(t, -1.0 / t, (i32(rk.y) & 1) == 1);
 }
+// Element i of an int8 / uint8 binding held as bytes, four to a word (GpuDispatch::packed_bytes):
+// byte i & 3 of `word` (the one at index i >> 2), sign-extended for int8.
+fn byte_s8(word: u32, i: u32) -> i32 { return extractBits(bitcast<i32>(word), (i & 3u) * 8u, 8u); }
+fn byte_u8(word: u32, i: u32) -> i32 { return i32(extractBits(word, (i & 3u) * 8u, 8u)); }

@@ -544,5 +544,43 @@ TEST(WebGpuPlan, RunStepsRefusesBadRangesAndDataDependentGraphs) {
   EXPECT_THROW(d.run_steps(0, 0), ExecutionError);
 }
 
+// torchao's 8da4w (tests/fixtures/quantized): the per-token choose_qparams_affine and
+// quantize_affine and the lowered int4 linears run on the GPU (qlinear.wgsl), their int8 values
+// held as bytes; the covered dequantize nodes run nowhere. Only PT2E's int8 forms stay on WASM.
+TEST(WebGpuPlan, Torchao8da4wRunsOnTheGpuWithItsInt8ValuesAsBytes) {
+  for (const char* fx : {"mlp_8da4w", "bert_8da4w", "llama_8da4w"}) {
+    const std::string dir = test::fixtures_dir() + "/quantized/" + fx;
+    Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
+    s.bind(read_safetensors_file(dir + "/weights.safetensors"));
+    const json::Document doc = json::Document::parse(s.webgpu_plan());
+    const json::Value plan = doc.root();
+    for (const json::Value f : plan["fallbacks"]) {
+      const std::string op = f["op_type"].string();
+      EXPECT_TRUE(op.rfind("torchao.", 0) != 0 && op != "aten.linear.default") << fx << ": " << f.to_json();
+    }
+    std::set<std::string> kernels;
+    for (const json::Value item : plan["program"])
+      if (item["op"].str() == "gpu")
+        for (const json::Value d : item["dispatches"]) kernels.insert(d["kernel"].string());
+    EXPECT_TRUE(kernels.count("qlinear") && kernels.count("choose_qparams_rows") && kernels.count("quantize_blocks")) << fx;
+    // int8 values: one byte an element on the GPU, in whole words (a weight's slot is its own;
+    // others share slots at least that large)
+    int weights = 0;
+    for (const json::Value v : plan["values"]) {
+      if (v["gpu_dtype"].str() != "int8" || v["slot"].as_int64() < 0) continue;
+      const int64_t slot = plan["slots"].at(size_t(v["slot"].as_int64())).as_int64();
+      const int64_t bytes = std::max<int64_t>(4, (v["numel"].as_int64() + 3) / 4 * 4);
+      if (v["kind"].str() == "weight") {
+        ++weights;
+        EXPECT_EQ(slot, bytes) << fx << " " << v["label"].str();
+      } else {
+        EXPECT_GE(slot, bytes) << fx << " " << v["label"].str();
+      }
+    }
+    EXPECT_GT(weights, 0) << fx;
+    check_invariants(plan);
+  }
+}
+
 }  // namespace
 }  // namespace tir

@@ -21,7 +21,7 @@ type PlanItem = any;
 /** A plan value as the transfers read it: its dtype, element count, label, address and GPU slot. */
 interface PlanValue {
   dtype: string;
-  /** Its GPU storage: as dtype, or 'float16' for a float16 weight held as f16 (shader-f16). */
+  /** Its GPU storage: as dtype, 'float16' for a float16 weight held as f16 (shader-f16), 'int8' / 'uint8' as bytes. */
   gpu_dtype?: string;
   numel: number;
   label?: string;
@@ -74,7 +74,7 @@ function libraryFor(device: GpuObject): KernelLibrary {
 }
 
 // A value's bytes (in WASM memory, or `owned`: the caller's streamed weights) -> its GPU storage
-// (int64 narrowed to i32, bool widened to u32).
+// (int64 narrowed to i32, bool widened to u32, int8 / uint8 as bytes padded to whole words).
 function toGpuBytes(value: PlanValue, bytes: Uint8Array, owned = false): Uint8Array | Uint32Array | Int32Array {
   if (value.dtype === 'int64' && bytes.byteOffset % 8) bytes = bytes.slice(); // BigInt64Array alignment
   switch (value.dtype) {
@@ -83,6 +83,12 @@ function toGpuBytes(value: PlanValue, bytes: Uint8Array, owned = false): Uint8Ar
       return owned ? bytes : bytes.slice(); // a copy: never hand a view of (shared) WASM memory to the GPU queue
     case 'bool':
       return Uint32Array.from(bytes);
+    case 'int8':
+    case 'uint8': {
+      const out = new Uint8Array(Math.ceil(value.numel / 4) * 4);
+      out.set(bytes.subarray(0, value.numel));
+      return out;
+    }
     case 'int64': {
       const src = new BigInt64Array(bytes.buffer, bytes.byteOffset, value.numel);
       const out = new Int32Array(value.numel);
@@ -143,7 +149,7 @@ function halfGpuBytes(value: PlanValue, bytes: Uint8Array, fromFile: boolean): U
   return out;
 }
 
-// GPU storage (an ArrayBuffer of numel 4-byte words) -> the value's bytes in WASM memory.
+// GPU storage (an ArrayBuffer of gpuBytes(value)) -> the value's bytes in WASM memory.
 function fromGpuBytes(value: PlanValue, words: ArrayBuffer, dst: Uint8Array): void {
   switch (value.dtype) {
     case 'float32':
@@ -152,6 +158,10 @@ function fromGpuBytes(value: PlanValue, words: ArrayBuffer, dst: Uint8Array): vo
       return;
     case 'bool':
       dst.set(new Uint32Array(words, 0, value.numel));
+      return;
+    case 'int8':
+    case 'uint8':
+      dst.set(new Uint8Array(words, 0, value.numel));
       return;
     case 'int64': {
       const out = new BigInt64Array(dst.buffer, dst.byteOffset, value.numel);
@@ -164,7 +174,13 @@ function fromGpuBytes(value: PlanValue, words: ArrayBuffer, dst: Uint8Array): vo
   }
 }
 
-const ITEM: Readonly<Record<string, number>> = { float32: 4, int32: 4, int64: 8, bool: 1 };
+const ITEM: Readonly<Record<string, number>> = { float32: 4, int32: 4, int64: 8, bool: 1, int8: 1, uint8: 1 };
+
+// Bytes of a value's GPU storage, in whole words: 1 per int8 / uint8 element, 2 per f16, else 4.
+function gpuBytes(value: PlanValue): number {
+  const item = value.gpu_dtype === 'int8' || value.gpu_dtype === 'uint8' ? 1 : value.gpu_dtype === 'float16' ? 2 : 4;
+  return Math.max(4, Math.ceil((value.numel * item) / 4) * 4);
+}
 
 function nodeRange(nodes: readonly string[] | null | undefined): string {
   if (!nodes?.length) return 'no node';
@@ -317,7 +333,7 @@ export class WebGpuExecutor {
     this.steps = [];
     for (const item of plan.program) {
       if (item.op !== 'gpu') {
-        if (item.op === 'download') item.staging = this._buffer(plan.values[item.value].numel * 4, BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST);
+        if (item.op === 'download') item.staging = this._buffer(gpuBytes(plan.values[item.value]), BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST);
         this.steps.push(item);
         continue;
       }

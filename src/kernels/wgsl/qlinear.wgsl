@@ -1,0 +1,85 @@
+// Linear layer on quantized operands, summed exactly in integers (the lowered steps of
+// ops/linear_8da4w.cpp: torchao's 8da4w, the int4 weights in int8 storage):
+//   Y[m, n] = AS[m] * sum_g WS[n, g] * sum_{k in g} (A[m, k] - az[m]) * (W[n, k] - wz[n, g]) + Bias[n]
+// A [M, K] and W [N, K] are int8 / uint8 bytes, four to a word (a_off, w_off count words); groups
+// of g k along each row (K = groups * g, g a multiple of 4, so a word never straddles a group).
+// Zero points: *_kind 0 none, 1 int8 bytes, 2 uint8 bytes, 3 int32 words (AZ, WZ bound as u32;
+// ops/webgpu.h gpu_zero_point_kind).
+// One workgroup per output column n and block of RB rows: its 64 invocations stride over the words
+// of W's row n (coalesced), each word's four products summed in i32 and scaled by its group's
+// weight scale; the RB rows reuse each weight word. Then a workgroup sum per row. Workgroups:
+// grid(N * ceil(M / RB)). Eight storage bindings, WebGPU's guaranteed most per stage: a fused
+// epilogue runs in a second dispatch (ops/linear_8da4w.cpp).
+{{DECLS}}
+
+const RB: u32 = 4u;
+var<workgroup> part: array<f32, 256>;  // RB * 64
+
+fn zero_point(kind: u32, word: u32, i: u32) -> i32 {
+  if (kind == 1u) { return byte_s8(word, i); }
+  if (kind == 2u) { return byte_u8(word, i); }
+  if (kind == 3u) { return bitcast<i32>(word); }
+  return 0;
+}
+fn az_at(i: u32) -> i32 {
+  let kind = mu(M_AZ_KIND);
+  if (kind == 0u) { return 0; }
+  let e = mu(M_AZ_OFF) + i;
+  return zero_point(kind, AZ[select(e, e >> 2u, kind != 3u)], e);
+}
+fn wz_at(i: u32) -> i32 {
+  let kind = mu(M_WZ_KIND);
+  if (kind == 0u) { return 0; }
+  let e = mu(M_WZ_OFF) + i;
+  return zero_point(kind, WZ[select(e, e >> 2u, kind != 3u)], e);
+}
+fn bytes4(word: u32, signed: bool) -> vec4<i32> {
+  if (signed) { return vec4<i32>(byte_s8(word, 0u), byte_s8(word, 1u), byte_s8(word, 2u), byte_s8(word, 3u)); }
+  return vec4<i32>(byte_u8(word, 0u), byte_u8(word, 1u), byte_u8(word, 2u), byte_u8(word, 3u));
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let M = mu(M_M);
+  let N = mu(M_N);
+  let K = mu(M_K);
+  let G = mu(M_G);
+  let groups = K / G;
+  let id = wg_linear(wid, nwg);
+  let blocks = (M + RB - 1u) / RB;
+  if (id >= N * blocks) { return; }
+  let n = id % N;
+  let m0 = (id / N) * RB;
+  let rows = min(RB, M - m0);
+  var az: array<i32, 4>;
+  for (var r = 0u; r < rows; r++) { az[r] = az_at(m0 + r); }
+  var acc = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+  let words = K / 4u;
+  let a_signed = mu(M_A_SIGNED) != 0u;
+  let w_signed = mu(M_W_SIGNED) != 0u;
+  for (var w = lid; w < words; w += 64u) {
+    let k = w * 4u;
+    let g = k / G;
+    let wv = bytes4(W[mu(M_W_OFF) + n * words + w], w_signed) - vec4<i32>(wz_at(n * groups + g));
+    let s = WS[mu(M_WS_OFF) + n * groups + g];
+    for (var r = 0u; r < rows; r++) {
+      let av = bytes4(A[mu(M_A_OFF) + (m0 + r) * words + w], a_signed) - vec4<i32>(az[r]);
+      acc[r] = fma(s, f32(dot(av, wv)), acc[r]);
+    }
+  }
+  for (var r = 0u; r < RB; r++) { part[r * 64u + lid] = acc[r]; }
+  workgroupBarrier();
+  for (var h = 32u; h > 0u; h >>= 1u) {
+    if (lid < h) {
+      for (var r = 0u; r < RB; r++) { part[r * 64u + lid] += part[r * 64u + lid + h]; }
+    }
+    workgroupBarrier();
+  }
+  if (lid < rows) {
+    let m = m0 + lid;
+    var y = part[lid * 64u] * AS[mu(M_AS_OFF) + m];
+    if (mu(M_HAS_BIAS) != 0u) { y += Bias[mu(M_BIAS_OFF) + n]; }
+    Y[m * N + n] = y;
+  }
+}

@@ -1,0 +1,33 @@
+// quantize_affine (torchao) on a contiguous float32 X with one (scale, zero point) per block of
+// `block` consecutive elements (a row, or groups along it), as ops/quantize.cpp computes it:
+//   q = clamp(round(x * (1 / scale)) + zp, qmin, qmax), 1 / scale in float32; a NaN gives 0
+// into int8 / uint8 bytes (q_signed), four to a word of Y. Zero points as in qlinear.wgsl
+// (z_kind 1 / 2 bytes, 3 int32 words). One invocation per word. Workgroups: grid(ceil(numel / 256)).
+{{DECLS}}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let numel = mu(M_NUMEL);
+  let w = wg_linear(wid, nwg) * 64u + lid;
+  if (w * 4u >= numel) { return; }
+  let qmin = mf(M_QMIN);
+  let qmax = mf(M_QMAX);
+  var word = 0u;
+  for (var j = 0u; j < 4u; j++) {
+    let i = w * 4u + j;
+    if (i >= numel) { break; }
+    let p = i / mu(M_BLOCK);
+    let inv = 1.0 / S[mu(M_S_OFF) + p];
+    var zp = 0;
+    let kind = mu(M_Z_KIND);
+    let e = mu(M_Z_OFF) + p;
+    if (kind == 1u) { zp = byte_s8(Z[e >> 2u], e); }
+    if (kind == 2u) { zp = byte_u8(Z[e >> 2u], e); }
+    if (kind == 3u) { zp = bitcast<i32>(Z[e]); }
+    var q = round(X[mu(M_X_OFF) + i] * inv) + f32(zp);
+    q = select(min(max(q, qmin), qmax), 0.0, is_nan_f(q));
+    word |= (u32(i32(q)) & 0xffu) << (8u * j);
+  }
+  Y[w] = word;
+}

@@ -1,0 +1,111 @@
+// torchao's 8da4w linear at awkward sizes, built here as IR (the graph torchao's
+// Int8DynamicActivationIntxWeightConfig exports: choose_qparams_affine -> quantize_affine ->
+// dequantize_affine on the activation, dequantize_affine on an int8 weight holding 4-bit values,
+// linear), run on WASM and with ['webgpu']: the per-token scales, zero points and int8 activation
+// the GPU chooses and quantizes (choose_qparams_rows.wgsl, quantize_blocks.wgsl) equal the CPU's
+// exactly (downloaded from their int8 bytes), and the int4 linear (qlinear.wgsl: exact integer
+// sums per word, then float scales) agrees with the CPU's integer kernel to float rounding.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gpuTest } from './gpu.mjs';
+import { rng, assertClose } from './ref.mjs';
+import { getEngine } from './engine.mjs';
+
+const t = (name, shape, dtype, producer, idx = 0) => ({ name, shape, dtype, ...(producer ? { producer_node: producer, producer_output_idx: idx } : {}) });
+
+// One 8da4w linear: x [...lead, K] -> y [...lead, N], weight [N, K] in groups of G along k,
+// symmetric (zero points 0) or not; zpDtype: the weight zero points' dtype; bias or none.
+function linear8da4w({ lead, K, N, G, bias = true, asymmetric = false, zpDtype = 'int8', relu = false, seed = 1 }) {
+  const rand = rng(seed);
+  const groups = K / G;
+  const ps = [...lead.slice(0, -1), lead.at(-1)];  // per-token params: one per row
+  const xs = [...lead, K];
+  const nodes = [
+    { name: 'choose', op_type: 'torchao.choose_qparams_affine.default', inputs: [t('x', xs, 'float32', 'x')],
+      outputs: [t('choose_0', ps, 'float32'), t('choose_1', ps, 'int8')],
+      attrs: { mapping_type: 'ASYMMETRIC', block_size: [...lead.map(() => 1), K], target_dtype: 'torch.int8',
+        quant_min: -128, quant_max: 127, eps: null, scale_dtype: null, zero_point_dtype: 'torch.int8' } },
+    { name: 'scale', op_type: '<built-in function getitem>', inputs: [t('choose_0', ps, 'float32', 'choose'), t('choose_1', ps, 'int8', 'choose', 1)],
+      outputs: [t('scale', ps, 'float32')], attrs: { index: 0 } },
+    { name: 'zp', op_type: '<built-in function getitem>', inputs: [t('choose_0', ps, 'float32', 'choose'), t('choose_1', ps, 'int8', 'choose', 1)],
+      outputs: [t('zp', ps, 'int8')], attrs: { index: 1 } },
+    { name: 'qa', op_type: 'torchao.quantize_affine.default',
+      inputs: [t('x', xs, 'float32', 'x'), t('scale', ps, 'float32', 'scale'), t('zp', ps, 'int8', 'zp')],
+      outputs: [t('qa', xs, 'int8')], attrs: { block_size: [...lead.map(() => 1), K], output_dtype: 'torch.int8', quant_min: -128, quant_max: 127 } },
+    { name: 'dqa', op_type: 'torchao.dequantize_affine.default',
+      inputs: [t('qa', xs, 'int8', 'qa'), t('scale', ps, 'float32', 'scale'), t('zp', ps, 'int8', 'zp')],
+      outputs: [t('dqa', xs, 'float32')], attrs: { block_size: [...lead.map(() => 1), K], input_dtype: 'torch.int8', quant_min: -128, quant_max: 127 } },
+    { name: 'dqw', op_type: 'torchao.dequantize_affine.default',
+      inputs: [t('p_w', [N, K], 'int8'), t('p_ws', [N, groups], 'float32'), t('p_wz', [N, groups], zpDtype)],
+      outputs: [t('dqw', [N, K], 'float32')], attrs: { block_size: [1, G], input_dtype: 'torch.int8', quant_min: -8, quant_max: 7 } },
+    { name: 'y', op_type: 'aten.linear.default',
+      inputs: [t('dqa', xs, 'float32', 'dqa'), t('dqw', [N, K], 'float32', 'dqw'), ...(bias ? [t('p_b', [N], 'float32')] : [])],
+      outputs: [t('y', [...lead, N], 'float32')], attrs: {} },
+    // fused into the linear's epilogue (a second dispatch on the GPU)
+    ...(relu ? [{ name: 'r', op_type: 'aten.relu.default', inputs: [t('y', [...lead, N], 'float32', 'y')],
+      outputs: [t('r', [...lead, N], 'float32')], attrs: {} }] : []),
+  ];
+  const weights = [
+    { name: 'w', dtype: 'int8', shape: [N, K], data: Int8Array.from({ length: N * K }, () => Math.floor(rand() * 16) - 8) },
+    { name: 'ws', dtype: 'float32', shape: [N, groups], data: Float32Array.from({ length: N * groups }, () => 0.01 + 0.05 * rand()) },
+    { name: 'wz', dtype: zpDtype, shape: [N, groups],
+      data: (zpDtype === 'int8' ? Int8Array : BigInt64Array).from({ length: N * groups },
+        () => (zpDtype === 'int8' ? (asymmetric ? Math.floor(rand() * 5) - 2 : 0) : BigInt(asymmetric ? Math.floor(rand() * 5) - 2 : 0))) },
+    ...(bias ? [{ name: 'b', dtype: 'float32', shape: [N], data: Float32Array.from({ length: N }, () => rand() - 0.5) }] : []),
+  ];
+  const ir = {
+    model_name: 'Linear8da4w',
+    graph_inputs: [t('x', xs, 'float32')],
+    graph_outputs: [t('qa', xs, 'int8'), t('scale', ps, 'float32'), t('zp', ps, 'int8'), t(relu ? 'r' : 'y', [...lead, N], 'float32')],
+    weights: weights.map((w) => ({ name: w.name, shape: w.shape, dtype: w.dtype })),
+    weight_name_mapping: Object.fromEntries(weights.map((w) => [`p_${w.name}`, w.name])),
+    nodes,
+  };
+  // rows of different ranges, one all-negative, one holding a constant
+  const x = Float32Array.from({ length: xs.reduce((a, b) => a * b, 1) }, (_, i) => {
+    const row = Math.floor(i / K);
+    return row % 3 === 1 ? -1 - rand() : row % 5 === 2 ? 0.25 : (rand() - 0.3) * (1 + row);
+  });
+  return { ir, weights, x, xs };
+}
+
+const CASES = [
+  { lead: [1], K: 4, N: 1, G: 4 },
+  { lead: [3], K: 12, N: 5, G: 4, asymmetric: true, relu: true },
+  { lead: [5], K: 68, N: 67, G: 4, bias: false },
+  { lead: [1], K: 64, N: 33, G: 32 },
+  { lead: [7], K: 96, N: 9, G: 32, asymmetric: true, zpDtype: 'int64' },
+  { lead: [2, 3], K: 32, N: 65, G: 16, relu: true, bias: false },
+  { lead: [1, 1], K: 256, N: 130, G: 32, asymmetric: true },
+];
+
+test('8da4w linear on WebGPU: per-token parameters and int8 activations exact, outputs to float rounding', gpuTest(async (tt, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { tt.skip('engine not built'); return; }
+  for (const [i, c] of CASES.entries()) {
+    const { ir, weights, x, xs } = linear8da4w({ ...c, seed: i + 1 });
+    const what = JSON.stringify(c);
+    const run = async (opts) => {
+      const model = await eng.loadIR(ir, { weights: eng.writeSafetensors(weights), threads: 1, ...opts });
+      try {
+        const ys = await model.execute([{ data: x, shape: xs, dtype: 'float32' }]);
+        return { ys: ys.map((y) => Array.from(y.data, Number)), placement: model.placement(), plan: model._gpu?.plan };
+      } finally {
+        model.dispose();
+      }
+    };
+    const cpu = await run({});
+    eng.env.webgpu.device = gpu.device;
+    let g;
+    try {
+      g = await run({ executionProviders: ['webgpu'] });
+    } finally {
+      eng.env.webgpu.device = undefined;
+    }
+    assert.equal(g.placement.nodes.wasm, 0, `${what}: placement ${JSON.stringify(g.placement)}`);
+    assert.deepEqual(g.ys[0], cpu.ys[0], `${what}: quantized activation`);
+    assert.deepEqual(g.ys[1], cpu.ys[1], `${what}: scales`);
+    assert.deepEqual(g.ys[2], cpu.ys[2], `${what}: zero points`);
+    assertClose(g.ys[3], cpu.ys[3], { rtol: 1e-5, atol: 1e-5, what: `${what}: linear` });
+  }
+}));
