@@ -201,13 +201,11 @@ void run_linear_8da4w(OpCall& call) {
   if (!post.act_row) apply_unary_activation(call.epilogue, call.out[0]);
 }
 
-// WebGPU: qlinear.wgsl reads qa, W and the zero points as bytes (GpuDispatch::packed_bytes) and
-// sums each word's four products exactly in i32, as the CPU kernel sums its groups; the float
-// steps after (group scale, row scale, bias) run in another order, so results agree to float
-// rounding, not bit for bit. Its eight bindings are all WebGPU guarantees a stage: a fused
-// epilogue (a residual add, an activation) takes a second dispatch, split_k_sum.wgsl over the
-// unbiased sums, which adds the bias and applies it. Load-time quantization keeps WASM: its int4
-// weights exist only in the CPU kernel's packed panels.
+// WebGPU (ops/webgpu.h gpu_qlinear): qlinear.wgsl reads qa, W and the zero points as bytes
+// (GpuDispatch::packed_bytes) and sums each word's four products exactly in i32, as the CPU
+// kernel sums its groups; the float steps after (group scale, row scale, bias) run in another
+// order, so results agree to float rounding, not bit for bit. Load-time quantization keeps WASM:
+// its int4 weights exist only in the CPU kernel's packed panels.
 bool webgpu_linear_8da4w(const OpCall& call, GpuLowering& g) {
   const auto& st = call.state_as<Linear8da4wState>();
   gpu_need(!st.q.weight_from_float && !st.q.activation_per_row, "load-time int4 quantization (its weights are packed for the CPU)");
@@ -219,31 +217,17 @@ bool webgpu_linear_8da4w(const OpCall& call, GpuLowering& g) {
   const Tensor& wz = st.q.weight_zero_point;
   const Tensor& as = call.in[size_t(st.q.activation_scale_input)];
   const Tensor az = st.q.activation_zero_point_input >= 0 ? call.in[size_t(st.q.activation_zero_point_input)] : Tensor{};
-  const Tensor bias = st.bias_input >= 0 ? call.in[size_t(st.bias_input)] : Tensor{};
-  const bool fused = !call.epilogue.empty();
-  const Tensor sums = fused ? gpu_scratch_f32(y.numel(), "int4 linear sums") : y;
   GpuDispatch d;
-  d.kernel = "qlinear";
-  d.meta.u("m", st.M).u("n", st.N).u("k", st.K).u("g", st.G);
+  d.meta.u("k", st.K).u("g", st.G);
   d.meta.u("a_off", x.offset / 4).u("a_signed", x.dtype == DType::I8 ? 1 : 0).u("w_off", w.offset / 4).u("w_signed", 1);
   d.packed_bytes = {1, 2};
-  d.meta.u("ws_off", ws.offset).u("wz_kind", gpu_zero_point_kind(d, wz, 4)).u("wz_off", wz.defined() ? wz.offset : 0);
-  d.meta.u("as_off", as.offset).u("az_kind", gpu_zero_point_kind(d, az, 6)).u("az_off", az.defined() ? az.offset : 0);
-  const bool own_bias = bias.defined() && !fused;
-  d.meta.u("has_bias", own_bias ? 1 : 0).u("bias_off", own_bias ? bias.offset : 0);
-  d.types = {{"A", "u32"}, {"W", "u32"}, {"WZ", "u32"}, {"AZ", "u32"}};
-  d.bindings = {sums, x, w, ws, wz, as, az, own_bias ? bias : Tensor{}};
-  constexpr int64_t kRowsPerWorkgroup = 4;  // qlinear.wgsl's RB
-  gpu_grid(d, st.N * ((st.M + kRowsPerWorkgroup - 1) / kRowsPerWorkgroup));
-  g.dispatches.push_back(std::move(d));
-  if (!fused) return true;
-  // y = sums + bias (as split_k_sum's C, broadcast over the rows), then the epilogue
-  GpuDispatch e = gpu_sum_partials(y, sums, 1, st.M, st.N, 1.0, Tensor{});
-  if (bias.defined()) {
-    e.meta.f("beta", 1).u("has_c", 1).u("c_off", bias.offset).u("c_rs", 0).u("c_cs", 1);
-    e.bindings[2] = bias;
-  }
-  g.dispatches.push_back(std::move(e));
+  d.meta.u("ws_off", ws.offset).u("ws_n", st.groups).u("wz_kind", gpu_zero_point_kind(d, wz, 4));
+  d.meta.u("wz_off", wz.defined() ? wz.offset : 0).u("wz_n", st.groups);
+  d.meta.u("as_off", as.offset).u("as_rs", 1).u("az_kind", gpu_zero_point_kind(d, az, 6));
+  d.meta.u("az_off", az.defined() ? az.offset : 0).u("az_rs", 1);
+  d.bindings = {Tensor{}, x, w, ws, wz, as, az};
+  gpu_qlinear(g, std::move(d), y, st.bias_input >= 0 ? call.in[size_t(st.bias_input)] : Tensor{}, !call.epilogue.empty(),
+              st.M, st.N);
   return true;
 }
 

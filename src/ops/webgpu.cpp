@@ -151,14 +151,14 @@ Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape) {
   return s;
 }
 
-Tensor gpu_scratch_f32(int64_t numel, const char* label) {
+Tensor gpu_scratch(DType dtype, int64_t numel, const char* label) {
   auto buf = std::make_shared<Buffer>();
   buf->kind = Buffer::Kind::Arena;
-  buf->nbytes = size_t(numel) * 4;
+  buf->nbytes = size_t(numel) * dtype_size(dtype);
   buf->label = label;
   Tensor t;
   t.buffer = std::move(buf);
-  t.dtype = DType::F32;
+  t.dtype = dtype;
   t.shape = {numel};
   t.strides = {1};
   return t;
@@ -175,6 +175,28 @@ GpuDispatch gpu_sum_partials(const Tensor& y, const Tensor& parts, int64_t chunk
   r.takes_epilogue = true;
   gpu_grid(r, (y.numel() + 63) / 64);
   return r;
+}
+
+void gpu_qlinear(GpuLowering& g, GpuDispatch d, const Tensor& y, const Tensor& bias, bool fused, int64_t M, int64_t N) {
+  const Tensor sums = fused ? gpu_scratch(DType::F32, y.numel(), "quantized linear sums") : y;
+  const bool own_bias = bias.defined() && !fused;
+  d.kernel = "qlinear";
+  d.meta.u("m", M).u("n", N).u("has_bias", own_bias ? 1 : 0).u("bias_off", own_bias ? bias.offset : 0);
+  d.types = {{"A", "u32"}, {"W", "u32"}, {"WZ", "u32"}, {"AZ", "u32"}};
+  d.bindings.resize(8);
+  d.bindings[0] = sums;
+  d.bindings[7] = own_bias ? bias : Tensor{};
+  constexpr int64_t kRowsPerWorkgroup = 4;  // qlinear.wgsl's RB
+  gpu_grid(d, N * ((M + kRowsPerWorkgroup - 1) / kRowsPerWorkgroup));
+  g.dispatches.push_back(std::move(d));
+  if (!fused) return;
+  // y = sums + bias (split_k_sum's C, broadcast over the rows), then the epilogue
+  GpuDispatch e = gpu_sum_partials(y, sums, 1, M, N, 1.0, Tensor{});
+  if (bias.defined()) {
+    e.meta.f("beta", 1).u("has_c", 1).u("c_off", bias.offset).u("c_rs", 0).u("c_cs", 1);
+    e.bindings[2] = bias;
+  }
+  g.dispatches.push_back(std::move(e));
 }
 
 int64_t gpu_zero_point_kind(GpuDispatch& d, const Tensor& z, int binding) {

@@ -146,14 +146,20 @@ Strides gpu_broadcast_strides(const Tensor& x, const Shape& shape);
 // (undefined z), 1 int8 / 2 uint8 bytes (added to d.packed_bytes), 3 int32 words (int64
 // narrowed on upload). Other dtypes decline.
 int64_t gpu_zero_point_kind(GpuDispatch& d, const Tensor& z, int binding);
-// A GPU-only float32 value of numel elements (a split-K GEMM's partial sums): never uploaded or
-// read back, so it has no memory here; the plan gives it a GPU slot.
-Tensor gpu_scratch_f32(int64_t numel, const char* label);
+// A GPU-only value of numel elements (a split-K GEMM's partial sums, a quantized activation):
+// never uploaded or read back, so it has no memory here; the plan gives it a GPU slot.
+Tensor gpu_scratch(DType dtype, int64_t numel, const char* label);
 // split_k_sum.wgsl: y (contiguous [batch, m, n], flat index o) = alpha * the sum of the `chunks`
 // chunks of `parts` + (the caller's) beta * C + bias[m]; its fused epilogue comes after
 // (takes_epilogue).
 GpuDispatch gpu_sum_partials(const Tensor& y, const Tensor& parts, int64_t chunks, int64_t m, int64_t n, double alpha,
                              const Tensor& bias);
+// The qlinear.wgsl dispatch of a lowered quantized linear (ops/linear_8da4w.cpp,
+// ops/linear_int8.cpp), over M rows and N columns: `d` holds its operands A, W, WS, WZ, AS, AZ as
+// bindings 1..6 and their parameters; this adds Y and the bias. qlinear's eight bindings are all
+// WebGPU guarantees a stage, so with a fused epilogue (a residual add, an activation) it writes
+// unbiased sums into a GPU scratch and split_k_sum.wgsl adds the bias and applies the epilogue.
+void gpu_qlinear(GpuLowering& g, GpuDispatch d, const Tensor& y, const Tensor& bias, bool fused, int64_t M, int64_t N);
 // Workgroup counts for n one-dimensional workgroups (folded into y past 65535).
 void gpu_grid(GpuDispatch& d, int64_t n);
 // A weight w (contiguous from offset 0, rows along dim 0) whose GPU storage (4 bytes an element)

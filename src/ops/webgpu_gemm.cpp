@@ -142,7 +142,7 @@ void gpu_matmul(GpuLowering& g, const Tensor& a, const Tensor& b, const Tensor& 
   // The split's sum writes y flat: only a dense y splits K.
   const KSplit split = gemv || !y_dense ? KSplit{} : gemm_k_split(M, N, nb, K);
   if (split.chunks > 1) {
-    const Tensor parts = gpu_scratch_f32(split.chunks * nb * M * N, "split-K partial sums");
+    const Tensor parts = gpu_scratch(DType::F32, split.chunks * nb * M * N, "split-K partial sums");
     d.meta.f("alpha", 1).f("beta", 0).u("has_c", 0).u("k_chunk", split.chunk).u("y_rs", N);
     d.bindings = {parts, a, b, Tensor{}};
     gemm_grid(d, M, N, nb * split.chunks);
@@ -306,7 +306,7 @@ bool conv2d(GpuLowering& g, const Tensor& x, const Tensor& w, const Tensor& bias
   d.names = {"Y", "X", "W", "Bias"};
   const KSplit split = gemm ? gemm_k_split(cout, oh * ow, n, cin * kh * kw) : KSplit{};
   if (split.chunks > 1) {  // the partial sums, then their sum with the bias
-    const Tensor parts = gpu_scratch_f32(split.chunks * y.numel(), "split-K partial sums");
+    const Tensor parts = gpu_scratch(DType::F32, split.chunks * y.numel(), "split-K partial sums");
     d.meta.u("has_b", 0).u("k_chunk", split.chunk);
     d.bindings = {parts, x, w, Tensor{}};
     gemm_grid(d, cout, oh * ow, n * split.chunks);

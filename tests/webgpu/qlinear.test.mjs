@@ -109,3 +109,90 @@ test('8da4w linear on WebGPU: per-token parameters and int8 activations exact, o
     assertClose(g.ys[3], cpu.ys[3], { rtol: 1e-5, atol: 1e-5, what: `${what}: linear` });
   }
 }));
+
+// PT2E's int8 linear (XNNPACKQuantizer, per-channel weights): x -> [choose_qparams.tensor ->]
+// quantize_per_tensor -> dequantize_per_tensor, dequantize_per_channel(W int8), linear; static
+// (Python-float parameters) or dynamic (chosen over the whole input per run).
+function linearPt2e({ lead, K, N, dynamic, bias = true, asymmetric = false, relu = false, seed = 1 }) {
+  const rand = rng(seed);
+  const xs = [...lead, K];
+  const q = { quant_min: -128, quant_max: 127, dtype: 'torch.int8' };
+  const nodes = dynamic ? [
+    { name: 'choose', op_type: 'quantized_decomposed.choose_qparams.tensor', inputs: [t('x', xs, 'float32', 'x')],
+      outputs: [t('choose_0', [1], 'float64'), t('choose_1', [1], 'int64')], attrs: { ...q, eps: 0.000244140625 } },
+    { name: 'scale', op_type: '<built-in function getitem>', inputs: [t('choose_0', [1], 'float64', 'choose'), t('choose_1', [1], 'int64', 'choose', 1)],
+      outputs: [t('scale', [1], 'float64')], attrs: { index: 0 } },
+    { name: 'zp', op_type: '<built-in function getitem>', inputs: [t('choose_0', [1], 'float64', 'choose'), t('choose_1', [1], 'int64', 'choose', 1)],
+      outputs: [t('zp', [1], 'int64')], attrs: { index: 1 } },
+    { name: 'qx', op_type: 'quantized_decomposed.quantize_per_tensor.tensor',
+      inputs: [t('x', xs, 'float32', 'x'), t('scale', [1], 'float64', 'scale'), t('zp', [1], 'int64', 'zp')], outputs: [t('qx', xs, 'int8')], attrs: q },
+    { name: 'dqx', op_type: 'quantized_decomposed.dequantize_per_tensor.tensor',
+      inputs: [t('qx', xs, 'int8', 'qx'), t('scale', [1], 'float64', 'scale'), t('zp', [1], 'int64', 'zp')], outputs: [t('dqx', xs, 'float32')], attrs: q },
+  ] : [
+    { name: 'qx', op_type: 'quantized_decomposed.quantize_per_tensor.default', inputs: [t('x', xs, 'float32', 'x')],
+      outputs: [t('qx', xs, 'int8')], attrs: { ...q, scale: 0.0251946020871, zero_point: -3 } },
+    { name: 'dqx', op_type: 'quantized_decomposed.dequantize_per_tensor.default', inputs: [t('qx', xs, 'int8', 'qx')],
+      outputs: [t('dqx', xs, 'float32')], attrs: { ...q, scale: 0.0251946020871, zero_point: -3 } },
+  ];
+  nodes.push(
+    { name: 'dqw', op_type: 'quantized_decomposed.dequantize_per_channel.default',
+      inputs: [t('p_w', [N, K], 'int8'), t('p_ws', [N], 'float32'), t('p_wz', [N], 'int64')],
+      outputs: [t('dqw', [N, K], 'float32')], attrs: { axis: 0, quant_min: -127, quant_max: 127, dtype: 'torch.int8' } },
+    { name: 'y', op_type: 'aten.linear.default',
+      inputs: [t('dqx', xs, 'float32', 'dqx'), t('dqw', [N, K], 'float32', 'dqw'), ...(bias ? [t('p_b', [N], 'float32')] : [])],
+      outputs: [t('y', [...lead, N], 'float32')], attrs: {} },
+    ...(relu ? [{ name: 'r', op_type: 'aten.relu.default', inputs: [t('y', [...lead, N], 'float32', 'y')],
+      outputs: [t('r', [...lead, N], 'float32')], attrs: {} }] : []));
+  const weights = [
+    { name: 'w', dtype: 'int8', shape: [N, K], data: Int8Array.from({ length: N * K }, () => Math.floor(rand() * 255) - 127) },
+    { name: 'ws', dtype: 'float32', shape: [N], data: Float32Array.from({ length: N }, () => 0.001 + 0.01 * rand()) },
+    { name: 'wz', dtype: 'int64', shape: [N], data: BigInt64Array.from({ length: N }, () => BigInt(asymmetric ? Math.floor(rand() * 9) - 4 : 0)) },
+    ...(bias ? [{ name: 'b', dtype: 'float32', shape: [N], data: Float32Array.from({ length: N }, () => rand() - 0.5) }] : []),
+  ];
+  const ir = {
+    model_name: 'LinearPt2e', graph_inputs: [t('x', xs, 'float32')], graph_outputs: [t(relu ? 'r' : 'y', [...lead, N], 'float32')],
+    weights: weights.map((w) => ({ name: w.name, shape: w.shape, dtype: w.dtype })),
+    weight_name_mapping: Object.fromEntries(weights.map((w) => [`p_${w.name}`, w.name])),
+    nodes,
+  };
+  const x = Float32Array.from({ length: xs.reduce((a, b) => a * b, 1) }, () => (rand() - 0.4) * 3);
+  return { ir, weights, x, xs };
+}
+
+test('PT2E int8 linear on WebGPU (static and dynamic): agrees with the CPU\'s integer kernel', gpuTest(async (tt, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { tt.skip('engine not built'); return; }
+  const cases = [
+    { lead: [1], K: 4, N: 1 },
+    { lead: [3], K: 12, N: 5, asymmetric: true, relu: true },
+    { lead: [5], K: 68, N: 67, bias: false },
+    { lead: [7], K: 96, N: 9 },
+    { lead: [2, 3], K: 32, N: 65, relu: true, asymmetric: true },
+    { lead: [3], K: 6, N: 5, onGpu: false },  // rows of 6 bytes do not start at whole words: WASM
+  ];
+  for (const dynamic of [false, true]) {
+    for (const [i, c] of cases.entries()) {
+      const { ir, weights, x, xs } = linearPt2e({ ...c, dynamic, seed: 100 + i });
+      const what = `${dynamic ? 'dynamic' : 'static'} ${JSON.stringify(c)}`;
+      const run = async (opts) => {
+        const model = await eng.loadIR(ir, { weights: eng.writeSafetensors(weights), threads: 1, ...opts });
+        try {
+          const [y] = await model.execute([{ data: x, shape: xs, dtype: 'float32' }]);
+          return { y: Array.from(y.data, Number), placement: model.placement() };
+        } finally {
+          model.dispose();
+        }
+      };
+      const cpu = await run({});
+      eng.env.webgpu.device = gpu.device;
+      let g;
+      try {
+        g = await run({ executionProviders: ['webgpu'] });
+      } finally {
+        eng.env.webgpu.device = undefined;
+      }
+      assert.equal(g.placement.nodes.wasm, c.onGpu === false ? 1 : 0, `${what}: placement ${JSON.stringify(g.placement)}`);
+      assertClose(g.y, cpu.y, { rtol: 1e-5, atol: 1e-5, what });
+    }
+  }
+}));

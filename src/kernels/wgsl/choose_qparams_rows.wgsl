@@ -1,5 +1,6 @@
 // torchao's choose_qparams_affine, ASYMMETRIC, one block per row of a contiguous float32 input
-// X [rows, K] (from x_off), in float32 as ops/quantize_choose.cpp computes it:
+// X [rows, K] (from x_off), in float32 as ops/quantize_choose.cpp computes it (and, with one row
+// of the whole input, PT2E's choose_qparams.tensor: kernels/quantize.h choose_per_tensor_affine):
 //   lo, hi = min, max of the row (NaN propagating); mneg = min(lo, 0), mpos = max(hi, 0)
 //   scale = (mpos - mneg) / (qmax - qmin), raised to eps; zp = clamp(qmin - round(mneg / scale), qmin, qmax)
 // S[r] = scale; Z[r] = zp as int8 / uint8 bytes (z_kind 1 / 2: four rows to a word) or int32 (3),
@@ -20,7 +21,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let qmax = mf(M_QMAX);
   var word = 0u;
   for (var j = 0u; j < 4u; j++) {
-    let r = min(r0 + j, rows - 1u);  // every invocation reduces (barriers); rows past the end are not stored
+    if (r0 + j >= rows) { break; }  // (uniform: the reductions' barriers stay in uniform control flow)
+    let r = r0 + j;
     var lo = X[mu(M_X_OFF) + r * K];  // (a row is never empty here; WGSL has no inf constant)
     var hi = lo;
     for (var k = lid; k < K; k += 64u) {
@@ -30,7 +32,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     lo = wg_reduce(lo, lid, 2u);
     hi = wg_reduce(hi, lid, 1u);
-    if (lid == 0u && r0 + j < rows) {
+    if (lid == 0u) {
       let mneg = select(min(lo, 0.0), lo, is_nan_f(lo));
       let mpos = select(max(hi, 0.0), hi, is_nan_f(hi));
       var scale = (mpos - mneg) / (qmax - qmin);

@@ -1,10 +1,13 @@
 // Linear layer on quantized operands, summed exactly in integers (the lowered steps of
-// ops/linear_8da4w.cpp: torchao's 8da4w, the int4 weights in int8 storage):
-//   Y[m, n] = AS[m] * sum_g WS[n, g] * sum_{k in g} (A[m, k] - az[m]) * (W[n, k] - wz[n, g]) + Bias[n]
+// ops/linear_8da4w.cpp, torchao's 8da4w with int4 weights in int8 storage, and of
+// ops/linear_int8.cpp, PT2E's int8 linear after quantize_blocks.wgsl quantized its input):
+//   Y[m, n] = as(m) * sum_g ws(n, g) * sum_{k in g} (A[m, k] - az(m)) * (W[n, k] - wz(n, g)) + Bias[n]
 // A [M, K] and W [N, K] are int8 / uint8 bytes, four to a word (a_off, w_off count words); groups
 // of g k along each row (K = groups * g, g a multiple of 4, so a word never straddles a group).
-// Zero points: *_kind 0 none, 1 int8 bytes, 2 uint8 bytes, 3 int32 words (AZ, WZ bound as u32;
-// ops/webgpu.h gpu_zero_point_kind).
+// Parameters: as(m) = AS[as_off + m * as_rs] (as_rs 0: per tensor), or a_scale where as_meta;
+// ws(n, g) = WS[ws_off + n * ws_n + g] (ws_n: groups, 1 per channel). Zero points: *_kind 0 none,
+// 1 int8 bytes, 2 uint8 bytes, 3 int32 words (AZ, WZ bound as u32; ops/webgpu.h
+// gpu_zero_point_kind), 4 the a_zero parameter; indexed as their scales (az_rs, wz_n).
 // One workgroup per output column n and block of RB rows: its 64 invocations stride over the words
 // of W's row n (coalesced), each word's four products summed in i32 and scaled by its group's
 // weight scale; the RB rows reuse each weight word. Then a workgroup sum per row. Workgroups:
@@ -21,16 +24,17 @@ fn zero_point(kind: u32, word: u32, i: u32) -> i32 {
   if (kind == 3u) { return bitcast<i32>(word); }
   return 0;
 }
-fn az_at(i: u32) -> i32 {
+fn az_at(m: u32) -> i32 {
   let kind = mu(M_AZ_KIND);
   if (kind == 0u) { return 0; }
-  let e = mu(M_AZ_OFF) + i;
+  if (kind == 4u) { return i32(mf(M_A_ZERO)); }
+  let e = mu(M_AZ_OFF) + m * mu(M_AZ_RS);
   return zero_point(kind, AZ[select(e, e >> 2u, kind != 3u)], e);
 }
-fn wz_at(i: u32) -> i32 {
+fn wz_at(n: u32, g: u32) -> i32 {
   let kind = mu(M_WZ_KIND);
   if (kind == 0u) { return 0; }
-  let e = mu(M_WZ_OFF) + i;
+  let e = mu(M_WZ_OFF) + n * mu(M_WZ_N) + g;
   return zero_point(kind, WZ[select(e, e >> 2u, kind != 3u)], e);
 }
 fn bytes4(word: u32, signed: bool) -> vec4<i32> {
@@ -45,7 +49,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let N = mu(M_N);
   let K = mu(M_K);
   let G = mu(M_G);
-  let groups = K / G;
   let id = wg_linear(wid, nwg);
   let blocks = (M + RB - 1u) / RB;
   if (id >= N * blocks) { return; }
@@ -61,8 +64,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var w = lid; w < words; w += 64u) {
     let k = w * 4u;
     let g = k / G;
-    let wv = bytes4(W[mu(M_W_OFF) + n * words + w], w_signed) - vec4<i32>(wz_at(n * groups + g));
-    let s = WS[mu(M_WS_OFF) + n * groups + g];
+    let wv = bytes4(W[mu(M_W_OFF) + n * words + w], w_signed) - vec4<i32>(wz_at(n, g));
+    let s = WS[mu(M_WS_OFF) + n * mu(M_WS_N) + g];
     for (var r = 0u; r < rows; r++) {
       let av = bytes4(A[mu(M_A_OFF) + (m0 + r) * words + w], a_signed) - vec4<i32>(az[r]);
       acc[r] = fma(s, f32(dot(av, wv)), acc[r]);
@@ -78,7 +81,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   if (lid < rows) {
     let m = m0 + lid;
-    var y = part[lid * 64u] * AS[mu(M_AS_OFF) + m];
+    let a_scale = select(AS[mu(M_AS_OFF) + m * mu(M_AS_RS)], mf(M_A_SCALE), mu(M_AS_META) != 0u);
+    var y = part[lid * 64u] * a_scale;
     if (mu(M_HAS_BIAS) != 0u) { y += Bias[mu(M_BIAS_OFF) + n]; }
     Y[m * N + n] = y;
   }

@@ -582,5 +582,26 @@ TEST(WebGpuPlan, Torchao8da4wRunsOnTheGpuWithItsInt8ValuesAsBytes) {
   }
 }
 
+// PT2E's int8 linear (static and dynamic): its input quantized on the GPU (choose_qparams_rows
+// over the whole input when dynamic, quantize_blocks) into an int8 scratch that qlinear reads;
+// PT2E's convolutions and the quantize / dequantize pairs it leaves around other ops stay on WASM.
+TEST(WebGpuPlan, Pt2eInt8LinearsRunOnTheGpu) {
+  for (const char* fx : {"mlp_pt2e_static", "mlp_pt2e_dynamic", "bert_pt2e_dynamic"}) {
+    const std::string dir = test::fixtures_dir() + "/quantized/" + fx;
+    Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
+    s.bind(read_safetensors_file(dir + "/weights.safetensors"));
+    const json::Document doc = json::Document::parse(s.webgpu_plan());
+    const json::Value plan = doc.root();
+    for (const json::Value f : plan["fallbacks"]) EXPECT_NE(f["op_type"].string(), "aten.linear.default") << fx << ": " << f.to_json();
+    std::set<std::string> kernels;
+    for (const json::Value item : plan["program"])
+      if (item["op"].str() == "gpu")
+        for (const json::Value d : item["dispatches"]) kernels.insert(d["kernel"].string());
+    EXPECT_TRUE(kernels.count("qlinear") && kernels.count("quantize_blocks")) << fx;
+    EXPECT_EQ(kernels.count("choose_qparams_rows"), std::string(fx).find("dynamic") != std::string::npos ? 1u : 0u) << fx;
+    check_invariants(plan);
+  }
+}
+
 }  // namespace
 }  // namespace tir
