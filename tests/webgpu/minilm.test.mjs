@@ -17,26 +17,37 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIR = process.env.TIR_MINILM_DIR ?? join(ROOT, 'models', 'all-MiniLM-L6-v2');
 const MIN_COSINE = 0.99999;
 
-test('all-MiniLM-L6-v2 on WebGPU: cosine >= 0.99999 with PyTorch on the held-out sentences', { timeout: 600000 }, async (t) => {
-  if (!existsSync(join(DIR, 'reference.json'))) {
-    if (process.env.CI === 'true') assert.fail(`${DIR}: no model files (run bash scripts/prepare_models.sh)`);
-    t.skip(`no ${DIR} (run bash scripts/prepare_models.sh)`);
-    return;
+// The MiniLM in `dir` on WebGPU with its reference.json, recording each length's placement and
+// fallback op types; null (a skip) without the model files (outside CI) or an adapter.
+async function loadOnGpu(t, dir) {
+  if (!existsSync(join(dir, 'reference.json'))) {
+    if (process.env.CI === 'true') assert.fail(`${dir}: no model files (run bash scripts/prepare_models.sh)`);
+    t.skip(`no ${dir} (run bash scripts/prepare_models.sh)`);
+    return null;
   }
   const gpu = await getDevice();
   if (!gpu) {
     t.skip('no WebGPU adapter');
-    return;
+    return null;
   }
   tir.env.webgpu.device = gpu.device;
-  const ref = JSON.parse(readFileSync(join(DIR, 'reference.json'), 'utf8'));
+  const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
   const placements = [];
+  const fallbacks = new Set();
   const loadIR = async (ir, options) => {
     const m = await tir.loadIR(ir, { ...options, threads: 1, executionProviders: ['webgpu'] });
     placements.push(m.placement());
+    for (const f of m._gpu.plan.fallbacks) fallbacks.add(f.op_type);
     return m;
   };
-  const model = await MiniLM.load({ loadIR, read: async (n) => new Uint8Array(readFileSync(join(DIR, n))) });
+  const model = await MiniLM.load({ loadIR, read: async (n) => new Uint8Array(readFileSync(join(dir, n))) });
+  return { ref, model, placements, fallbacks };
+}
+
+test('all-MiniLM-L6-v2 on WebGPU: cosine >= 0.99999 with PyTorch on the held-out sentences', { timeout: 600000 }, async (t) => {
+  const loaded = await loadOnGpu(t, DIR);
+  if (!loaded) return;
+  const { ref, model, placements } = loaded;
   try {
     let minCos = 1;
     let maxDiff = 0;
@@ -63,27 +74,9 @@ test('all-MiniLM-L6-v2 on WebGPU: cosine >= 0.99999 with PyTorch on the held-out
 // (tests/minilm/int8_bounds.mjs).
 const INT8_DIR = process.env.TIR_MINILM_INT8_DIR ?? join(ROOT, 'models', 'all-MiniLM-L6-v2-int8');
 test('all-MiniLM-L6-v2 int8 (PT2E dynamic) on WebGPU: its quantized linears on the GPU, within PyTorch int8\'s own noise', { timeout: 600000 }, async (t) => {
-  if (!existsSync(join(INT8_DIR, 'reference.json'))) {
-    if (process.env.CI === 'true') assert.fail(`${INT8_DIR}: no model files (run bash scripts/prepare_models.sh)`);
-    t.skip(`no ${INT8_DIR} (run bash scripts/prepare_models.sh)`);
-    return;
-  }
-  const gpu = await getDevice();
-  if (!gpu) {
-    t.skip('no WebGPU adapter');
-    return;
-  }
-  tir.env.webgpu.device = gpu.device;
-  const ref = JSON.parse(readFileSync(join(INT8_DIR, 'reference.json'), 'utf8'));
-  const placements = [];
-  const fallbacks = new Set();
-  const loadIR = async (ir, options) => {
-    const m = await tir.loadIR(ir, { ...options, threads: 1, executionProviders: ['webgpu'] });
-    placements.push(m.placement());
-    for (const f of m._gpu.plan.fallbacks) fallbacks.add(f.op_type);
-    return m;
-  };
-  const model = await MiniLM.load({ loadIR, read: async (n) => new Uint8Array(readFileSync(join(INT8_DIR, n))) });
+  const loaded = await loadOnGpu(t, INT8_DIR);
+  if (!loaded) return;
+  const { ref, model, placements, fallbacks } = loaded;
   try {
     let minQ = 1, minF32 = 1, sumF32 = 0;
     for (const s of ref.sentences) {

@@ -69,6 +69,28 @@ function linear8da4w({ lead, K, N, G, bias = true, asymmetric = false, zpDtype =
   return { ir, weights, x, xs };
 }
 
+// The IR with its weights on WASM and with ['webgpu'], fed x: both runs' outputs and the GPU
+// run's placement.
+async function onBoth(eng, gpu, { ir, weights, x, xs }) {
+  const run = async (opts) => {
+    const model = await eng.loadIR(ir, { weights: eng.writeSafetensors(weights), threads: 1, ...opts });
+    try {
+      const ys = await model.execute([{ data: x, shape: xs, dtype: 'float32' }]);
+      return { ys: ys.map((y) => Array.from(y.data, Number)), placement: model.placement() };
+    } finally {
+      model.dispose();
+    }
+  };
+  const cpu = await run({});
+  eng.env.webgpu.device = gpu.device;
+  try {
+    const g = await run({ executionProviders: ['webgpu'] });
+    return { cpu: cpu.ys, gpu: g.ys, placement: g.placement };
+  } finally {
+    eng.env.webgpu.device = undefined;
+  }
+}
+
 const CASES = [
   { lead: [1], K: 4, N: 1, G: 4 },
   { lead: [3], K: 12, N: 5, G: 4, asymmetric: true, relu: true },
@@ -83,30 +105,13 @@ test('8da4w linear on WebGPU: per-token parameters and int8 activations exact, o
   const eng = await getEngine();
   if (!eng) { tt.skip('engine not built'); return; }
   for (const [i, c] of CASES.entries()) {
-    const { ir, weights, x, xs } = linear8da4w({ ...c, seed: i + 1 });
     const what = JSON.stringify(c);
-    const run = async (opts) => {
-      const model = await eng.loadIR(ir, { weights: eng.writeSafetensors(weights), threads: 1, ...opts });
-      try {
-        const ys = await model.execute([{ data: x, shape: xs, dtype: 'float32' }]);
-        return { ys: ys.map((y) => Array.from(y.data, Number)), placement: model.placement(), plan: model._gpu?.plan };
-      } finally {
-        model.dispose();
-      }
-    };
-    const cpu = await run({});
-    eng.env.webgpu.device = gpu.device;
-    let g;
-    try {
-      g = await run({ executionProviders: ['webgpu'] });
-    } finally {
-      eng.env.webgpu.device = undefined;
-    }
-    assert.equal(g.placement.nodes.wasm, 0, `${what}: placement ${JSON.stringify(g.placement)}`);
-    assert.deepEqual(g.ys[0], cpu.ys[0], `${what}: quantized activation`);
-    assert.deepEqual(g.ys[1], cpu.ys[1], `${what}: scales`);
-    assert.deepEqual(g.ys[2], cpu.ys[2], `${what}: zero points`);
-    assertClose(g.ys[3], cpu.ys[3], { rtol: 1e-5, atol: 1e-5, what: `${what}: linear` });
+    const r = await onBoth(eng, gpu, linear8da4w({ ...c, seed: i + 1 }));
+    assert.equal(r.placement.nodes.wasm, 0, `${what}: placement ${JSON.stringify(r.placement)}`);
+    assert.deepEqual(r.gpu[0], r.cpu[0], `${what}: quantized activation`);
+    assert.deepEqual(r.gpu[1], r.cpu[1], `${what}: scales`);
+    assert.deepEqual(r.gpu[2], r.cpu[2], `${what}: zero points`);
+    assertClose(r.gpu[3], r.cpu[3], { rtol: 1e-5, atol: 1e-5, what: `${what}: linear` });
   }
 }));
 
@@ -172,27 +177,10 @@ test('PT2E int8 linear on WebGPU (static and dynamic): agrees with the CPU\'s in
   ];
   for (const dynamic of [false, true]) {
     for (const [i, c] of cases.entries()) {
-      const { ir, weights, x, xs } = linearPt2e({ ...c, dynamic, seed: 100 + i });
       const what = `${dynamic ? 'dynamic' : 'static'} ${JSON.stringify(c)}`;
-      const run = async (opts) => {
-        const model = await eng.loadIR(ir, { weights: eng.writeSafetensors(weights), threads: 1, ...opts });
-        try {
-          const [y] = await model.execute([{ data: x, shape: xs, dtype: 'float32' }]);
-          return { y: Array.from(y.data, Number), placement: model.placement() };
-        } finally {
-          model.dispose();
-        }
-      };
-      const cpu = await run({});
-      eng.env.webgpu.device = gpu.device;
-      let g;
-      try {
-        g = await run({ executionProviders: ['webgpu'] });
-      } finally {
-        eng.env.webgpu.device = undefined;
-      }
-      assert.equal(g.placement.nodes.wasm, c.onGpu === false ? 1 : 0, `${what}: placement ${JSON.stringify(g.placement)}`);
-      assertClose(g.y, cpu.y, { rtol: 1e-5, atol: 1e-5, what });
+      const r = await onBoth(eng, gpu, linearPt2e({ ...c, dynamic, seed: 100 + i }));
+      assert.equal(r.placement.nodes.wasm, c.onGpu === false ? 1 : 0, `${what}: placement ${JSON.stringify(r.placement)}`);
+      assertClose(r.gpu[0], r.cpu[0], { rtol: 1e-5, atol: 1e-5, what });
     }
   }
 }));

@@ -544,24 +544,35 @@ TEST(WebGpuPlan, RunStepsRefusesBadRangesAndDataDependentGraphs) {
   EXPECT_THROW(d.run_steps(0, 0), ExecutionError);
 }
 
+// The plan of quantized fixture `fx` (tests/fixtures/quantized), its weights bound.
+std::string quantized_plan_of(const std::string& fx) {
+  const std::string dir = test::fixtures_dir() + "/quantized/" + fx;
+  Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
+  s.bind(read_safetensors_file(dir + "/weights.safetensors"));
+  return s.webgpu_plan();
+}
+
+// The kernels a plan's GPU steps dispatch.
+std::set<std::string> kernels_of(const json::Value& plan) {
+  std::set<std::string> kernels;
+  for (const json::Value item : plan["program"])
+    if (item["op"].str() == "gpu")
+      for (const json::Value d : item["dispatches"]) kernels.insert(d["kernel"].string());
+  return kernels;
+}
+
 // torchao's 8da4w (tests/fixtures/quantized): the per-token choose_qparams_affine and
 // quantize_affine and the lowered int4 linears run on the GPU (qlinear.wgsl), their int8 values
 // held as bytes; the covered dequantize nodes run nowhere. Only PT2E's int8 forms stay on WASM.
 TEST(WebGpuPlan, Torchao8da4wRunsOnTheGpuWithItsInt8ValuesAsBytes) {
   for (const char* fx : {"mlp_8da4w", "bert_8da4w", "llama_8da4w"}) {
-    const std::string dir = test::fixtures_dir() + "/quantized/" + fx;
-    Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
-    s.bind(read_safetensors_file(dir + "/weights.safetensors"));
-    const json::Document doc = json::Document::parse(s.webgpu_plan());
+    const json::Document doc = json::Document::parse(quantized_plan_of(fx));
     const json::Value plan = doc.root();
     for (const json::Value f : plan["fallbacks"]) {
       const std::string op = f["op_type"].string();
       EXPECT_TRUE(op.rfind("torchao.", 0) != 0 && op != "aten.linear.default") << fx << ": " << f.to_json();
     }
-    std::set<std::string> kernels;
-    for (const json::Value item : plan["program"])
-      if (item["op"].str() == "gpu")
-        for (const json::Value d : item["dispatches"]) kernels.insert(d["kernel"].string());
+    const std::set<std::string> kernels = kernels_of(plan);
     EXPECT_TRUE(kernels.count("qlinear") && kernels.count("choose_qparams_rows") && kernels.count("quantize_blocks")) << fx;
     // int8 values: one byte an element on the GPU, in whole words (a weight's slot is its own;
     // others share slots at least that large)
@@ -587,16 +598,10 @@ TEST(WebGpuPlan, Torchao8da4wRunsOnTheGpuWithItsInt8ValuesAsBytes) {
 // PT2E's convolutions and the quantize / dequantize pairs it leaves around other ops stay on WASM.
 TEST(WebGpuPlan, Pt2eInt8LinearsRunOnTheGpu) {
   for (const char* fx : {"mlp_pt2e_static", "mlp_pt2e_dynamic", "bert_pt2e_dynamic"}) {
-    const std::string dir = test::fixtures_dir() + "/quantized/" + fx;
-    Session s(load_model_json(test::read_text(dir + "/model.json")), test::webgpu_session_options());
-    s.bind(read_safetensors_file(dir + "/weights.safetensors"));
-    const json::Document doc = json::Document::parse(s.webgpu_plan());
+    const json::Document doc = json::Document::parse(quantized_plan_of(fx));
     const json::Value plan = doc.root();
     for (const json::Value f : plan["fallbacks"]) EXPECT_NE(f["op_type"].string(), "aten.linear.default") << fx << ": " << f.to_json();
-    std::set<std::string> kernels;
-    for (const json::Value item : plan["program"])
-      if (item["op"].str() == "gpu")
-        for (const json::Value d : item["dispatches"]) kernels.insert(d["kernel"].string());
+    const std::set<std::string> kernels = kernels_of(plan);
     EXPECT_TRUE(kernels.count("qlinear") && kernels.count("quantize_blocks")) << fx;
     EXPECT_EQ(kernels.count("choose_qparams_rows"), std::string(fx).find("dynamic") != std::string::npos ? 1u : 0u) << fx;
     check_invariants(plan);
