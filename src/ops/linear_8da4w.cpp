@@ -219,8 +219,10 @@ bool webgpu_linear_8da4w(const OpCall& call, GpuLowering& g) {
   const Tensor az = st.q.activation_zero_point_input >= 0 ? call.in[size_t(st.q.activation_zero_point_input)] : Tensor{};
   GpuDispatch d;
   d.meta.u("k", st.K).u("g", st.G);
-  d.meta.u("a_off", x.offset / 4).u("a_signed", x.dtype == DType::I8 ? 1 : 0).u("w_off", w.offset / 4).u("w_signed", 1);
+  d.meta.u("a_off", x.offset / 4).u("a_signed", x.dtype == DType::I8 ? 1 : 0).u("w_off", w.offset).u("w_signed", 1);
   d.packed_bytes = {1, 2};
+  // torchao's int4 ([-8, 7] in int8 storage): the plan may hold it as nibbles (w_int4)
+  if (st.q.weight_qmin >= -8 && st.q.weight_qmax <= 7 && st.K % 8 == 0 && w.offset % 8 == 0) d.nibbles = {{2, "w_int4"}};
   d.meta.u("ws_off", ws.offset).u("ws_n", st.groups).u("wz_kind", gpu_zero_point_kind(d, wz, 4));
   d.meta.u("wz_off", wz.defined() ? wz.offset : 0).u("wz_n", st.groups);
   d.meta.u("as_off", as.offset).u("as_rs", 1).u("az_kind", gpu_zero_point_kind(d, az, 6));

@@ -163,7 +163,7 @@ bool webgpu_linear_int8(const OpCall& call, GpuLowering& g) {
   gpu_grid(quant, (numel + 255) / 256);
   g.dispatches.push_back(std::move(quant));
   d.meta.u("k", st.K).u("g", st.K).u("a_off", 0).u("a_signed", q.qdtype == DType::I8 ? 1 : 0);
-  d.meta.u("w_off", w.offset / 4).u("w_signed", 1);
+  d.meta.u("w_off", w.offset).u("w_signed", 1);
   d.packed_bytes.push_back(1);
   d.packed_bytes.push_back(2);
   const int64_t per_channel = ws.numel() == 1 ? 0 : 1;

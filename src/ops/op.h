@@ -73,6 +73,7 @@ struct QuantizedOperands {
   double weight_scale_value = 1;
   int64_t weight_zero_point_value = 0;
   std::vector<std::string> covers;       // the quantization nodes it takes over, in order
+  int64_t weight_qmin = -128, weight_qmax = 127;  // the weight dequantize's declared range
   // Group-wise weights (torchao's 8da4w): > 0 when weight_scale / weight_zero_point hold one value
   // per output channel and group of this many k ([N, K / group]). Then in[0] is the activation
   // already quantized per row (its torchao quantize_affine ran), with its float32 scales and

@@ -67,6 +67,11 @@ struct GpuDispatch {
   // no 8-bit storage): the kernel declares them array<u32> and unpacks (common.wgsl byte_at).
   // Only such bindings may bind 8-bit values; any other reader of one stays on WASM.
   std::vector<int> packed_bytes;
+  // Of those, constant int8 weights declared 4-bit in [-8, 7] (torchao's int4 in int8 storage)
+  // that the kernel can read as nibbles too, eight to a word: {binding, meta field}. The plan
+  // holds such a weight as int4 (half the bytes; the executor packs it at upload and refuses a
+  // value outside the range) when every GPU reader can, and then sets the field to 1.
+  std::vector<std::pair<int, std::string>> nibbles;
   // Set by lowerings of kernels that load every float binding through f32(...) or a conversion
   // to Y's type (matmul, gemv, conv2d, conv2d_gemm, rowwise, pool2d, batch_norm, index_select):
   // the bindings' names (kernels.json), so the plan may type a read-only binding "f16" where it

@@ -99,6 +99,8 @@ void Session::Impl::lower_quantized() {
       return false;
     QuantizedOperands ops;
     ops.weight_group = dw.row_group;
+    ops.weight_qmin = dw.qmin;
+    ops.weight_qmax = dw.qmax;
     ops.weight_scale = DW.call.in[size_t(dw.scale_input)];
     if (dw.zero_point_input >= 0) ops.weight_zero_point = DW.call.in[size_t(dw.zero_point_input)];
     OpCall call = L.call;

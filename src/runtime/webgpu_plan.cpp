@@ -60,10 +60,15 @@ struct Value {
   // elements [part_first, part_first + part_count) of `buffer`, a GPU buffer of its own.
   int64_t part_first = -1, part_count = 0;
   bool gpu_half() const { return half_source && !f32_reader; }
-  // int8 / uint8: bytes on the GPU too, four to a word (GpuDispatch::packed_bytes).
+  // int8 / uint8: bytes on the GPU too, four to a word (GpuDispatch::packed_bytes); a constant
+  // 4-bit weight that every GPU reader reads as nibbles (GpuDispatch::nibbles): eight to a word.
   bool gpu_bytes() const { return dtype == DType::I8 || dtype == DType::U8; }
+  bool nibble_reader = false, byte_reader = false;
+  bool gpu_int4() const { return constant_weight && dtype == DType::I8 && nibble_reader && !byte_reader; }
   uint64_t numel() const { return part_first >= 0 ? uint64_t(part_count) : buffer->nbytes / dtype_size(dtype); }
-  uint64_t gpu_element_bytes() const { return gpu_bytes() ? 1 : gpu_half() ? 2 : 4; }
+  uint64_t gpu_storage_bytes() const {
+    return gpu_int4() ? (numel() + 1) / 2 : numel() * (gpu_bytes() ? 1 : gpu_half() ? 2 : 4);
+  }
 };
 
 std::string quoted(const std::string& s) {
@@ -73,46 +78,6 @@ std::string quoted(const std::string& s) {
 }
 
 }  // namespace
-
-std::string Session::webgpu_plan(WebGpuDevice device) const { return webgpu_plan(device, {}, {}); }
-
-std::string Session::webgpu_plan(WebGpuDevice device, const std::vector<size_t>& gpu_inputs,
-                                 const std::vector<size_t>& gpu_outputs) const {
-  if (!impl_->bound && !impl_->weights.empty()) throw ExecutionError("webgpu_plan() before bind(): weights are not loaded");
-  if (!impl_->prepared) impl_->prepare();
-  return impl_->webgpu_plan_json(device, gpu_inputs, gpu_outputs);
-}
-
-std::vector<std::string> Session::place_for_webgpu(WebGpuDevice device, const std::vector<size_t>& gpu_inputs,
-                                                   const std::vector<size_t>& gpu_outputs) {
-  Impl& s = *impl_;
-  if (s.bound) throw ExecutionError("place_for_webgpu() after bind(): place first, then bind the weights");
-  auto placed = std::make_unique<GpuPlacement>();
-  s.webgpu_plan_json(device, gpu_inputs, gpu_outputs, placed.get());
-  std::vector<std::string> keys;
-  // Every name bind() may find such a weight under (runtime/binder.cpp).
-  for (const auto& kv : s.weights) {
-    if (!placed->cpu_read_weights.count(kv.second.tensor.buffer.get())) continue;
-    keys.push_back(kv.first);
-    for (const auto& p : s.model_index.placeholders_of(kv.first)) keys.push_back(p);
-    keys.push_back(kv.second.first_placeholder);
-  }
-  s.placed = std::move(placed);
-  return keys;
-}
-
-size_t Session::weight_bytes(bool streamed) const {
-  size_t n = 0;
-  for (const auto& kv : impl_->weights)
-    if (kv.second.streamed == streamed) n += kv.second.tensor.buffer->nbytes;
-  return n;
-}
-
-void Session::Impl::fail_gpu_only(const Step& step) const {
-  throw ExecutionError("node '" + step.node->name + "' (" + step.node->op_type +
-                       "): placed on the GPU, whose weights were streamed there (not kept in this memory); "
-                       "it runs only through the model's WebGPU plan");
-}
 
 std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const std::vector<size_t>& gpu_inputs,
                                             const std::vector<size_t>& gpu_outputs, GpuPlacement* placement) {
@@ -299,7 +264,10 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
       pairs("subst", d.subst);
       std::string written;
       for (int b : d.written) written += (written.empty() ? "" : ", ") + std::to_string(b);
-      item += ", \"meta\": {" + d.meta.json_fields() + "}, \"bind\": [" + bind + "], \"written\": [" + written +
+      GpuMeta meta = d.meta;
+      for (const auto& [b, field] : d.nibbles)
+        if (values[size_t(bind_value(d, size_t(b)))].gpu_int4()) meta.u(field.c_str(), 1);
+      item += ", \"meta\": {" + meta.json_fields() + "}, \"bind\": [" + bind + "], \"written\": [" + written +
               "], \"wg\": [" + std::to_string(d.workgroups[0]) + ", " + std::to_string(d.workgroups[1]) + ", " +
               std::to_string(d.workgroups[2]) + "]}";
       dispatches += (dispatches.empty() ? "" : ", ") + item;
@@ -474,6 +442,10 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         // A written value keeps what it held (in-place ops, partial writes).
         if (!writes || values[size_t(id)].defined || d.alias_input >= 0) make_gpu_valid(id);
         Value& rv = values[size_t(id)];
+        if (std::count(d.packed_bytes.begin(), d.packed_bytes.end(), int(b)))
+          (std::any_of(d.nibbles.begin(), d.nibbles.end(), [&](const auto& p) { return p.first == int(b); })
+               ? rv.nibble_reader
+               : rv.byte_reader) = true;
         if (writes || !f16_readable(d, b)) rv.f32_reader = true;
         else if (rv.half_by_weight_dtype) (int(b) == d.gemm_weight ? rv.gemm_reader : rv.f32_reader) = true;
       }
@@ -541,7 +513,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     Value& v = values[size_t(id)];
     const uint64_t numel = v.numel();
     // Whole 4-byte words: WebGPU copies and writes buffers in multiples of 4 (f16: 2 bytes per element, int8: 1).
-    const uint64_t bytes = std::max<uint64_t>(4, (numel * v.gpu_element_bytes() + 3) / 4 * 4);
+    const uint64_t bytes = std::max<uint64_t>(4, (v.gpu_storage_bytes() + 3) / 4 * 4);
     int best = -1;
     if (!v.constant_weight && !v.resident) {
       for (size_t k = 0; k < slot_bytes.size(); ++k)
@@ -572,7 +544,10 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     const char* kind = v.buffer->kind == Buffer::Kind::Weight ? "weight" : v.buffer->kind == Buffer::Kind::Input ? "input" : "arena";
     const char* gdt = "";
     try {
-      gdt = v.gpu_half() && v.gpu_first >= 0 ? "float16" : v.gpu_bytes() ? dtype_name(v.dtype) : gpu_dtype(v.dtype);
+      gdt = v.gpu_half() && v.gpu_first >= 0 ? "float16"
+            : v.gpu_int4()                    ? "int4"
+            : v.gpu_bytes()                   ? dtype_name(v.dtype)
+                                              : gpu_dtype(v.dtype);
     } catch (const GpuUnsupported&) {
     }
     const std::string label =

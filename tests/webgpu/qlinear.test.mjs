@@ -69,14 +69,15 @@ function linear8da4w({ lead, K, N, G, bias = true, asymmetric = false, zpDtype =
   return { ir, weights, x, xs };
 }
 
-// The IR with its weights on WASM and with ['webgpu'], fed x: both runs' outputs and the GPU
-// run's placement.
+// The IR with its weights on WASM and with ['webgpu'], fed x: both runs' outputs, the GPU run's
+// placement and the dtype its plan holds weight 'w' as on the GPU.
 async function onBoth(eng, gpu, { ir, weights, x, xs }) {
   const run = async (opts) => {
     const model = await eng.loadIR(ir, { weights: eng.writeSafetensors(weights), threads: 1, ...opts });
     try {
       const ys = await model.execute([{ data: x, shape: xs, dtype: 'float32' }]);
-      return { ys: ys.map((y) => Array.from(y.data, Number)), placement: model.placement() };
+      const wValue = model._gpu?.plan.values.find((v) => v.label === 'w');
+      return { ys: ys.map((y) => Array.from(y.data, Number)), placement: model.placement(), wGpuDtype: wValue?.gpu_dtype };
     } finally {
       model.dispose();
     }
@@ -85,7 +86,7 @@ async function onBoth(eng, gpu, { ir, weights, x, xs }) {
   eng.env.webgpu.device = gpu.device;
   try {
     const g = await run({ executionProviders: ['webgpu'] });
-    return { cpu: cpu.ys, gpu: g.ys, placement: g.placement };
+    return { cpu: cpu.ys, gpu: g.ys, placement: g.placement, wGpuDtype: g.wGpuDtype };
   } finally {
     eng.env.webgpu.device = undefined;
   }
@@ -108,10 +109,28 @@ test('8da4w linear on WebGPU: per-token parameters and int8 activations exact, o
     const what = JSON.stringify(c);
     const r = await onBoth(eng, gpu, linear8da4w({ ...c, seed: i + 1 }));
     assert.equal(r.placement.nodes.wasm, 0, `${what}: placement ${JSON.stringify(r.placement)}`);
+    // 4-bit weights whose rows start at whole words (K a multiple of 8) are nibbles on the GPU
+    assert.equal(r.wGpuDtype, c.K % 8 === 0 ? 'int4' : 'int8', what);
     assert.deepEqual(r.gpu[0], r.cpu[0], `${what}: quantized activation`);
     assert.deepEqual(r.gpu[1], r.cpu[1], `${what}: scales`);
     assert.deepEqual(r.gpu[2], r.cpu[2], `${what}: zero points`);
     assertClose(r.gpu[3], r.cpu[3], { rtol: 1e-5, atol: 1e-5, what: `${what}: linear` });
+  }
+}));
+
+test('8da4w on WebGPU: a 4-bit weight holding a value outside [-8, 7] fails its upload, naming it', gpuTest(async (tt, gpu) => {
+  const eng = await getEngine();
+  if (!eng) { tt.skip('engine not built'); return; }
+  const m = linear8da4w({ lead: [2], K: 32, N: 3, G: 16, seed: 7 });
+  m.weights[0].data[37] = 9;
+  eng.env.webgpu.device = gpu.device;
+  eng.env.webgpu.strict = true;
+  try {
+    await assert.rejects(eng.loadIR(m.ir, { weights: eng.writeSafetensors(m.weights), threads: 1, executionProviders: ['webgpu'] }),
+      /weight 'w' holds 9 at element 37, outside the 4-bit range \[-8, 7\]/);
+  } finally {
+    eng.env.webgpu.device = undefined;
+    eng.env.webgpu.strict = false;
   }
 }));
 

@@ -2,8 +2,10 @@
 // ops/linear_8da4w.cpp, torchao's 8da4w with int4 weights in int8 storage, and of
 // ops/linear_int8.cpp, PT2E's int8 linear after quantize_blocks.wgsl quantized its input):
 //   Y[m, n] = as(m) * sum_g ws(n, g) * sum_{k in g} (A[m, k] - az(m)) * (W[n, k] - wz(n, g)) + Bias[n]
-// A [M, K] and W [N, K] are int8 / uint8 bytes, four to a word (a_off, w_off count words); groups
-// of g k along each row (K = groups * g, g a multiple of 4, so a word never straddles a group).
+// A [M, K] and W [N, K] are int8 / uint8 bytes, four to a word (a_off counts words, w_off
+// elements); with w_int4, W is 4-bit, eight to a word (K a multiple of 8: rows start at whole
+// words). Groups of g k along each row (K = groups * g, g a multiple of 4: four consecutive k
+// never straddle a group).
 // Parameters: as(m) = AS[as_off + m * as_rs] (as_rs 0: per tensor), or a_scale where as_meta;
 // ws(n, g) = WS[ws_off + n * ws_n + g] (ws_n: groups, 1 per channel). Zero points: *_kind 0 none,
 // 1 int8 bytes, 2 uint8 bytes, 3 int32 words (AZ, WZ bound as u32; ops/webgpu.h
@@ -37,6 +39,17 @@ fn wz_at(n: u32, g: u32) -> i32 {
   let e = mu(M_WZ_OFF) + n * mu(M_WZ_N) + g;
   return zero_point(kind, WZ[select(e, e >> 2u, kind != 3u)], e);
 }
+// W[n, k .. k + 3] (k a multiple of 4) as integers.
+fn weights4(n: u32, k: u32, K: u32) -> vec4<i32> {
+  let e = mu(M_W_OFF) + n * K + k;
+  if (mu(M_W_INT4) != 0u) {
+    let word = bitcast<i32>(W[e >> 3u]);
+    let b = (e & 7u) * 4u;
+    return vec4<i32>(extractBits(word, b, 4u), extractBits(word, b + 4u, 4u), extractBits(word, b + 8u, 4u),
+                     extractBits(word, b + 12u, 4u));
+  }
+  return bytes4(W[e >> 2u], mu(M_W_SIGNED) != 0u);
+}
 fn bytes4(word: u32, signed: bool) -> vec4<i32> {
   if (signed) { return vec4<i32>(byte_s8(word, 0u), byte_s8(word, 1u), byte_s8(word, 2u), byte_s8(word, 3u)); }
   return vec4<i32>(byte_u8(word, 0u), byte_u8(word, 1u), byte_u8(word, 2u), byte_u8(word, 3u));
@@ -60,11 +73,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var acc = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
   let words = K / 4u;
   let a_signed = mu(M_A_SIGNED) != 0u;
-  let w_signed = mu(M_W_SIGNED) != 0u;
   for (var w = lid; w < words; w += 64u) {
     let k = w * 4u;
     let g = k / G;
-    let wv = bytes4(W[mu(M_W_OFF) + n * words + w], w_signed) - vec4<i32>(wz_at(n, g));
+    let wv = weights4(n, k, K) - vec4<i32>(wz_at(n, g));
     let s = WS[mu(M_WS_OFF) + n * mu(M_WS_N) + g];
     for (var r = 0u; r < rows; r++) {
       let av = bytes4(A[mu(M_A_OFF) + (m0 + r) * words + w], a_signed) - vec4<i32>(az[r]);

@@ -575,20 +575,33 @@ TEST(WebGpuPlan, Torchao8da4wRunsOnTheGpuWithItsInt8ValuesAsBytes) {
     const std::set<std::string> kernels = kernels_of(plan);
     EXPECT_TRUE(kernels.count("qlinear") && kernels.count("choose_qparams_rows") && kernels.count("quantize_blocks")) << fx;
     // int8 values: one byte an element on the GPU, in whole words (a weight's slot is its own;
-    // others share slots at least that large)
-    int weights = 0;
+    // others share slots at least that large); the 4-bit weights (K a multiple of 8 in these
+    // fixtures) half a byte, the kernels reading them as nibbles (w_int4)
+    int int4_weights = 0;
     for (const json::Value v : plan["values"]) {
-      if (v["gpu_dtype"].str() != "int8" || v["slot"].as_int64() < 0) continue;
+      const std::string gdt(v["gpu_dtype"].str());
+      if ((gdt != "int8" && gdt != "int4") || v["slot"].as_int64() < 0) continue;
+      EXPECT_EQ(v["dtype"].str(), "int8");
       const int64_t slot = plan["slots"].at(size_t(v["slot"].as_int64())).as_int64();
-      const int64_t bytes = std::max<int64_t>(4, (v["numel"].as_int64() + 3) / 4 * 4);
-      if (v["kind"].str() == "weight") {
-        ++weights;
-        EXPECT_EQ(slot, bytes) << fx << " " << v["label"].str();
-      } else {
-        EXPECT_GE(slot, bytes) << fx << " " << v["label"].str();
-      }
+      const int64_t numel = v["numel"].as_int64();
+      const int64_t bytes = std::max<int64_t>(4, (gdt == "int4" ? (numel + 1) / 2 : numel) + 3) / 4 * 4;
+      if (gdt == "int4") ++int4_weights;
+      if (v["kind"].str() == "weight") EXPECT_EQ(slot, bytes) << fx << " " << v["label"].str();
+      else EXPECT_GE(slot, bytes) << fx << " " << v["label"].str();
     }
-    EXPECT_GT(weights, 0) << fx;
+    EXPECT_GT(int4_weights, 0) << fx;
+    int nibble_reads = 0;
+    for (const json::Value item : plan["program"])
+      if (item["op"].str() == "gpu")
+        for (const json::Value d : item["dispatches"])
+          if (d["kernel"].str() == "qlinear") {
+            const json::Value w = plan["values"].at(size_t(d["bind"].at(2).as_int64()));
+            json::Value flag;
+            const bool reads_nibbles = d["meta"].find("w_int4", &flag);
+            EXPECT_EQ(reads_nibbles, w["gpu_dtype"].str() == "int4") << fx;
+            nibble_reads += reads_nibbles;
+          }
+    EXPECT_GT(nibble_reads, 0) << fx;
     check_invariants(plan);
   }
 }

@@ -21,7 +21,7 @@ type PlanItem = any;
 /** A plan value as the transfers read it: its dtype, element count, label, address and GPU slot. */
 interface PlanValue {
   dtype: string;
-  /** Its GPU storage: as dtype, 'float16' for a float16 weight held as f16 (shader-f16), 'int8' / 'uint8' as bytes. */
+  /** Its GPU storage: as dtype, 'float16' for a float16 weight held as f16 (shader-f16), 'int8' / 'uint8' as bytes, 'int4' as nibbles. */
   gpu_dtype?: string;
   numel: number;
   label?: string;
@@ -85,6 +85,7 @@ function toGpuBytes(value: PlanValue, bytes: Uint8Array, owned = false): Uint8Ar
       return Uint32Array.from(bytes);
     case 'int8':
     case 'uint8': {
+      if (value.gpu_dtype === 'int4') return nibbleGpuBytes(value, bytes);
       const out = new Uint8Array(Math.ceil(value.numel / 4) * 4);
       out.set(bytes.subarray(0, value.numel));
       return out;
@@ -104,6 +105,22 @@ function toGpuBytes(value: PlanValue, bytes: Uint8Array, owned = false): Uint8Ar
     default:
       throw new ExecutionError(`WebGPU: cannot upload value '${value.label}' of dtype ${value.dtype}`);
   }
+}
+
+// An int8 weight declared 4-bit (GpuDispatch::nibbles) as nibbles, eight to a word, element i at
+// bits 4 (i & 7) of word i >> 3; a value outside [-8, 7] fails naming the weight (its dequantize
+// declared it 4-bit; a kernel reading nibbles would see another number).
+function nibbleGpuBytes(value: PlanValue, bytes: Uint8Array): Uint32Array {
+  const src = new Int8Array(bytes.buffer, bytes.byteOffset, value.numel);
+  const out = new Uint32Array(Math.max(1, Math.ceil(value.numel / 8)));
+  for (let i = 0; i < src.length; i++) {
+    const v = src[i]!;
+    if (v < -8 || v > 7) {
+      throw new ExecutionError(`WebGPU: weight '${value.label}' holds ${v} at element ${i}, outside the 4-bit range [-8, 7] its dequantize declares`);
+    }
+    out[i >> 3] = (out[i >> 3]! | ((v & 15) << ((i & 7) * 4))) >>> 0;
+  }
+  return out;
 }
 
 // float32 -> float16 bits, rounded to nearest even (a float16 weight's float32 copy converts exactly).
@@ -176,9 +193,11 @@ function fromGpuBytes(value: PlanValue, words: ArrayBuffer, dst: Uint8Array): vo
 
 const ITEM: Readonly<Record<string, number>> = { float32: 4, int32: 4, int64: 8, bool: 1, int8: 1, uint8: 1 };
 
-// Bytes of a value's GPU storage, in whole words: 1 per int8 / uint8 element, 2 per f16, else 4.
+// Bytes of a value's GPU storage, in whole words: half a byte per int4 element, 1 per int8 /
+// uint8, 2 per f16, else 4.
 function gpuBytes(value: PlanValue): number {
-  const item = value.gpu_dtype === 'int8' || value.gpu_dtype === 'uint8' ? 1 : value.gpu_dtype === 'float16' ? 2 : 4;
+  const item = value.gpu_dtype === 'int4' ? 0.5 : value.gpu_dtype === 'int8' || value.gpu_dtype === 'uint8' ? 1
+    : value.gpu_dtype === 'float16' ? 2 : 4;
   return Math.max(4, Math.ceil((value.numel * item) / 4) * 4);
 }
 
@@ -316,7 +335,7 @@ export class WebGpuExecutor {
       const id = weightOfSlot.get(slot);
       if (id === undefined) return this._buffer(bytes, STORAGE);
       const v: PlanValue = plan.values[id];
-      const held = v.gpu_dtype === 'float16' ? ' as float16' : '';
+      const held = v.gpu_dtype === 'float16' || v.gpu_dtype === 'int4' ? ` as ${v.gpu_dtype}` : '';
       const key = (v.streamed !== undefined ? `streamed ${v.streamed} from ${v.part_first ?? 0} ${v.numel}` : `at ${v.ptr} ${v.numel} ${v.dtype}`) + held;
       this.weightKeys.push(key);
       const shared = this.weightBuffers.take(key);
