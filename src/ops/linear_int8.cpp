@@ -121,7 +121,7 @@ bool webgpu_linear_int8(const OpCall& call, GpuLowering& g) {
   const QuantizedOperands& q = st.q;
   gpu_need(!q.weight_from_float && !q.activation_per_row, "load-time int8 quantization (its weights are packed for the CPU)");
   const Tensor &x = call.in[0], &w = call.in[1], &y = call.out[0];
-  gpu_need(gpu_dense_at_zero(y) && x.dtype == DType::F32, "a strided output");
+  gpu_need(gpu_dense_at_zero(y), "a strided output");
   gpu_need(st.K > 0 && st.K % 4 == 0 && w.offset % 4 == 0, "rows of 8-bit values that are not whole words");
   gpu_need(q.dynamic || q.scale != 0, "a static activation scale of 0 (the CPU raises)");
   const Tensor& ws = q.weight_scale;
@@ -132,36 +132,22 @@ bool webgpu_linear_int8(const OpCall& call, GpuLowering& g) {
   if (y.numel() == 0) return true;
   const int64_t numel = st.M * st.K;
   const Tensor qa = gpu_scratch(q.qdtype, numel, "quantized activation");
-  GpuDispatch quant;
-  quant.kernel = "quantize_blocks";
-  quant.meta.u("numel", numel).u("block", numel).u("x_off", x.offset).f("qmin", double(q.qmin)).f("qmax", double(q.qmax));
-  quant.packed_bytes = {0};
-  quant.types = {{"Y", "u32"}, {"Z", "u32"}};
+  const double qmin = double(q.qmin), qmax = double(q.qmax);
   GpuDispatch d;
   if (q.dynamic) {
     const Tensor scale = gpu_scratch(DType::F32, 1, "activation scale"), zero = gpu_scratch(DType::I32, 1, "activation zero point");
-    GpuDispatch choose;
-    choose.kernel = "choose_qparams_rows";
-    choose.meta.u("rows", 1).u("k", numel).u("x_off", x.offset).f("qmin", double(q.qmin)).f("qmax", double(q.qmax));
-    choose.meta.f("eps", double(float(q.eps))).u("s_off", 0).u("z_kind", gpu_zero_point_kind(choose, zero, 1)).u("z_off", 0);
-    choose.types = {{"Z", "u32"}};
-    choose.bindings = {scale, zero, x};
-    choose.written = {0, 1};
-    gpu_grid(choose, 1);
-    g.dispatches.push_back(std::move(choose));
-    quant.meta.u("s_off", 0).u("z_kind", gpu_zero_point_kind(quant, zero, 3)).u("z_off", 0);
-    quant.bindings = {qa, x, scale, zero};
+    g.dispatches.push_back(gpu_choose_rows(scale, zero, x, 1, numel, qmin, qmax, double(float(q.eps))));
+    g.dispatches.push_back(gpu_quantize_blocks(qa, x, numel, qmin, qmax, scale, zero));
     d.meta.u("as_off", 0).u("as_rs", 0).u("az_kind", gpu_zero_point_kind(d, zero, 6)).u("az_off", 0).u("az_rs", 0);
     d.bindings = {Tensor{}, qa, w, ws, wz, scale, zero};
   } else {
     // quantize_per_tensor's float32(1.0 / scale) of a Python-float scale, formed in float64
+    GpuDispatch quant = gpu_quantize_blocks(qa, x, numel, qmin, qmax, Tensor{}, Tensor{});
     quant.meta.u("params_meta", 1).f("inv", double(float(1.0 / q.scale))).f("zero", double(q.zero_point));
-    quant.bindings = {qa, x, Tensor{}, Tensor{}};
+    g.dispatches.push_back(std::move(quant));
     d.meta.u("as_meta", 1).f("a_scale", double(float(q.scale))).u("az_kind", 4).f("a_zero", double(q.zero_point));
     d.bindings = {Tensor{}, qa, w, ws, wz, Tensor{}, Tensor{}};
   }
-  gpu_grid(quant, (numel + 255) / 256);
-  g.dispatches.push_back(std::move(quant));
   d.meta.u("k", st.K).u("g", st.K).u("a_off", 0).u("a_signed", q.qdtype == DType::I8 ? 1 : 0);
   d.meta.u("w_off", w.offset).u("w_signed", 1);
   d.packed_bytes.push_back(1);

@@ -368,16 +368,7 @@ bool webgpu_quantize_affine(const OpCall& call, GpuLowering& g) {
   gpu_need(scale.dtype == DType::F32 && scale.is_contiguous() && (!zp.defined() || zp.is_contiguous()),
            "strided parameters");
   if (x.numel() == 0) return true;
-  GpuDispatch d;
-  d.kernel = "quantize_blocks";
-  d.meta.u("numel", x.numel()).u("block", block).u("x_off", x.offset);
-  d.meta.f("qmin", st.spec.qmin).f("qmax", st.spec.qmax).u("s_off", scale.offset);
-  d.meta.u("z_kind", gpu_zero_point_kind(d, zp, 3)).u("z_off", zp.defined() ? zp.offset : 0);
-  d.packed_bytes.push_back(0);
-  d.types = {{"Y", "u32"}, {"Z", "u32"}};
-  d.bindings = {y, x, scale, zp};
-  gpu_grid(d, (x.numel() + 255) / 256);
-  g.dispatches.push_back(std::move(d));
+  g.dispatches.push_back(gpu_quantize_blocks(y, x, block, st.spec.qmin, st.spec.qmax, scale, zp));
   return true;
 }
 

@@ -262,16 +262,8 @@ bool webgpu_choose_affine(const OpCall& call, GpuLowering& g) {
   gpu_need(block > 0 && x.dtype == DType::F32 && x.is_contiguous(), "blocks that are not whole rows of a contiguous input");
   gpu_need(scale.dtype == DType::F32 && gpu_dense_at_zero(scale) && gpu_dense_at_zero(zp), "strided parameters");
   if (x.numel() == 0) return true;
-  GpuDispatch d;
-  d.kernel = "choose_qparams_rows";
-  const int64_t rows = x.numel() / block;
-  d.meta.u("rows", rows).u("k", block).u("x_off", x.offset).f("qmin", double(st.qmin)).f("qmax", double(st.qmax));
-  d.meta.f("eps", double(st.eps)).u("s_off", 0).u("z_kind", gpu_zero_point_kind(d, zp, 1)).u("z_off", 0);
-  d.types = {{"Z", "u32"}};
-  d.bindings = {scale, zp, x};
-  d.written = {0, 1};
-  gpu_grid(d, (rows + 3) / 4);
-  g.dispatches.push_back(std::move(d));
+  g.dispatches.push_back(
+      gpu_choose_rows(scale, zp, x, x.numel() / block, block, double(st.qmin), double(st.qmax), double(st.eps)));
   return true;
 }
 

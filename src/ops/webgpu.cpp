@@ -177,6 +177,33 @@ GpuDispatch gpu_sum_partials(const Tensor& y, const Tensor& parts, int64_t chunk
   return r;
 }
 
+GpuDispatch gpu_choose_rows(const Tensor& scale, const Tensor& zp, const Tensor& x, int64_t rows, int64_t block,
+                            double qmin, double qmax, double eps) {
+  GpuDispatch d;
+  d.kernel = "choose_qparams_rows";
+  d.meta.u("rows", rows).u("k", block).u("x_off", x.offset).f("qmin", qmin).f("qmax", qmax).f("eps", eps);
+  d.meta.u("s_off", 0).u("z_kind", gpu_zero_point_kind(d, zp, 1)).u("z_off", 0);
+  d.types = {{"Z", "u32"}};
+  d.bindings = {scale, zp, x};
+  d.written = {0, 1};
+  gpu_grid(d, (rows + 3) / 4);
+  return d;
+}
+
+GpuDispatch gpu_quantize_blocks(const Tensor& y, const Tensor& x, int64_t block, double qmin, double qmax,
+                                const Tensor& scale, const Tensor& zp) {
+  GpuDispatch d;
+  d.kernel = "quantize_blocks";
+  d.meta.u("numel", x.numel()).u("block", block).u("x_off", x.offset).f("qmin", qmin).f("qmax", qmax);
+  d.meta.u("s_off", scale.defined() ? scale.offset : 0).u("z_kind", gpu_zero_point_kind(d, zp, 3));
+  d.meta.u("z_off", zp.defined() ? zp.offset : 0);
+  d.packed_bytes.push_back(0);
+  d.types = {{"Y", "u32"}, {"Z", "u32"}};
+  d.bindings = {y, x, scale, zp};
+  gpu_grid(d, (x.numel() + 255) / 256);
+  return d;
+}
+
 void gpu_qlinear(GpuLowering& g, GpuDispatch d, const Tensor& y, const Tensor& bias, bool fused, int64_t M, int64_t N) {
   const Tensor sums = fused ? gpu_scratch(DType::F32, y.numel(), "quantized linear sums") : y;
   const bool own_bias = bias.defined() && !fused;

@@ -159,6 +159,17 @@ Tensor gpu_scratch(DType dtype, int64_t numel, const char* label);
 // (takes_epilogue).
 GpuDispatch gpu_sum_partials(const Tensor& y, const Tensor& parts, int64_t chunks, int64_t m, int64_t n, double alpha,
                              const Tensor& bias);
+// choose_qparams_rows.wgsl: torchao's ASYMMETRIC (scale, zero point) of each of the `rows`
+// blocks of `block` consecutive elements of a contiguous float32 x into `scale` (float32) and `zp`
+// (int8 / uint8 bytes or int32), both contiguous from offset 0.
+GpuDispatch gpu_choose_rows(const Tensor& scale, const Tensor& zp, const Tensor& x, int64_t rows, int64_t block,
+                            double qmin, double qmax, double eps);
+// quantize_blocks.wgsl: x (contiguous float32) into y (int8 / uint8 bytes, from offset 0) with
+// one (scale, zero point) per block of `block` consecutive elements from the tensors `scale`
+// (float32) and `zp` (or none); a caller with Python-scalar parameters sets params_meta, inv and
+// zero instead (and leaves scale and zp undefined).
+GpuDispatch gpu_quantize_blocks(const Tensor& y, const Tensor& x, int64_t block, double qmin, double qmax,
+                                const Tensor& scale, const Tensor& zp);
 // The qlinear.wgsl dispatch of a lowered quantized linear (ops/linear_8da4w.cpp,
 // ops/linear_int8.cpp), over M rows and N columns: `d` holds its operands A, W, WS, WZ, AS, AZ as
 // bindings 1..6 and their parameters; this adds Y and the bias. qlinear's eight bindings are all

@@ -146,3 +146,12 @@ fn tan_f(x: f32) -> f32 {
 // byte i & 3 of `word` (the one at index i >> 2), sign-extended for int8.
 fn byte_s8(word: u32, i: u32) -> i32 { return extractBits(bitcast<i32>(word), (i & 3u) * 8u, 8u); }
 fn byte_u8(word: u32, i: u32) -> i32 { return i32(extractBits(word, (i & 3u) * 8u, 8u)); }
+// Zero point i of a binding by its kind (ops/webgpu.h gpu_zero_point_kind): 0 none, 1 int8 /
+// 2 uint8 bytes, 3 int32 words; `word` is the binding's word at zero_point_word(kind, i).
+fn zero_point_word(kind: u32, i: u32) -> u32 { return select(i, i >> 2u, kind != 3u); }
+fn zero_point_in(kind: u32, word: u32, i: u32) -> i32 {
+  if (kind == 1u) { return byte_s8(word, i); }
+  if (kind == 2u) { return byte_u8(word, i); }
+  if (kind == 3u) { return bitcast<i32>(word); }
+  return 0;
+}

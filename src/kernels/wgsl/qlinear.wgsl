@@ -14,30 +14,24 @@
 // of W's row n (coalesced), each word's four products summed in i32 and scaled by its group's
 // weight scale; the RB rows reuse each weight word. Then a workgroup sum per row. Workgroups:
 // grid(N * ceil(M / RB)). Eight storage bindings, WebGPU's guaranteed most per stage: a fused
-// epilogue runs in a second dispatch (ops/linear_8da4w.cpp).
+// epilogue runs in a second dispatch (ops/webgpu.cpp gpu_qlinear).
 {{DECLS}}
 
 const RB: u32 = 4u;
 var<workgroup> part: array<f32, 256>;  // RB * 64
 
-fn zero_point(kind: u32, word: u32, i: u32) -> i32 {
-  if (kind == 1u) { return byte_s8(word, i); }
-  if (kind == 2u) { return byte_u8(word, i); }
-  if (kind == 3u) { return bitcast<i32>(word); }
-  return 0;
-}
 fn az_at(m: u32) -> i32 {
   let kind = mu(M_AZ_KIND);
   if (kind == 0u) { return 0; }
   if (kind == 4u) { return i32(mf(M_A_ZERO)); }
   let e = mu(M_AZ_OFF) + m * mu(M_AZ_RS);
-  return zero_point(kind, AZ[select(e, e >> 2u, kind != 3u)], e);
+  return zero_point_in(kind, AZ[zero_point_word(kind, e)], e);
 }
 fn wz_at(n: u32, g: u32) -> i32 {
   let kind = mu(M_WZ_KIND);
   if (kind == 0u) { return 0; }
   let e = mu(M_WZ_OFF) + n * mu(M_WZ_N) + g;
-  return zero_point(kind, WZ[select(e, e >> 2u, kind != 3u)], e);
+  return zero_point_in(kind, WZ[zero_point_word(kind, e)], e);
 }
 // W[n, k .. k + 3] (k a multiple of 4) as integers.
 fn weights4(n: u32, k: u32, K: u32) -> vec4<i32> {

@@ -27,9 +27,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       inv = 1.0 / S[mu(M_S_OFF) + p];
       let kind = mu(M_Z_KIND);
       let e = mu(M_Z_OFF) + p;
-      if (kind == 1u) { zp = f32(byte_s8(Z[e >> 2u], e)); }
-      if (kind == 2u) { zp = f32(byte_u8(Z[e >> 2u], e)); }
-      if (kind == 3u) { zp = f32(bitcast<i32>(Z[e])); }
+      if (kind != 0u) { zp = f32(zero_point_in(kind, Z[zero_point_word(kind, e)], e)); }
     }
     var q = round(X[mu(M_X_OFF) + i] * inv) + zp;
     q = select(min(max(q, qmin), qmax), 0.0, is_nan_f(q));
