@@ -164,10 +164,15 @@ Tensor make_unplanned(DType dtype, const Shape& shape, const std::string& label)
 Tensor complex_as_real(const Tensor& t) {
   Shape shape = t.shape;
   Strides strides = t.strides;
-  for (int64_t& s : strides) s *= 2;
+  // A stride that addresses nothing (size-1 dim, empty tensor) may hold any
+  // value, one too big to double included (as_strided takes it as given):
+  // those become 0. Every other stride and the offset lie inside the buffer,
+  // so doubling them cannot overflow.
+  const bool empty = shape_numel(shape) == 0;
+  for (size_t i = 0; i < strides.size(); ++i) strides[i] = empty || shape[i] == 1 ? 0 : strides[i] * 2;
   shape.push_back(2);
   strides.push_back(1);
-  Tensor r = t.view_as(shape, strides, t.offset * 2);
+  Tensor r = t.view_as(shape, strides, empty ? 0 : t.offset * 2);
   r.dtype = t.dtype == DType::C128 ? DType::F64 : DType::F32;
   return r;
 }
