@@ -19,6 +19,7 @@
 #include "core/thread_pool.h"
 #include "glue.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_s8.h"
 #include "kernels/selfcheck.h"
 
 namespace {
@@ -82,7 +83,8 @@ std::string debug_fault(const std::string& kind) {
 double debug_heap_in_use() { return double(mallinfo().uordblks); }
 
 // The kernels' SIMD-vs-reference sweeps (kernels/selfcheck.h), run inside this
-// build's SIMD target: {"gemm": {cases, failures, report}, "conv": {...}}.
+// build's SIMD target: {"gemm": {cases, failures, report}, "conv": {...}, ..., "relaxed_s8": whether
+// the int8 GEMM ran on the relaxed-SIMD kernel}.
 std::string kernel_selfcheck() {
   auto one = [](const tir::SelfcheckResult& r) {
     return "{\"cases\": " + std::to_string(r.cases) + ", \"failures\": " + std::to_string(r.failures) +
@@ -91,6 +93,7 @@ std::string kernel_selfcheck() {
   return "{\"gemm\": " + one(tir::selfcheck_gemm()) + ", \"conv\": " + one(tir::selfcheck_conv()) +
          ", \"pool\": " + one(tir::selfcheck_pool()) + ", \"transcendental\": " + one(tir::selfcheck_transcendental()) +
          ", \"quantized\": " + one(tir::selfcheck_quantized()) +
+         ", \"relaxed_s8\": " + (tir::gemm_s8_relaxed() ? "true" : "false") +
          ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
 }
 

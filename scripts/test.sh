@@ -15,7 +15,8 @@
 # default 1: the same inputs every run on any machine, so a finding fails the change that causes
 # it; any finding fails).
 # Right after the JS suites, scripts/test_real_models.sh: the fixtures re-exported by the real
-# pytorch-ir, and all-MiniLM-L6-v2 natively and on WASM against PyTorch (the torch 2.x chroot).
+# pytorch-ir, and all-MiniLM-L6-v2 natively and on WASM against PyTorch (the torch 2.x chroot);
+# then scripts/build_relaxed_kernels.sh --check in that chroot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each step prints its wall time, so a slow CI run says which step grew.
@@ -37,6 +38,8 @@ step bash scripts/build_wasm.sh --tests
 step node tests/wasm_smoke.mjs
 step env TIR_GENERATED_FIXTURES="$PWD/build/fixtures" TIR_NATIVE_CLI="$PWD/build/native/torchir" node --test npm/test/
 step bash scripts/test_real_models.sh
+# the committed relaxed-SIMD kernel module is what its source builds (the chroot exists by now)
+step bash scripts/build_relaxed_kernels.sh --check
 step bash scripts/test_webgpu.sh
 step bash scripts/test_types.sh
 step bash scripts/test_package.sh

@@ -60,6 +60,26 @@ test('browser, proxy mode without isolation: single-threaded build in a Web Work
   assert.equal(r.isValid, true, `maxDiff ${r.maxDiff}`);
 });
 
+// The test-only modules' kernel sweeps (npm/test/kernels.test.mjs runs them in Node) in Chromium,
+// whose V8 has relaxed SIMD: where its int8 dot product is exact on unsigned bytes (x86 with
+// AVX-VNNI), the int8 GEMM runs on the relaxed kernel (kernels/wasm_relaxed/) and must equal the
+// reference bit for bit; elsewhere on the SIMD128 one. Which one ran depends on the CPU: printed.
+const testBuild = join(REPO, 'build/wasm-test/torch-ir-wasm-simd.wasm');
+for (const isolate of [true, false]) {
+  test(`browser (${isolate ? 'threaded, 2 threads' : 'single-threaded'} test build): kernel selfcheck, the int8 GEMM on relaxed SIMD where it is exact`,
+    { skip: skip || (!existsSync(testBuild) && 'build/wasm-test missing: scripts/build_wasm.sh --tests'), timeout: 300000 },
+    () => withBrowser(isolate, async (id, url) => {
+      await wd('POST', `/session/${id}/url`, { url: `${url}npm/test/pages/kernel_selfcheck.html?threads=${isolate ? 2 : 1}` });
+      const r = await waitFor(id, 'window.__result || null', 'document.getElementById("log").textContent', 280000);
+      assert.equal(r.error, undefined);
+      assert.equal(r.variant, isolate ? 'simd-threaded' : 'simd');
+      assert.equal(typeof r.relaxed_s8, 'boolean');
+      for (const k of ['gemm', 'conv', 'pool', 'transcendental', 'quantized']) assert.equal(r[k].failures, 0, `${k}: ${r[k].report}`);
+      assert.ok(r.quantized.cases > 400, `quantized cases: ${r.quantized.cases}`);
+      console.log(`# ${r.variant}: int8 GEMM on ${r.relaxed_s8 ? 'the relaxed-SIMD' : 'the SIMD128'} kernel`);
+    }));
+}
+
 test('the example pages and server exist', () => {
   assert.ok(existsSync(join(REPO, 'examples', 'browser', 'index.html')));
   assert.ok(existsSync(join(REPO, 'examples', 'llm', 'index.html')));

@@ -5,8 +5,11 @@
 // depend on the target or the thread split.
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "kernels/gemm_s8.h"
+
+#include "core/errors.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm_s8.cpp"
@@ -164,6 +167,14 @@ void gemm_s8_impl(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#ifdef __EMSCRIPTEN__
+#include "kernels/wasm_relaxed/gemm_s8_args.h"
+// bindings/relaxed_simd.js: the relaxed-SIMD kernel module, instantiated on the engine's memory in
+// each thread that calls it.
+extern "C" int tir_relaxed_s8_available(void);
+extern "C" void tir_relaxed_gemm_s8(const RelaxedGemmS8* args, int32_t p0, int32_t p1, int32_t t0, int32_t t1);
+#endif
+
 namespace tir {
 
 HWY_EXPORT(nr_s8);
@@ -186,17 +197,82 @@ void apply_gemm_s8_post(const GemmEpilogue& post, int64_t m0, int64_t m1, int64_
   if (post.act_row) apply_gemm_act_rows(m1 - m0, n1 - n0, C + m0 * ldc + n0, ldc, post);
 }
 
+bool gemm_s8_relaxed() {
+#ifdef __EMSCRIPTEN__
+  static const bool on = gemm_s8_nr() == 8 && tir_relaxed_s8_available() != 0;
+  return on;
+#else
+  return false;
+#endif
+}
+
+namespace {
+constexpr int64_t kRelaxedNR = 8, kRelaxedMR = 4, kRelaxedMaxK = 32768;
+
+// The relaxed kernel's panels: for each 4 k, 8 columns' 4 int8 (zero padded past K and N).
+void pack_b_s8_relaxed(int64_t K, int64_t N, const int8_t* W, int64_t ldw, int8_t* dst) {
+  const int64_t kq_count = (K + 3) / 4, panels = (N + kRelaxedNR - 1) / kRelaxedNR;
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t kq = 0; kq < kq_count; ++kq) {
+      int8_t* o = dst + (p * kq_count + kq) * kRelaxedNR * 4;
+      for (int64_t j = 0; j < kRelaxedNR; ++j)
+        for (int64_t t = 0; t < 4; ++t) {
+          const int64_t n = p * kRelaxedNR + j, k = 4 * kq + t;
+          o[j * 4 + t] = n < N && k < K ? W[n * ldw + k] : int8_t(0);
+        }
+    }
+}
+
+#ifdef __EMSCRIPTEN__
+void gemm_s8_relaxed_run(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda, const int8_t* packed_b,
+                         const QGemmEpilogue& e, float* C, int64_t ldc) {
+  if (K > kRelaxedMaxK) throw ExecutionError("gemm_s8: K = " + std::to_string(K) + " is past the int8 GEMM's exact int32 range");
+  RelaxedGemmS8 g{};
+  g.a = A;
+  g.lda = int32_t(lda);
+  g.M = int32_t(M);
+  g.N = int32_t(N);
+  g.K = int32_t(K);
+  g.a_offset = e.a_offset;
+  g.b = packed_b;
+  g.row_scale = e.row_scale;
+  g.row_zero = e.row_zero;
+  g.row_sum = e.row_sum;
+  g.col_scale = e.col_scale;
+  g.col_sum = e.col_sum;
+  g.col_zero = e.col_zero;
+  g.bias = e.bias;
+  g.c = C;
+  g.ldc = int32_t(ldc);
+  for_each_s8_block(M, N, kRelaxedMR, kRelaxedNR, kRelaxedMR * K * kRelaxedNR, e.post, C, ldc,
+                    [&](int64_t p0, int64_t p1, int64_t t0, int64_t t1) {
+                      // 4 rows of A as bytes, per thread: static, so a run allocates nothing
+                      alignas(16) static thread_local uint8_t scratch[kRelaxedMR * kRelaxedMaxK];
+                      RelaxedGemmS8 mine = g;
+                      mine.scratch = scratch;
+                      tir_relaxed_gemm_s8(&mine, int32_t(p0), int32_t(p1), int32_t(t0), int32_t(t1));
+                    });
+}
+#endif
+}  // namespace
+
 int64_t packed_b_s8_size(int64_t K, int64_t N) {
   const int64_t nr = gemm_s8_nr();
+  if (gemm_s8_relaxed()) return ((N + nr - 1) / nr) * nr * ((K + 3) / 4 * 4) / 2;  // int8 in int16 units
   return ((N + nr - 1) / nr) * nr * ((K + 1) / 2) * 2;
 }
 
 void pack_b_s8(int64_t K, int64_t N, const int8_t* W, int64_t ldw, int16_t* dst) {
+  if (gemm_s8_relaxed()) return pack_b_s8_relaxed(K, N, W, ldw, reinterpret_cast<int8_t*>(dst));
   HWY_DYNAMIC_DISPATCH(pack_b_s8_impl)(K, N, W, ldw, dst);
 }
 
 void gemm_s8(int64_t M, int64_t N, int64_t K, const int16_t* A, int64_t lda, const int16_t* packed_b,
              const QGemmEpilogue& e, float* C, int64_t ldc) {
+#ifdef __EMSCRIPTEN__
+  if (gemm_s8_relaxed())
+    return gemm_s8_relaxed_run(M, N, K, A, lda, reinterpret_cast<const int8_t*>(packed_b), e, C, ldc);
+#endif
   HWY_DYNAMIC_DISPATCH(gemm_s8_impl)(M, N, K, A, lda, packed_b, e, C, ldc);
 }
 

@@ -23,6 +23,7 @@ struct QuantizedWeights {
   std::vector<float> col_scale, bias;
   std::vector<int32_t> col_sum, col_zero;
   bool has_col_zero = false;
+  int32_t a_offset = 128;  // QGemmEpilogue::a_offset of the activations' range
 };
 
 // Whether the int8 GEMM's int32 sums hold for this call: K <= 32768 and the activation's static

@@ -19,7 +19,9 @@ double param_at(const Tensor& t, int64_t n) {
 void check_quantized_gemm_range(const OpCall& call, int64_t K) {
   const QuantizedOperands& q = *call.quantized;
   call.check(K <= 32768, "K = " + std::to_string(K) + " is past the int8 GEMM's exact int32 range");
-  call.check(q.qmin >= -128 && q.qmax <= 255 && q.zero_point >= -255 && q.zero_point <= 255,
+  // an int8 or a uint8 range (the relaxed-SIMD kernel takes the values as bytes: gemm_s8_a_offset)
+  const bool int8_range = q.qmin >= -128 && q.qmax <= 127, uint8_range = q.qmin >= 0 && q.qmax <= 255;
+  call.check((int8_range || uint8_range) && q.zero_point >= -255 && q.zero_point <= 255,
              "the activation's quantization range or zero point is past the int8 GEMM's");
 }
 
@@ -37,6 +39,7 @@ void prepare_quantized_weights(OpCall& call, const QuantizedOperands& q, const T
   out->col_zero.assign(size_t(npad), 0);
   out->bias.assign(size_t(npad), 0.0f);
   out->has_col_zero = false;
+  out->a_offset = gemm_s8_a_offset(q.qmin);
   for (int64_t n = 0; n < N; ++n) {
     int32_t s = 0;
     for (int64_t k = 0; k < K; ++k) s += wd[n * ldw + k];
@@ -141,6 +144,7 @@ QGemmEpilogue rows_epilogue(const QuantizedWeights& w, int64_t M, const float* r
   e.col_sum = w.col_sum.data();
   e.col_zero = w.has_col_zero ? w.col_zero.data() : nullptr;
   e.bias = bias;
+  e.a_offset = w.a_offset;
   return e;
 }
 
