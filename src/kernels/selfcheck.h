@@ -29,7 +29,8 @@ SelfcheckResult selfcheck_pool();
 // The transcendental float32 rows (exp, sigmoid, silu, gelu, gelu-tanh: float64
 // lanes natively, float32 lanes on WASM) over a sweep of each sign's floats:
 // max ulp error against float64 no worse than the scalar reference's (or 1 ulp),
-// and the reference's results on NaN, +-inf and +-0.
+// and the reference's results on NaN, +-inf and +-0. Then softmax_f32's rows
+// (on that exp row) against float64 and the scalar reference.
 SelfcheckResult selfcheck_transcendental();
 // The quantized kernels (kernels/selfcheck_quantized.cpp): the int8 GEMM, the int8 x int4
 // group-wise GEMM (every epilogue) and the dynamic activation rows, bit for bit against their

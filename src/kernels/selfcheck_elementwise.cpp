@@ -3,6 +3,7 @@
 // inside whichever build runs it (kernels/selfcheck.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -12,6 +13,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_simd.h"
 #include "kernels/selfcheck.h"
+#include "kernels/softmax.h"
 
 namespace tir {
 
@@ -45,6 +47,71 @@ const Case kCases[] = {
     {UnaryOp::GeluTanh, "gelu_tanh",
      [](double x) { return x * sigmoid_d(2 * 0.79788456080286535588 * (x + 0.044715 * x * x * x)); }, -20, 20},
 };
+
+// softmax_f32's rows (the SIMD exp row where it exists) at awkward lengths,
+// in place and not, against a float64 truth of the same steps (x - max rounded
+// to float32, as both paths do): at most 3 ulp (a 1-ulp exp, then the scale),
+// and a max error at most 1 ulp over the scalar reference's; NaN rows NaN,
+// fully -inf rows 0 (safe) or NaN.
+void check_softmax(SelfcheckResult& r) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  double e_got = 0, e_ref = 0;
+  std::string worst;
+  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 33, 48, 129, 1000}) {
+    const int64_t rows = 5;
+    std::vector<float> x(size_t(rows * n));
+    uint32_t seed = uint32_t(n) * 2654435761u;
+    for (float& v : x) {
+      seed = seed * 1664525u + 1013904223u;
+      v = float(int32_t(seed >> 8) % 20000) * (n > 100 ? 0.005f : 0.0011f) - (n > 100 ? 0.0f : 10.0f);
+    }
+    if (n > 2) x[size_t(n + 1)] = -inf;                           // row 1: one masked key
+    x[size_t(2 * n + n / 2)] = nan;                                 // row 2: NaN
+    for (int64_t k = 0; k < n; ++k) x[size_t(3 * n + k)] = -inf;  // row 3: all masked
+    x[size_t(4 * n)] = 120;                                         // row 4: the rest underflows
+    for (SoftmaxKind kind : {SoftmaxKind::Softmax, SoftmaxKind::SafeSoftmax})
+      for (bool in_place : {false, true}) {
+        std::vector<float> got = x, ref(x.size());
+        softmax_f32(in_place ? got.data() : x.data(), got.data(), rows, n, 1, kind);
+        softmax_f32(x.data(), ref.data(), rows, n, 1, kind, EwPath::Scalar);
+        for (int64_t row = 0; row < rows; ++row) {
+          const float* xr = x.data() + row * n;
+          float mx = -inf;
+          bool has_nan = false;
+          for (int64_t k = 0; k < n; ++k) has_nan |= std::isnan(xr[k]), mx = std::max(mx, xr[k]);
+          double sum = 0;
+          for (int64_t k = 0; k < n; ++k) sum += std::exp(double(xr[k] - mx));
+          for (int64_t k = 0; k < n; ++k) {
+            ++r.cases;
+            const float g = got[size_t(row * n + k)];
+            char line[200];
+            if (has_nan || mx == -inf) {
+              const bool ok = !has_nan && kind == SoftmaxKind::SafeSoftmax ? g == 0 : std::isnan(g);
+              if (!ok && ++r.failures <= 20) {
+                std::snprintf(line, sizeof line, "softmax n=%lld row %lld k=%lld: %g, want %s\n", (long long)n,
+                              (long long)row, (long long)k, double(g), has_nan || kind != SoftmaxKind::SafeSoftmax ? "NaN" : "0");
+                r.report += line;
+              }
+              continue;
+            }
+            const double t = std::exp(double(xr[k] - mx)) / sum, e = ulps(g, t);
+            e_ref = std::max(e_ref, ulps(ref[size_t(row * n + k)], t));
+            if (e > e_got) {
+              e_got = e;
+              std::snprintf(line, sizeof line, "n=%lld row %lld k=%lld%s: %.9g, float64 %.9g", (long long)n,
+                            (long long)row, (long long)k, in_place ? " in place" : "", double(g), t);
+              worst = line;
+            }
+          }
+        }
+      }
+  }
+  if (e_got > 3 || e_got > e_ref + 1) {
+    ++r.failures;
+    r.report += "softmax: max error " + std::to_string(e_got) + " ulp (" + worst + "), the scalar reference's " +
+                std::to_string(e_ref) + "\n";
+  }
+}
 
 }  // namespace
 
@@ -94,6 +161,7 @@ SelfcheckResult selfcheck_transcendental() {
                   ", the scalar reference's " + std::to_string(e_ref) + "\n";
     }
   }
+  check_softmax(r);
   return r;
 }
 

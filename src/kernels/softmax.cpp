@@ -1,12 +1,53 @@
 #include "kernels/softmax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "kernels/elementwise_simd.h"
 #include "kernels/parallel.h"
 
 namespace tir {
 namespace {
+
+// Float32 rows with inner == 1 on the SIMD exp row (unary_row_f32: float64
+// lanes rounded once natively, 1 ulp on WASM) where the scalar path spends most
+// of its time in std::exp. The same steps as softmax_impl: the max (NaN and
+// all -inf rows as there), x - max in float32, exp, a double sum, one scale.
+// Returns false where no SIMD exp row exists (the scalar path runs).
+bool softmax_rows_simd(const float* x, float* y, int64_t rows, int64_t n, SoftmaxKind kind) {
+  const UnaryRowF32 exp_row = unary_row_f32(UnaryOp::Exp);
+  if (!exp_row || kind == SoftmaxKind::LogSoftmax) return false;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  parallel_for(rows, grain_for(3 * n), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xr = x + r * n;
+      float* yr = y + r * n;
+      float mx = ninf;
+      bool nan = false;
+      for (int64_t k = 0; k < n; ++k) {  // branch-free, so the compiler vectorizes it
+        const float v = xr[k];
+        nan |= v != v;
+        mx = v > mx ? v : mx;
+      }
+      if (nan || mx == ninf) {
+        const float fill = !nan && kind == SoftmaxKind::SafeSoftmax ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+        std::fill(yr, yr + n, fill);
+        continue;
+      }
+      for (int64_t k = 0; k < n; ++k) yr[k] = xr[k] - mx;
+      exp_row(yr, yr, n, RowParams{});
+      double s[4] = {0, 0, 0, 0};  // four chains: a double add's latency, not its cost, bounds one
+      int64_t k = 0;
+      for (; k + 4 <= n; k += 4)
+        for (int j = 0; j < 4; ++j) s[j] += double(yr[k + j]);
+      for (; k < n; ++k) s[0] += double(yr[k]);
+      const float inv = float(1.0 / ((s[0] + s[1]) + (s[2] + s[3])));
+      for (k = 0; k < n; ++k) yr[k] *= inv;
+    }
+  });
+  return true;
+}
 
 template <typename T>
 void softmax_impl(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) {
@@ -55,7 +96,9 @@ void softmax_impl(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, Sof
 
 }  // namespace
 
-void softmax_f32(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) {
+void softmax_f32(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind,
+                 EwPath path) {
+  if (path == EwPath::Auto && inner == 1 && softmax_rows_simd(x, y, outer, n, kind)) return;
   softmax_impl(x, y, outer, n, inner, kind);
 }
 void softmax_f64(const double* x, double* y, int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) {
