@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/strided.h"
+#include "kernels/parallel.h"
 #include "kernels/quantize.h"
 #include "ops/common.h"
 #include "ops/op.h"
@@ -88,6 +89,17 @@ void run_quantize(OpCall& call) {
     });
   // float32 arithmetic, rounding then adding the zero point: the SIMD row where the run is contiguous
   const bool simd = !x_f64 && !st.spec.compute_f64 && st.spec.order == QuantOrder::RoundThenAddZeroPoint;
+  if (simd && np == 1 && x.is_contiguous() && q.is_contiguous() &&
+      (st.spec.out == DType::I8 || st.spec.out == DType::U8 || st.spec.out == DType::I16)) {
+    // One set of parameters over a contiguous tensor: chunks of the flat run across threads
+    // (elementwise, so the same bits as one row). PT2E static models quantize every residual.
+    const int64_t es = int64_t(dtype_size(q.dtype));
+    parallel_for(x.numel(), grain_for(2), [&](int64_t i0, int64_t i1) {
+      quantize_f32_row(x.data<float>() + i0, i1 - i0, float(inv[0]), zp ? float(zp[0]) : 0.0f, float(st.spec.qmin),
+                       float(st.spec.qmax), st.spec.out, q.raw() + i0 * es);
+    });
+    return;
+  }
   st.layout.for_each_row(x, q, [&](int64_t xo, int64_t xs, int64_t qo, int64_t qs, int64_t po, int64_t ps, int64_t n) {
     if (simd && xs == 1 && qs == 1 && ps == 0 &&
         quantize_f32_row(x.data<float>() + xo, n, float(inv[po]), zp ? float(zp[po]) : 0.0f, float(st.spec.qmin),
@@ -203,6 +215,16 @@ void run_dequantize(OpCall& call) {
   if (zp) load_params(call, st.zero_point, zp, np);
   const Tensor& q = call.in[0];
   const Tensor& y = call.out[0];
+  if (np == 1 && q.is_contiguous() && y.is_contiguous()) {
+    // One set of parameters over contiguous tensors: chunks of the flat run across threads
+    // (elementwise, so the same bits as one row).
+    const int64_t qe = int64_t(dtype_size(q.dtype)), ye = int64_t(dtype_size(y.dtype));
+    parallel_for(q.numel(), grain_for(2), [&](int64_t i0, int64_t i1) {
+      dequantize_row(q.raw() + i0 * qe, 1, scale, zp, 0, i1 - i0, st.spec, y.raw() + i0 * ye, 1);
+    });
+    round_output_to_half(y, st.out_ir);
+    return;
+  }
   st.layout.for_each_row(q, y, [&](int64_t qo, int64_t qs, int64_t yo, int64_t ys, int64_t po, int64_t ps, int64_t n) {
     dequantize_row(q.raw() + qo * int64_t(dtype_size(q.dtype)), qs, scale + po, zp ? zp + po : nullptr, ps, n, st.spec,
                    y.raw() + yo * int64_t(dtype_size(y.dtype)), ys);

@@ -5,8 +5,10 @@
 // PyTorch raises.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/thread_pool.h"
 #include "op_test_util.h"
 
 using namespace tir;
@@ -59,6 +61,41 @@ TEST(QuantizeOps, PerChannelReadsANonContiguousInput) {
   const Tensor y = run1(kQ + "dequantize_per_channel.default", {q, s, z},
                         {{"axis", I(0)}, {"quant_min", I(-127)}, {"quant_max", I(127)}, {"dtype", S("torch.int8")}});
   EXPECT_EQ(values(y), (std::vector<double>{1, 3, 5, 2, 4, 6}));
+}
+
+TEST(QuantizeOps, LargePerTensorRunsSplitAcrossThreadsGiveTheRowsBits) {
+  // Above two tasks' worth of elements, per-tensor quantize / dequantize on contiguous tensors
+  // split the flat run across threads: the bits equal a 1-thread run and the strided path's
+  // (a transposed view), ties and clamping included.
+  const int64_t rows = 3, cols = 100003;
+  std::vector<double> v(size_t(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = (double(int64_t(i % 4001)) - 2000.0) * 0.0625;  // halves of 0.125
+  const Tensor x = tensor_of(DType::F32, {rows, cols}, v);
+  std::vector<double> vt(v.size());  // the same values stored column-major: a transposed view
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) vt[size_t(c * rows + r)] = v[size_t(r * cols + c)];
+  const Tensor xt = transposed(tensor_of(DType::F32, {cols, rows}, vt));
+  const AttrMap a = per_tensor_attrs(0.125, 3, -128, 127, "torch.int8");
+  std::vector<std::vector<double>> q_runs, y_runs;
+  for (int t : {1, 2, 3}) {
+    set_num_threads(t);
+    const Tensor q = run1(kQ + "quantize_per_tensor.default", {x}, a);
+    q_runs.push_back(values(q));
+    y_runs.push_back(values(run1(kQ + "dequantize_per_tensor.default", {q}, a)));
+  }
+  set_num_threads(1);
+  const Tensor qs = run1(kQ + "quantize_per_tensor.default", {xt}, a);
+  const std::vector<double> q_strided = values(qs);
+  for (size_t r = 0; r < q_runs.size(); ++r) {
+    EXPECT_EQ(q_runs[r], q_runs[0]) << "threads " << r + 1;
+    EXPECT_EQ(y_runs[r], y_runs[0]) << "threads " << r + 1;
+  }
+  EXPECT_EQ(q_runs[0], q_strided);
+  for (size_t i = 0; i < v.size(); i += 997) {  // round half to even of v / 0.125, + 3, clamped
+    const double want = std::min(127.0, std::max(-128.0, std::nearbyint(v[i] / 0.125) + 3));
+    ASSERT_EQ(q_runs[0][i], want) << i;
+    ASSERT_EQ(y_runs[0][i], (want - 3) * 0.125) << i;
+  }
 }
 
 TEST(QuantizeOps, HostileScalesGivePyTorchsValues) {
