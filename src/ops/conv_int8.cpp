@@ -90,7 +90,7 @@ void prepare_conv2d_int8(OpCall& call) {
 // Output rows [y0, y1): row m = output position (y, x) holds its patch's K quantized values in
 // (kh, kw, C) order, read from the channels-last image xq; outside the image, the zero point.
 // Without dilation a patch row's kw pixels are consecutive in xq: one copy of kw * C values
-// instead of kw copies of C (ResNet's 7 x 7 stem has C = 3: 6-byte copies, most of its time).
+// instead of kw copies of C (ResNet's 7 x 7 stem has C = 3: kw copies of 6 bytes each).
 void patches(const ConvInt8State& s, const int16_t* xq, int16_t zero, int16_t* a, int64_t y0, int64_t y1) {
   const int64_t C = s.C;
   for (int64_t y = y0; y < y1; ++y)

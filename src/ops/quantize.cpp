@@ -92,7 +92,8 @@ void run_quantize(OpCall& call) {
   if (simd && np == 1 && x.is_contiguous() && q.is_contiguous() &&
       (st.spec.out == DType::I8 || st.spec.out == DType::U8 || st.spec.out == DType::I16)) {
     // One set of parameters over a contiguous tensor: chunks of the flat run across threads
-    // (elementwise, so the same bits as one row). PT2E static models quantize every residual.
+    // (elementwise, so the same bits as one row), instead of one row call per innermost row
+    // (56 values in ResNet-18's layer1). PT2E static models quantize every residual.
     const int64_t es = int64_t(dtype_size(q.dtype));
     parallel_for(x.numel(), grain_for(2), [&](int64_t i0, int64_t i1) {
       quantize_f32_row(x.data<float>() + i0, i1 - i0, float(inv[0]), zp ? float(zp[0]) : 0.0f, float(st.spec.qmin),
