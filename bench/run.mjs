@@ -34,6 +34,9 @@ const USAGE = `usage: bench/run.sh [options]      (or: node bench/run.mjs, after
   --tiering MODE    eager (default): every Node process runs with ${V8_EAGER_WASM_FLAGS.join(' ')},
                     so WASM runs optimized code from the first run; dynamic: V8's default
                     (baseline code first, hot functions optimized in the background)
+  --relaxed-simd    Node processes run with --experimental-wasm-relaxed-simd (Node 20 has relaxed
+                    SIMD behind that flag; Chromium and Node 22 have it on): our f32 GEMM then runs
+                    on relaxed_madd, as it does in a browser. Every engine gets the flag
   --flavor SUBSTR   IR flavor for our engine (default: the torch 2.x training IR)
   --rtol R --atol A tolerance of the PASS check against PyTorch (default 1e-4 both)
   --dir DIR         exported models and results (default build/bench)
@@ -52,7 +55,7 @@ const USAGE = `usage: bench/run.sh [options]      (or: node bench/run.mjs, after
   --settle-ms MS    A/B: untimed runs before each engine's share of a round (default 50, at least 2 runs)`;
 
 function opts() {
-  const a = parseArgs(process.argv.slice(2), ['quick', 'no_export', 'help', 'h']);
+  const a = parseArgs(process.argv.slice(2), ['quick', 'no_export', 'relaxed_simd', 'help', 'h']);
   const baseline = a.baseline;
   if (a.help || a.h) {
     console.log(USAGE);
@@ -77,6 +80,7 @@ function opts() {
     timeout: Number(a.timeout ?? 900),
     out: a.out,
     tiering: a.tiering ?? 'eager',
+    relaxedSimd: !!a.relaxed_simd,
     baseline,
     rounds: Number(a.rounds ?? 6),
     roundMs: Number(a.round_ms ?? 1500),
@@ -137,6 +141,9 @@ function flavorOf(o, model) {
   return meta.flavors.find((f) => f.endsWith('-training')) ?? meta.flavors[0];
 }
 
+// The V8 flags of every Node process the bench starts.
+const nodeFlags = (o) => [...(o.tiering === 'eager' ? V8_EAGER_WASM_FLAGS : []), ...(o.relaxedSimd ? ['--experimental-wasm-relaxed-simd'] : [])];
+
 function command(o, job, tirBench) {
   const common = ['--warmup', o.warmup, '--runs', o.runs, '--budget-ms', o.budgetMs, '--min-runs', o.minRuns,
     '--max-runs', o.maxRuns, '--rtol', o.rtol, '--atol', o.atol].map(String);
@@ -147,7 +154,7 @@ function command(o, job, tirBench) {
   const args = [path.join(BENCH_DIR, 'runner.mjs'), '--engine', job.engine, '--model', job.model,
     '--threads', String(job.threads), '--dir', o.dir, '--warmup-ms', String(o.warmupMs), ...common];
   if (o.flavor) args.push('--flavor', o.flavor);
-  return [process.execPath, [...(o.tiering === 'eager' ? V8_EAGER_WASM_FLAGS : []), ...args]];
+  return [process.execPath, [...nodeFlags(o), ...args]];
 }
 
 const fmtMs = (v) => (v == null || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
@@ -378,7 +385,7 @@ async function runBaseline(o) {
   for (let pass = 0; pass < o.passes; pass++) {
     for (const m of o.models) {
       for (const t of o.threads) {
-        const args = [...(o.tiering === 'eager' ? V8_EAGER_WASM_FLAGS : []), path.join(BENCH_DIR, 'ab.mjs'),
+        const args = [...nodeFlags(o), path.join(BENCH_DIR, 'ab.mjs'),
           '--model', m, '--threads', String(t), '--dir', o.dir, '--engines', engines.join(','),
           '--rounds', String(o.rounds), '--round-ms', String(o.roundMs), '--settle-ms', String(o.settleMs),
           '--rtol', String(o.rtol), '--atol', String(o.atol)];

@@ -84,7 +84,8 @@ double debug_heap_in_use() { return double(mallinfo().uordblks); }
 
 // The kernels' SIMD-vs-reference sweeps (kernels/selfcheck.h), run inside this
 // build's SIMD target: {"gemm": {cases, failures, report}, "conv": {...}, ..., "relaxed_s8": whether
-// the int8 GEMM ran on the relaxed-SIMD kernel}.
+// the int8 GEMM ran on the relaxed-SIMD kernel, "relaxed_f32" / "relaxed_f32_fused": whether the
+// blocked f32 GEMM did, and whether its relaxed_madd was fused}.
 std::string kernel_selfcheck() {
   auto one = [](const tir::SelfcheckResult& r) {
     return "{\"cases\": " + std::to_string(r.cases) + ", \"failures\": " + std::to_string(r.failures) +
@@ -94,6 +95,8 @@ std::string kernel_selfcheck() {
          ", \"pool\": " + one(tir::selfcheck_pool()) + ", \"transcendental\": " + one(tir::selfcheck_transcendental()) +
          ", \"quantized\": " + one(tir::selfcheck_quantized()) +
          ", \"relaxed_s8\": " + (tir::gemm_s8_relaxed() ? "true" : "false") +
+         ", \"relaxed_f32\": " + (tir::gemm_f32_relaxed() ? "true" : "false") +
+         ", \"relaxed_f32_fused\": " + (tir::gemm_f32_relaxed_fused() ? "true" : "false") +
          ", \"mr\": " + std::to_string(tir::gemm_mr()) + ", \"nr\": " + std::to_string(tir::gemm_nr()) + "}";
 }
 

@@ -4,7 +4,8 @@
 // asks tir_relaxed_s8_available() once, on the thread that first packs an int8 weight; where
 // relaxed SIMD is missing (the module does not compile) or its int8 dot product is not exact on
 // unsigned bytes (rx_probe), or the module was created with { tirRelaxedSimd: false }, the engine
-// keeps its SIMD128 kernel.
+// keeps its SIMD128 kernel. kernels/gemm.cpp asks tir_relaxed_f32_available() once, on its first
+// blocked f32 product: the f32 kernel needs relaxed SIMD only (relaxed_madd fused or not).
 mergeInto(LibraryManager.library, {
   $tirRelaxedExports: function() {
     if (tirRelaxedExports.cached !== undefined) return tirRelaxedExports.cached;
@@ -26,6 +27,20 @@ mergeInto(LibraryManager.library, {
     if (Module['tirRelaxedSimd'] === false) return 0;
     var e = tirRelaxedExports();
     return e && e['rx_probe'](127, -128, 255) ? 1 : 0;
+  },
+  tir_relaxed_f32_available__deps: ['$tirRelaxedExports'],
+  tir_relaxed_f32_available: function() {
+    if (Module['tirRelaxedSimd'] === false) return 0;
+    return tirRelaxedExports() ? 1 : 0;
+  },
+  tir_relaxed_f32_fused__deps: ['$tirRelaxedExports'],
+  tir_relaxed_f32_fused: function() {
+    var e = tirRelaxedExports();
+    return e && e['rx_probe_fma'](1 + Math.pow(2, -12), -(1 + Math.pow(2, -11))) ? 1 : 0;
+  },
+  tir_relaxed_gemm_f32__deps: ['$tirRelaxedExports'],
+  tir_relaxed_gemm_f32: function(args) {
+    tirRelaxedExports()['rx_gemm_f32'](args);
   },
   tir_relaxed_gemm_s8__deps: ['$tirRelaxedExports'],
   tir_relaxed_gemm_s8: function(args, p0, p1, t0, t1) {

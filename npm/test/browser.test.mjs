@@ -64,6 +64,8 @@ test('browser, proxy mode without isolation: single-threaded build in a Web Work
 // whose V8 has relaxed SIMD: where its int8 dot product is exact on unsigned bytes (x86 with
 // AVX-VNNI), the int8 GEMM runs on the relaxed kernel (kernels/wasm_relaxed/) and must equal the
 // reference bit for bit; elsewhere on the SIMD128 one. Which one ran depends on the CPU: printed.
+// The blocked f32 GEMM runs on the relaxed module's relaxed_madd wherever relaxed SIMD is (the
+// gemm sweep checks it against float64 either way; whether the madd was fused is printed).
 const testBuild = join(REPO, 'build/wasm-test/torch-ir-wasm-simd.wasm');
 for (const isolate of [true, false]) {
   test(`browser (${isolate ? 'threaded, 2 threads' : 'single-threaded'} test build): kernel selfcheck, the int8 GEMM on relaxed SIMD where it is exact`,
@@ -74,9 +76,11 @@ for (const isolate of [true, false]) {
       assert.equal(r.error, undefined);
       assert.equal(r.variant, isolate ? 'simd-threaded' : 'simd');
       assert.equal(typeof r.relaxed_s8, 'boolean');
+      assert.equal(r.relaxed_f32, true, 'Chromium has relaxed SIMD: the f32 GEMM must use it');
       for (const k of ['gemm', 'conv', 'pool', 'transcendental', 'quantized']) assert.equal(r[k].failures, 0, `${k}: ${r[k].report}`);
       assert.ok(r.quantized.cases > 400, `quantized cases: ${r.quantized.cases}`);
-      console.log(`# ${r.variant}: int8 GEMM on ${r.relaxed_s8 ? 'the relaxed-SIMD' : 'the SIMD128'} kernel`);
+      console.log(`# ${r.variant}: int8 GEMM on ${r.relaxed_s8 ? 'the relaxed-SIMD' : 'the SIMD128'} kernel; ` +
+                  `f32 GEMM on relaxed_madd (${r.relaxed_f32_fused ? 'fused' : 'not fused'})`);
     }));
 }
 

@@ -6,6 +6,11 @@
 // only the test-only modules (build/wasm-test) have them, never npm/dist.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getBackend } from '../index.js';
 import { TEST_WASM_PATHS, assertTestBuild } from './helpers.mjs';
 
@@ -44,5 +49,36 @@ for (const threads of [1, 2]) {
     // the int8 GEMM, the int8 x int4 GEMM and the dynamic activation rows, bit for bit
     assert.ok(r.quantized.cases > 400, `quantized cases: ${r.quantized.cases}`);
     assert.equal(r.quantized.failures, 0, r.quantized.report);
+  });
+}
+
+// Node 20's V8 has relaxed SIMD behind a flag (Chromium and Node 22 have it on): with it, the
+// blocked f32 GEMM runs on the relaxed module (kernels/wasm_relaxed/gemm_f32_relaxed.c) and the
+// same sweeps check it against float64, in both builds.
+for (const threads of [1, 2]) {
+  test(`kernel selfcheck with relaxed SIMD (node --experimental-wasm-relaxed-simd, ${threads} thread(s))`, () => {
+    const index = pathToFileURL(fileURLToPath(new URL('../index.js', import.meta.url))).href;
+    const helpers = pathToFileURL(fileURLToPath(new URL('./helpers.mjs', import.meta.url))).href;
+    const script = `import { getBackend } from ${JSON.stringify(index)};
+import { TEST_WASM_PATHS } from ${JSON.stringify(helpers)};
+const b = await getBackend({ threads: ${threads}, wasmPaths: TEST_WASM_PATHS });
+process.stdout.write(String(b.module.kernelSelfcheck()));
+process.exit(0);`;
+    // a file, not -e: the pthread Workers inherit execArgv, and --input-type=module would make
+    // their CommonJS script an ES module
+    const dir = mkdtempSync(join(tmpdir(), 'tir-relaxed-'));
+    let out;
+    try {
+      writeFileSync(join(dir, 'selfcheck.mjs'), script);
+      out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', join(dir, 'selfcheck.mjs')],
+                         { encoding: 'utf8', maxBuffer: 1 << 26 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const r = JSON.parse(out);
+    assert.equal(r.relaxed_f32, true, 'the f32 GEMM did not take the relaxed module');
+    assert.ok(r.gemm.cases > 250, `gemm cases: ${r.gemm.cases}`);
+    for (const k of ['gemm', 'conv', 'pool', 'transcendental', 'quantized']) assert.equal(r[k].failures, 0, `${k}: ${r[k].report}`);
+    console.log(`# relaxed_madd ${r.relaxed_f32_fused ? 'fused' : 'not fused'}; int8 GEMM on ${r.relaxed_s8 ? 'relaxed SIMD' : 'SIMD128'}`);
   });
 }

@@ -28,6 +28,14 @@
 #include "hwy/highway.h"
 #include "kernels/simd_act-inl.h"
 #include "kernels/gemm_half-inl.h"
+#ifdef __EMSCRIPTEN__
+#include "kernels/wasm_relaxed/gemm_f32_args.h"
+// bindings/relaxed_simd.js: the relaxed-SIMD kernel module, instantiated on the engine's memory in
+// each thread that calls it.
+extern "C" int tir_relaxed_f32_available(void);
+extern "C" int tir_relaxed_f32_fused(void);
+extern "C" void tir_relaxed_gemm_f32(const RelaxedGemmF32* args);
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace tir {
@@ -255,6 +263,41 @@ void pack_b_block(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t k
   }
 }
 
+#if HWY_TARGET == HWY_WASM && defined(__EMSCRIPTEN__)
+// The jr / ir loops of run_block over one MC x NC block and KC slice, on the relaxed-SIMD module
+// (same tile, order and stores; one call per block).
+void run_block_relaxed(const Job& job, const float* a, const float* bblk, int64_t bstride, int64_t ic, int64_t mc,
+                       int64_t jc, int64_t nc, int64_t kc, bool first, bool last) {
+  static_assert(kMR == 4 && kNR == 8, "the relaxed module's tile is 4 x 8");
+  alignas(16) static thread_local float tile[kNR];  // per thread: a run allocates nothing
+  const GemmEpilogue& e = *job.epi;
+  RelaxedGemmF32 g{};
+  g.a = a;
+  g.a_stride = int32_t(job.K * kMR);
+  g.b = bblk;
+  g.b_stride = int32_t(bstride);
+  g.rows = int32_t(mc);
+  g.cols = int32_t(nc);
+  g.kc = int32_t(kc);
+  g.ksub = int32_t(kKSub);
+  g.c = job.C + ic * job.ldc + jc;
+  g.ldc = int32_t(job.ldc);
+  g.alpha = job.alpha;
+  g.beta = job.beta;
+  g.first = first;
+  g.last = last;
+  if (e.bias) g.bias = e.bias_per_row ? e.bias + ic : e.bias + jc;
+  g.bias_per_row = e.bias_per_row;
+  if (e.residual) g.residual = e.residual + ic * e.ldr + jc;
+  g.ldr = int32_t(e.ldr);
+  g.act = int32_t(e.act);
+  g.lo = e.lo;
+  g.hi = e.hi;
+  g.tile = tile;
+  tir_relaxed_gemm_f32(&g);
+}
+#endif
+
 // Rows [m0, m1) x columns [n0, n1) of C; m0 is MR-aligned, n0 NR-aligned.
 void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   const int64_t K = job.K;
@@ -289,8 +332,19 @@ void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
         bblk = dst;
         bstride = kc * kNR;
       }
+#if HWY_TARGET == HWY_WASM && defined(__EMSCRIPTEN__)
+      const bool relaxed = gemm_f32_relaxed();
+#endif
       for (int64_t ic = m0; ic < m1; ic += kMC) {
         const int64_t mc = std::min(kMC, m1 - ic);
+#if HWY_TARGET == HWY_WASM && defined(__EMSCRIPTEN__)
+        if (relaxed) {
+          run_block_relaxed(job, job.apack + (ic / kMR) * K * kMR + pc * kMR, bblk, bstride, ic, mc, jc, nc, kc, first,
+                            last);
+          if (last && job.epi->act_row) apply_gemm_act_rows(mc, nc, job.C + ic * job.ldc + jc, job.ldc, *job.epi);
+          continue;
+        }
+#endif
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           const float* b = bblk + (jr / kNR) * bstride;
           const int64_t nr = std::min(kNR, nc - jr);
@@ -487,6 +541,24 @@ HWY_EXPORT(gemm_simd);
 
 int64_t gemm_mr() { return HWY_DYNAMIC_DISPATCH(tile_mr)(); }
 int64_t gemm_nr() { return HWY_DYNAMIC_DISPATCH(tile_nr)(); }
+
+bool gemm_f32_relaxed() {
+#ifdef __EMSCRIPTEN__
+  static const bool on = gemm_mr() == 4 && gemm_nr() == 8 && tir_relaxed_f32_available() != 0;
+  return on;
+#else
+  return false;
+#endif
+}
+
+bool gemm_f32_relaxed_fused() {
+#ifdef __EMSCRIPTEN__
+  static const bool fused = gemm_f32_relaxed() && tir_relaxed_f32_fused() != 0;
+  return fused;
+#else
+  return false;
+#endif
+}
 
 int64_t packed_a_size(int64_t M, int64_t K) {
   const int64_t MR = gemm_mr();

@@ -65,6 +65,13 @@ inline float apply_gemm_act(float v, const GemmEpilogue& e) {
 int64_t gemm_mr();
 int64_t gemm_nr();
 
+// Whether the blocked f32 path runs its cache blocks on the relaxed-SIMD micro-kernel (WASM where
+// the engine's JS found relaxed SIMD: kernels/wasm_relaxed/gemm_f32_relaxed.c, f32x4.relaxed_madd),
+// and whether that multiply-add is fused there (one rounding; bits then differ from SIMD128's, by
+// less error). Decided once per process; the module option { tirRelaxedSimd: false } turns it off.
+bool gemm_f32_relaxed();
+bool gemm_f32_relaxed_fused();
+
 // Packed operands: zero-padded panels, A as [ceil(M/MR)][K][MR], B as
 // [ceil(N/NR)][K][NR]. Sizes in floats.
 int64_t packed_a_size(int64_t M, int64_t K);

@@ -8,16 +8,25 @@
 namespace tir {
 namespace {
 
+// sum over k < n of f(x[k]) in double, in four interleaved chains: one chain is bound by the
+// add's latency (a MiniLM layer norm's row of 384 took ~3 ns per element), four are not.
+template <typename T, class F> double sum4(const T* x, int64_t n, F f) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    s0 += f(double(x[k]));
+    s1 += f(double(x[k + 1]));
+    s2 += f(double(x[k + 2]));
+    s3 += f(double(x[k + 3]));
+  }
+  for (; k < n; ++k) s0 += f(double(x[k]));
+  return (s0 + s1) + (s2 + s3);
+}
+
 // Mean and biased variance of one contiguous run, two-pass in double.
 template <typename T> void moments(const T* x, int64_t n, double* mean, double* var) {
-  double s = 0;
-  for (int64_t k = 0; k < n; ++k) s += double(x[k]);
-  const double m = n ? s / double(n) : 0.0;
-  double q = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    const double d = double(x[k]) - m;
-    q += d * d;
-  }
+  const double m = n ? sum4(x, n, [](double v) { return v; }) / double(n) : 0.0;
+  const double q = sum4(x, n, [m](double v) { return (v - m) * (v - m); });
   *mean = m;
   *var = n ? q / double(n) : 0.0;
 }
@@ -27,18 +36,25 @@ template <typename T> void moments(const T* x, int64_t n, double* mean, double* 
 template <typename T>
 void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t rows, int64_t n,
                      double eps) {
-  parallel_for(rows, grain_for(3 * n), [&](int64_t r0, int64_t r1) {
+  // 16 per element: 2 ns per element measured on WASM (float32 rows of 384), 3 passes in double;
+  // a MiniLM layer norm (48 x 384, 37 us) then splits across two threads
+  parallel_for(rows, grain_for(16 * n), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* xr = x + r * n;
       T* yr = y + r * n;
       double m, v;
       moments(xr, n, &m, &v);
       const double rs = 1.0 / std::sqrt(std::max(v, 0.0) + eps);
-      for (int64_t k = 0; k < n; ++k) {
-        double t = (double(xr[k]) - m) * rs;
-        if (w) t *= double(w[k]);
-        if (b) t += double(b[k]);
-        yr[k] = T(t);
+      // the affine case on its own loop (no branch per element: the compiler vectorizes it)
+      if (w && b) {
+        for (int64_t k = 0; k < n; ++k) yr[k] = T((double(xr[k]) - m) * rs * double(w[k]) + double(b[k]));
+      } else {
+        for (int64_t k = 0; k < n; ++k) {
+          double t = (double(xr[k]) - m) * rs;
+          if (w) t *= double(w[k]);
+          if (b) t += double(b[k]);
+          yr[k] = T(t);
+        }
       }
       if (mean) mean[r] = T(m);
       if (rstd) rstd[r] = T(rs);
@@ -52,8 +68,7 @@ void rms_norm_rows(const T* x, const T* w, T* y, int64_t rows, int64_t n, double
     for (int64_t r = r0; r < r1; ++r) {
       const T* xr = x + r * n;
       T* yr = y + r * n;
-      double q = 0;
-      for (int64_t k = 0; k < n; ++k) q += double(xr[k]) * double(xr[k]);
+      const double q = sum4(xr, n, [](double v) { return v * v; });
       const double rs = 1.0 / std::sqrt((n ? q / double(n) : 0.0) + eps);
       for (int64_t k = 0; k < n; ++k) yr[k] = T(double(xr[k]) * rs * (w ? double(w[k]) : 1.0));
     }
