@@ -338,12 +338,10 @@ void run_block(const Job& job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
       for (int64_t ic = m0; ic < m1; ic += kMC) {
         const int64_t mc = std::min(kMC, m1 - ic);
 #if HWY_TARGET == HWY_WASM && defined(__EMSCRIPTEN__)
-        if (relaxed) {
+        if (relaxed)
           run_block_relaxed(job, job.apack + (ic / kMR) * K * kMR + pc * kMR, bblk, bstride, ic, mc, jc, nc, kc, first,
                             last);
-          if (last && job.epi->act_row) apply_gemm_act_rows(mc, nc, job.C + ic * job.ldc + jc, job.ldc, *job.epi);
-          continue;
-        }
+        else
 #endif
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           const float* b = bblk + (jr / kNR) * bstride;

@@ -45,16 +45,11 @@ void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd,
       double m, v;
       moments(xr, n, &m, &v);
       const double rs = 1.0 / std::sqrt(std::max(v, 0.0) + eps);
-      // the affine case on its own loop (no branch per element: the compiler vectorizes it)
-      if (w && b) {
-        for (int64_t k = 0; k < n; ++k) yr[k] = T((double(xr[k]) - m) * rs * double(w[k]) + double(b[k]));
-      } else {
-        for (int64_t k = 0; k < n; ++k) {
-          double t = (double(xr[k]) - m) * rs;
-          if (w) t *= double(w[k]);
-          if (b) t += double(b[k]);
-          yr[k] = T(t);
-        }
+      for (int64_t k = 0; k < n; ++k) {
+        double t = (double(xr[k]) - m) * rs;
+        if (w) t *= double(w[k]);
+        if (b) t += double(b[k]);
+        yr[k] = T(t);
       }
       if (mean) mean[r] = T(m);
       if (rstd) rstd[r] = T(rs);
