@@ -100,9 +100,8 @@ class WasmLM : public TensorSources {
     });
   }
   // start()/step() split around the executor's run of the session (language_model.h).
-  std::string beginStart(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p,
-                         double seed) {
-    return begin(ids, max_new_tokens, temperature, top_k, top_p, seed, false);
+  std::string beginStart(const val& ids, int max_new_tokens, const val& sampling) {
+    return begin(ids, max_new_tokens, sampling, false);
   }
   std::string finishStart() {
     return guarded([&] { last_ = need().finish_start(); });
@@ -113,11 +112,26 @@ class WasmLM : public TensorSources {
   std::string finishStep() {
     return guarded([&] { last_ = need().finish_step(); });
   }
-  std::string start(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed) {
-    return begin(ids, max_new_tokens, temperature, top_k, top_p, seed, true);
+  std::string start(const val& ids, int max_new_tokens, const val& sampling) {
+    return begin(ids, max_new_tokens, sampling, true);
   }
   std::string step() {
     return guarded([&] { last_ = need().step(); });
+  }
+  // The logits processor hook (language_model.h): with it on, lastToken() is
+  // -1 after a start/step; JS edits pendingLogits() (a view of the vocabulary
+  // row in WASM memory) and calls choose().
+  std::string setLogitsHook(bool on) {
+    return guarded([&] { need().set_logits_hook(on); });
+  }
+  val pendingLogits() {
+    return or_throw<val>([&] {
+      auto& lm = need();
+      return val(emscripten::typed_memory_view(size_t(lm.vocab_size()), lm.pending_logits()));
+    });
+  }
+  std::string choose() {
+    return guarded([&] { last_ = need().choose(); });
   }
   double lastToken() const { return double(last_); }
   std::string stats() const {
@@ -134,31 +148,49 @@ class WasmLM : public TensorSources {
   }
 
  private:
-  // ids: a JS array of token ids. seed: an integer below 2^53. run: the prefill too (start()).
-  std::string begin(const val& ids, int max_new_tokens, double temperature, double top_k, double top_p, double seed,
-                    bool run) {
+  // ids: a JS array of token ids. sampling: {temperature, topK, topP, seed (an
+  // integer below 2^53), repetitionPenalty, frequencyPenalty, presencePenalty,
+  // minNewTokens, endIds}, checked by the package (lm.ts) and again by the
+  // Sampler. run: the prefill too (start()).
+  std::string begin(const val& ids, int max_new_tokens, const val& sampling, bool run) {
     return guarded([&] {
       auto& lm = need();
-      std::vector<int64_t> prompt;
-      const unsigned n = ids["length"].as<unsigned>();
-      for (unsigned i = 0; i < n; ++i) {
-        const double v = ids[i].as<double>();
+      const std::vector<int64_t> prompt = token_ids(ids, "prompt token");
+      auto num = [&](const char* key, double def) {
+        const val v = sampling[key];
+        return v.isUndefined() ? def : v.as<double>();
+      };
+      auto whole = [&](const char* key, double def, const char* what) {
+        const double v = num(key, def);
         if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
-          throw tir::ExecutionError("generate: prompt token " + std::to_string(i) + " (" + std::to_string(v) +
-                                    ") is not a non-negative integer");
-        prompt.push_back(int64_t(v));
-      }
-      if (!(seed >= 0) || seed != std::floor(seed) || seed > 9.007199254740992e15)
-        throw tir::ExecutionError("generate: seed must be a non-negative integer below 2^53");
-      if (!(top_k >= 0) || top_k != std::floor(top_k)) throw tir::ExecutionError("generate: topK must be an integer >= 0");
+          throw tir::ExecutionError(std::string("generate: ") + what + " must be a non-negative integer below 2^53");
+        return v;
+      };
       tir::SamplingOptions s;
-      s.temperature = temperature;
-      s.top_k = int64_t(top_k);
-      s.top_p = top_p;
-      s.seed = uint64_t(seed);
+      s.temperature = num("temperature", 0);
+      s.top_k = int64_t(whole("topK", 0, "topK"));
+      s.top_p = num("topP", 1);
+      s.seed = uint64_t(whole("seed", 0, "seed"));
+      s.repetition_penalty = num("repetitionPenalty", 1);
+      s.frequency_penalty = num("frequencyPenalty", 0);
+      s.presence_penalty = num("presencePenalty", 0);
+      s.min_new_tokens = int64_t(whole("minNewTokens", 0, "minNewTokens"));
+      if (!sampling["endIds"].isUndefined()) s.end_ids = token_ids(sampling["endIds"], "end id");
       if (run) last_ = lm.start(prompt, s, max_new_tokens);
       else lm.begin_start(prompt, s, max_new_tokens);
     });
+  }
+  static std::vector<int64_t> token_ids(const val& ids, const char* what) {
+    std::vector<int64_t> out;
+    const unsigned n = ids["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      const double v = ids[i].as<double>();
+      if (!(v >= 0) || v != std::floor(v) || v > 9.007199254740992e15)
+        throw tir::ExecutionError(std::string("generate: ") + what + " " + std::to_string(i) + " (" + std::to_string(v) +
+                                  ") is not a non-negative integer");
+      out.push_back(int64_t(v));
+    }
+    return out;
   }
   tir::LanguageModel& need() const {
     if (!lm_ || pending_) throw tir::ExecutionError("the language model is not compiled");
@@ -195,6 +227,9 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm_lm) {
       .function("start", &WasmLM::start)
       .function("step", &WasmLM::step)
       .function("lastToken", &WasmLM::lastToken)
+      .function("setLogitsHook", &WasmLM::setLogitsHook)
+      .function("pendingLogits", &WasmLM::pendingLogits)
+      .function("choose", &WasmLM::choose)
       .function("stats", &WasmLM::stats)
       .function("setWebGpu", &WasmLM::setWebGpu)
       .function("setShaderF16", &WasmLM::setShaderF16)

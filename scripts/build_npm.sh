@@ -16,6 +16,15 @@ fi
 # Outputs of sources that no longer exist must not linger (and get packed): start clean.
 rm -rf index.js index.d.ts lib bin
 node node_modules/typescript/bin/tsc -p tsconfig.json
+# @huggingface/tokenizers (a devDependency, pinned in the lock): its browser build is vendored
+# into lib/vendor/ (lib/text.js imports it when a tokenizer is loaded), so the package keeps no
+# runtime dependency and pages need no import map.
+tok=node_modules/@huggingface/tokenizers
+mkdir -p lib/vendor
+{ printf '// @huggingface/tokenizers %s (%s, https://github.com/huggingface/tokenizers.js: its LICENSE applies),\n' \
+    "$(node -p "require('./$tok/package.json').version")" "$(node -p "require('./$tok/package.json').license")"
+  printf '// dist/tokenizers.min.mjs as published, vendored by scripts/build_npm.sh.\n'
+  cat "$tok/dist/tokenizers.min.mjs"; } > lib/vendor/tokenizers.js
 # The CLI has no API to declare (and the package's files list ships bin/ as it is).
 rm -f bin/torch-ir-wasm.d.ts
 chmod +x bin/torch-ir-wasm.js

@@ -8,31 +8,42 @@ import { decodeBytes, fmtBytes, parsePrompt, sortLMFiles, statsRows } from './lm
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
-// Default: the tiny LLaMA test fixture (random weights; the weights file comes
-// from tools/make_fixtures.sh build/fixtures). ?model=int4: the same model
-// quantized by torchao (8da4w: int4 weights, int8 per-token activations), its
-// quantized weights beside its IR.
-const int4 = params.get('model') === 'int4';
-const FIXTURE = int4 ? '../../tests/fixtures/llm/tiny_llama_8da4w/' : '../../tests/fixtures/llm/tiny_llama/';
-const custom = ['prefill', 'decode', 'kv', 'weights'].some((k) => params.has(k));
+// Default: the language model trained on Debian's package descriptions
+// (tools/train_lm.py; torchao 8da4w: int4 weights, int8 per-token activations;
+// its tokenizer.json makes prompts and output text). ?model=tiny: the tiny LLaMA
+// test fixture (random weights from tools/make_fixtures.sh build/fixtures; the
+// page's byte tokenizer), ?model=int4: that fixture quantized by torchao (8da4w).
+const MODELS = {
+  debian: { dir: '../../tests/fixtures/llm/debian_lm/', tokenizer: true, expected: 'text_expected.json', label: 'Debian package-description LM (trained here, torchao 8da4w)' },
+  tiny: { dir: '../../tests/fixtures/llm/tiny_llama/', weights: '../../build/fixtures/llm/tiny_llama/weights.safetensors', expected: 'expected.json', label: 'tiny LLaMA test fixture (random weights)' },
+  int4: { dir: '../../tests/fixtures/llm/tiny_llama_8da4w/', expected: 'expected.json', label: 'tiny LLaMA test fixture in int4 (random weights, torchao 8da4w)' },
+};
+const modelName = MODELS[params.get('model')] ? params.get('model') : 'debian';
+const MODEL = MODELS[modelName];
+const FIXTURE = MODEL.dir;
+const custom = ['prefill', 'decode', 'kv', 'weights', 'tokenizer'].some((k) => params.has(k));
 const urlSources = {
   prefill: params.get('prefill') || FIXTURE + 'prefill.json',
   decode: params.get('decode') || FIXTURE + 'decode.json',
   kvMapping: params.get('kv') || FIXTURE + 'kv_mapping.json',
-  weights: params.get('weights') || (int4 ? FIXTURE + 'weights.safetensors' : '../../build/fixtures/llm/tiny_llama/weights.safetensors'),
+  weights: params.get('weights') || MODEL.weights || FIXTURE + 'weights.safetensors',
 };
+const tokenizerUrl = params.get('tokenizer') || (custom || !MODEL.tokenizer ? null : FIXTURE + 'tokenizer.json');
+if (tokenizerUrl) urlSources.tokenizer = tokenizerUrl;
 // ?weightDtype=int8|int4|float16|bfloat16: loadLM's load-time weight conversion
 const weightDtype = params.get('weightDtype') || undefined;
-const expectedUrl = params.get('expected') || (custom ? null : FIXTURE + 'expected.json');
+const expectedUrl = params.get('expected') || (custom ? null : FIXTURE + MODEL.expected);
 const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
 const donate = params.get('donate') !== '0';
+// ?ep=webgpu: generate on the GPU (nodes without a GPU kernel on WASM; no GPU: a warning, then WASM)
+const executionProviders = params.get('ep') === 'webgpu' ? ['webgpu', 'wasm'] : undefined;
 // Where the engine's .wasm/.js files are served from (the package's dist/; by
 // default the package finds it next to its lib/, so this only shows the option).
 const wasmPaths = new URL('../../npm/dist/', import.meta.url).href;
 
 let lm = null;
 let running = null; // the AbortController of the generation in progress
-let expected = []; // [{input_ids, generated_ids}] from an expected.json
+let expected = []; // [{input_ids, generated_ids, top1_top2_margins?, text?}] from an expected.json
 const demo = { ready: false, loading: false, runs: 0, last: null, loadError: null };
 window.__demo = demo; // test hook
 
@@ -51,7 +62,7 @@ async function loadModel(src, label) {
   const t0 = performance.now();
   try {
     lm = await loadLM({
-      ...src, threads, donate, wasmPaths, weightDtype,
+      ...src, threads, donate, wasmPaths, weightDtype, executionProviders,
       onProgress: ({ loaded, total, source }) => {
         status.textContent = `loading ${label}: ${baseName(source)} ${fmtBytes(loaded)}${total ? ' of ' + fmtBytes(total) : ''}`;
       },
@@ -59,15 +70,15 @@ async function loadModel(src, label) {
     const { prefillLen, maxCacheLen, vocabSize, numLayers } = lm.info;
     const { variant, threads: n } = lm.backend;
     status.className = '';
-    status.textContent = `${label}: ${numLayers} layers, vocabulary ${vocabSize}, prompts up to ${prefillLen} tokens, ` +
-      `${maxCacheLen} cache slots \u00b7 ${variant} build, ${n} thread${n === 1 ? '' : 's'}` +
+    status.textContent = `${label}: ${numLayers} layers, vocabulary ${vocabSize}${lm.tokenizer ? ' (tokenizer.json)' : ''}, prompts up to ${prefillLen} tokens, ` +
+      `${maxCacheLen} cache slots \u00b7 ${lm.executionProviders[0] === 'webgpu' ? 'WebGPU + ' : ''}${variant} build, ${n} thread${n === 1 ? '' : 's'}` +
       `${globalThis.crossOriginIsolated ? '' : ' (page not cross-origin isolated)'} \u00b7 loaded in ${(performance.now() - t0).toFixed(0)} ms`;
     $('max-new').max = String(maxCacheLen);
     $('generate').disabled = false;
     demo.ready = true;
   } catch (e) {
     status.className = 'bad';
-    const hint = !custom && /weights\.safetensors/.test(e.message) ? ' (the fixture\'s weights come from: bash tools/make_fixtures.sh build/fixtures)' : '';
+    const hint = !custom && MODEL.weights && /weights\.safetensors/.test(e.message) ? ' (the fixture\'s weights come from: bash tools/make_fixtures.sh build/fixtures)' : '';
     status.textContent = `could not load ${label}: ${e.name}: ${e.message}${hint}`;
     demo.loadError = `${e.name}: ${e.message}`;
   } finally {
@@ -79,7 +90,8 @@ async function loadModel(src, label) {
 async function loadExpected(url) {
   try {
     const res = await fetch(url);
-    if (res.ok) expected = (await res.json()).prompts || [];
+    // text_expected.json (tools/lm_text_reference.py): text prompts, greedy ids per prompt.
+    if (res.ok) expected = ((await res.json()).prompts || []).map((p) => (p.greedy ? { input_ids: p.input_ids, generated_ids: p.greedy.ids, top1_top2_margins: p.greedy.top1_top2_margins, text: p.prompt } : p));
   } catch {
     expected = [];
   }
@@ -88,9 +100,11 @@ async function loadExpected(url) {
 function fillExamples() {
   const sel = $('examples');
   sel.length = 1;
-  expected.forEach((p, i) => sel.append(new Option(`fixture prompt ${i + 1} (${p.input_ids.length} token ids)`, p.input_ids.join(', '))));
-  sel.append(new Option('text: "Hello, world!"', 'Hello, world!'));
-  sel.append(new Option('text: "Grüße aus dem Browser 👋"', 'Grüße aus dem Browser 👋'));
+  expected.forEach((p, i) => sel.append(p.text ? new Option(`"${p.text}"`, p.text) : new Option(`fixture prompt ${i + 1} (${p.input_ids.length} token ids)`, p.input_ids.join(', '))));
+  if (!expected.some((p) => p.text)) {
+    sel.append(new Option('text: "Hello, world!"', 'Hello, world!'));
+    sel.append(new Option('text: "Grüße aus dem Browser 👋"', 'Grüße aus dem Browser 👋'));
+  }
 }
 
 // Other files: sorted by content (a KV mapping by its shape, the decode IR by its cache_position input).
@@ -123,7 +137,8 @@ async function pickFiles(list) {
 
 // ---------------------------------------------------------------- prompt
 function readPrompt() {
-  return parsePrompt($('prompt').value, { mode: $('mode').value, vocabSize: lm ? lm.info.vocabSize : Infinity });
+  const encode = lm?.tokenizer ? (text) => lm.tokenizer.encode(text) : null;
+  return parsePrompt($('prompt').value, { mode: $('mode').value, vocabSize: lm ? lm.info.vocabSize : Infinity, encode });
 }
 
 function updatePromptInfo() {
@@ -131,7 +146,8 @@ function updatePromptInfo() {
   el.className = 'muted';
   try {
     const p = readPrompt();
-    el.textContent = p.kind === 'ids' ? `${p.ids.length} token id${p.ids.length === 1 ? '' : 's'}` : `text: ${p.ids.length} UTF-8 byte${p.ids.length === 1 ? '' : 's'} = ${p.ids.length} tokens`;
+    const n = `${p.ids.length} token${p.ids.length === 1 ? '' : 's'}`;
+    el.textContent = p.kind === 'ids' ? `${p.ids.length} token id${p.ids.length === 1 ? '' : 's'}` : lm?.tokenizer ? `text: ${n}` : `text: ${p.ids.length} UTF-8 byte${p.ids.length === 1 ? '' : 's'} = ${n}`;
     if (lm && p.ids.length > lm.info.prefillLen) {
       el.className = 'bad';
       el.textContent += ` (too long: this model takes at most ${lm.info.prefillLen})`;
@@ -148,13 +164,14 @@ function numberInput(id, { int = false } = {}) {
 }
 
 // ---------------------------------------------------------------- generate
-function render(prompt, ids) {
+// text: the streamed continuation (models with a tokenizer), else the ids through the byte tokenizer.
+function render(prompt, ids, text = null) {
   const out = $('output');
   out.textContent = '';
   const p = document.createElement('span');
   p.className = 'prompt';
-  p.textContent = decodeBytes(prompt.ids);
-  out.append(p, decodeBytes(ids));
+  p.textContent = lm?.tokenizer ? lm.tokenizer.decode(prompt.ids) : decodeBytes(prompt.ids);
+  out.append(p, text ?? decodeBytes(ids));
   $('ids').textContent = ids.join(' ');
   $('ids').dataset.count = String(ids.length);
 }
@@ -211,6 +228,7 @@ async function generate() {
     opts = {
       maxNewTokens: numberInput('max-new', { int: true }), temperature: numberInput('temperature'),
       topK: numberInput('top-k', { int: true }), topP: numberInput('top-p'), seed: numberInput('seed', { int: true }),
+      repetitionPenalty: numberInput('repetition'),
     };
   } catch (e) {
     $('error').textContent = e.message;
@@ -226,14 +244,20 @@ async function generate() {
   $('run-status').textContent = 'generating\u2026';
   let error = null;
   const t0 = performance.now();
+  let text = lm.tokenizer ? '' : null;
   try {
-    await lm.generate(prompt.ids, {
-      ...opts, signal: ac.signal,
-      onToken: (id) => {
-        ids.push(id);
-        render(prompt, ids);
-      },
-    });
+    const onToken = (id) => {
+      ids.push(id);
+    };
+    if (lm.tokenizer) {
+      // Text pieces as they are generated (never half a character), one per token.
+      for await (const piece of lm.stream(prompt.ids, { ...opts, signal: ac.signal, onToken })) {
+        text += piece;
+        render(prompt, ids, text);
+      }
+    } else {
+      await lm.generate(prompt.ids, { ...opts, signal: ac.signal, onToken: (id) => { onToken(id); render(prompt, ids); } });
+    }
   } catch (e) {
     if (!ac.signal.aborted) {
       error = `${e.name}: ${e.message}`;
@@ -249,7 +273,7 @@ async function generate() {
     showStats();
     checkExpected(prompt, ids, opts.temperature);
   }
-  demo.last = { ids, prompt: prompt.ids, kind: prompt.kind, stopped: ac.signal.aborted, error, stats: ids.length ? lm.stats : null, backend: lm.backend };
+  demo.last = { ids, text, prompt: prompt.ids, kind: prompt.kind, stopped: ac.signal.aborted, error, stats: ids.length ? lm.stats : null, backend: lm.backend };
   demo.runs++;
 }
 
@@ -271,5 +295,5 @@ $('files').onchange = (ev) => pickFiles(ev.target.files);
 
 if (expectedUrl) await loadExpected(expectedUrl);
 fillExamples();
-$('prompt').value = expected[1] ? expected[1].input_ids.join(', ') : 'Hello, world!';
-await loadModel(urlSources, custom ? baseName(urlSources.prefill) + ' + ' + baseName(urlSources.decode) : 'tiny LLaMA test fixture (random weights)');
+$('prompt').value = expected[0]?.text ?? (expected[1] ? expected[1].input_ids.join(', ') : 'Hello, world!');
+await loadModel(urlSources, custom ? baseName(urlSources.prefill) + ' + ' + baseName(urlSources.decode) : MODEL.label);

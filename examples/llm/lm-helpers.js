@@ -1,13 +1,13 @@
 // Small helpers shared by the LLM demo page (examples/llm/) and the graph
-// viewer's Generate panel (web/src/generate-panel.js): a byte-level tokenizer,
+// viewer's Generate panel (web/src/generate-panel.js): a byte-level tokenizer
+// (for models without a tokenizer.json),
 // prompt parsing (token ids or text), telling a prefill IR, a decode IR and a
 // KV mapping apart, and the generation stats as rows. No dependencies.
 //
-// The byte tokenizer is the demo's own: text -> its UTF-8 bytes as ids 0..255
-// (valid for any vocabulary of at least 256 ids) and back. No maintained npm
-// tokenizer fits the random-weight test model (its vocabulary has no tokenizer
-// behind it); a real model ships tokenizer files, read with e.g.
-// @huggingface/transformers' AutoTokenizer.
+// The byte tokenizer: text -> its UTF-8 bytes as ids 0..255 (valid for any
+// vocabulary of at least 256 ids) and back, for the random-weight test model,
+// whose vocabulary has no tokenizer behind it. A model with a tokenizer.json
+// gives it to loadLM ({ tokenizer }) and generates text.
 
 const utf8 = new TextEncoder();
 
@@ -42,11 +42,11 @@ const ID_LIST = /^[\s,]*\d+(?:[\s,]+\d+)*[\s,]*$/;
 
 /**
  * A prompt box's text -> {ids, kind: 'ids' | 'text'}. mode 'auto' reads a list of
- * comma/space-separated integers as token ids and anything else as text (byte
- * tokenizer); 'ids' and 'text' force one reading. Throws an Error with a
- * message for the page on bad input.
+ * comma/space-separated integers as token ids and anything else as text; 'ids' and
+ * 'text' force one reading. encode: the model's tokenizer (text -> ids); without
+ * one, the byte tokenizer. Throws an Error with a message for the page on bad input.
  */
-export function parsePrompt(text, { mode = 'auto', vocabSize = Infinity } = {}) {
+export function parsePrompt(text, { mode = 'auto', vocabSize = Infinity, encode = null } = {}) {
   if (!text || !text.trim()) throw new Error('the prompt is empty: type token ids (e.g. 939, 10, 323) or text');
   if (mode === 'ids' || (mode === 'auto' && ID_LIST.test(text))) {
     const ids = [];
@@ -58,6 +58,7 @@ export function parsePrompt(text, { mode = 'auto', vocabSize = Infinity } = {}) 
     }
     return { ids, kind: 'ids' };
   }
+  if (encode) return { ids: encode(text), kind: 'text' };
   if (vocabSize < 256) throw new Error(`the byte tokenizer needs a vocabulary of at least 256 ids (this model has ${vocabSize}): type token ids`);
   return { ids: encodeBytes(text), kind: 'text' };
 }

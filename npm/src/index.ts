@@ -1,6 +1,7 @@
 // torch-ir-wasm: run pytorch-ir JSON IR graphs in browsers and Node.js (WASM).
 export { loadIR, execute, verify, Model } from './lib/model.js';
 export { loadLM, LanguageModel } from './lib/lm.js';
+export { TextTokenizer, loadTokenizer } from './lib/text.js';
 export { env, getBackend } from './lib/backend.js';
 export {
   TorchIrError, IRFormatError, WeightLoadError, ExecutionError, VerificationError, EngineTrapError,
@@ -24,8 +25,9 @@ export type {
 export type { Limits } from './lib/limits.js';
 export type { ProxyModel } from './lib/proxy.js';
 export type { TensorBase, TensorDataFor, TensorConstructor } from './lib/ort.js';
-export type { LoadLMOptions, GenerateOptions, GenerationStats, GpuTransfers } from './lib/lm_types.js';
+export type { LoadLMOptions, GenerateOptions, GenerationStats, GpuTransfers, LogitsProcessor } from './lib/lm_types.js';
 export type { WasmEnv, Backend } from './lib/backend.js';
+export type { CacheSettings } from './lib/cache.js';
 
 // `using` / `await using` need these symbols; declared here too (as @types/node
 // does) so that projects whose `lib` predates them still compile the declarations.

@@ -95,9 +95,9 @@ const LLM_WEIGHTS = join(GENERATED, 'llm', 'tiny_llama', 'weights.safetensors');
 const llmExpected = JSON.parse(readFileSync(join(LLM_DIR, 'expected.json'), 'utf8')).prompts;
 const weightsRel = relative(REPO, LLM_WEIGHTS);
 const llmSkip = skip || (!existsSync(LLM_WEIGHTS) ? `no ${LLM_WEIGHTS} (run tools/make_fixtures.sh build/fixtures)` : weightsRel.startsWith('..') ? `${LLM_WEIGHTS} is outside the served repository` : false);
-// The page loads the fixture by default; generated fixtures elsewhere in the repository go by ?weights=.
+// ?model=tiny loads the random-weight fixture; generated fixtures elsewhere in the repository go by ?weights=.
 const defaultWeights = weightsRel.split(sep).join('/') === 'build/fixtures/llm/tiny_llama/weights.safetensors';
-const llmQuery = defaultWeights ? '' : `?weights=/${weightsRel.split(sep).join('/')}&expected=/tests/fixtures/llm/tiny_llama/expected.json`;
+const llmQuery = '?model=tiny' + (defaultWeights ? '' : `&weights=/${weightsRel.split(sep).join('/')}&expected=/tests/fixtures/llm/tiny_llama/expected.json`);
 
 const el = async (id, css) => Object.values(await wd('POST', `/session/${id}/element`, { using: 'css selector', value: css }))[0];
 async function type(id, css, text) {
@@ -170,6 +170,30 @@ for (const isolate of [true, false]) {
     }
   }));
 }
+
+// The page's default: the model trained on Debian's package descriptions, with its tokenizer.json
+// (tests/fixtures/llm/debian_lm). Text streams in one piece per token; the greedy ids follow PyTorch's
+// generation (tools/lm_text_reference.py) up to a step whose top-2 margin is thin (8da4w).
+const DEB = JSON.parse(readFileSync(join(FIXTURES, 'llm', 'debian_lm', 'text_expected.json'), 'utf8'));
+test('LLM demo page (default model, trained on Debian descriptions): text streams token by token and follows PyTorch', { skip, timeout: 180000 }, () => withBrowser(true, async (id, url) => {
+  await wd('POST', `/session/${id}/url`, { url: `${url}examples/llm/` });
+  await waitFor(id, 'window.__demo && (window.__demo.ready || window.__demo.loadError)', demoState);
+  assert.equal(await js(id, 'return window.__demo.loadError'), null);
+  assert.match(await text(id, '#model-status'), /Debian package-description LM .*vocabulary 2048 \(tokenizer\.json\), prompts up to 64 tokens, 256 cache slots/);
+  for (const p of DEB.prompts.slice(0, 2)) {
+    const r = await generateIn(id, p.prompt, DEB.max_new_tokens);
+    assert.equal(r.error, null);
+    assert.equal(r.kind, 'text');
+    assert.deepEqual(r.prompt, p.input_ids);
+    let n = 0;
+    while (n < p.greedy.top1_top2_margins.length && p.greedy.top1_top2_margins[n] >= 0.05) n++;
+    assert.deepEqual(r.ids.slice(0, n), p.greedy.ids.slice(0, n), `${p.prompt}: first ${n} steps`);
+    if (n === p.greedy.ids.length) assert.equal(r.text, p.greedy.text);
+    assert.deepEqual(r.seen.filter((k) => k > 0), Array.from({ length: r.ids.length }, (_, i) => i + 1), 'one token at a time');
+    assert.equal(await text(id, '#output'), p.prompt + r.text);
+    assert.match(await text(id, '#check'), /\u2714/);
+  }
+}));
 
 // ?model=int4: the tiny LLaMA quantized by torchao (8da4w; tests/fixtures/llm/tiny_llama_8da4w, its
 // weights committed): greedy tokens follow PyTorch's quantized generation (up to a step where

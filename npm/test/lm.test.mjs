@@ -100,6 +100,18 @@ test('npm CLI generate prints the ids like the native CLI', { skip }, () => {
     assert.equal(n.status, 0, n.stderr);
     assert.equal(n.stdout.trim().split('\n').pop(), last);
   }
+  // The penalties and --min-new-tokens reach the sampler in both CLIs: the same ids, and not the greedy ones.
+  const penalized = [...args.slice(0, -1), '12', '--repetition-penalty', '2', '--frequency-penalty', '0.5', '--min-new-tokens', '3', '--stop', String(p.generated_ids[0])];
+  const w = spawnSync(process.execPath, [join(NPM_DIR, 'bin', 'torch-ir-wasm.js'), ...penalized, '--threads', '1'], { encoding: 'utf8', timeout: 120000 });
+  assert.equal(w.status, 0, w.stderr);
+  const wIds = w.stdout.trim().split('\n').pop();
+  assert.ok(wIds.split(' ').length >= 3, 'no stop id before 3 new tokens');
+  assert.notEqual(wIds.split(' ')[0], String(p.generated_ids[0]), 'the stop id (greedy first token) is banned at first');
+  if (native) {
+    const n = spawnSync(native, penalized, { encoding: 'utf8' });
+    assert.equal(n.status, 0, n.stderr);
+    assert.equal(n.stdout.trim().split('\n').pop(), wIds);
+  }
   const bad = spawnSync(process.execPath, [join(NPM_DIR, 'bin', 'torch-ir-wasm.js'), 'generate', files.prefill], { encoding: 'utf8' });
   assert.equal(bad.status, 2); // a usage error
   assert.match(bad.stderr, /generate needs two IR files/);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "command_line/command_line.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/thread_pool.h"
@@ -27,6 +28,10 @@ std::string read_text(const std::string& path) {
 
 int cmd_generate(const Args& a) {
   // The arguments were checked against the command table (command_line/command_line.cpp).
+  if (a.has("--prompt") || a.has("--tokenizer"))
+    throw UsageError("generate: --prompt and --tokenizer are torch-ir-wasm's (npx torch-ir-wasm generate ... --tokenizer "
+                     "tokenizer.json --prompt TEXT tokenizes in JavaScript); this CLI takes --prompt-ids");
+  if (!a.has("--prompt-ids")) throw UsageError("generate needs --prompt-ids 1,2,3 (the prompt's token ids)");
   const std::string mapping_path = a.get("--kv-mapping"), weights_path = a.get("--weights");
   if (const int64_t threads = int64_t(a.num("--threads", 0)); threads > 0) set_num_threads(int(threads));
   SessionOptions options = session_options(a);
@@ -43,7 +48,13 @@ int cmd_generate(const Args& a) {
   sampling.top_k = int64_t(a.num("--top-k"));
   sampling.top_p = a.num("--top-p");
   sampling.seed = uint64_t(a.num("--seed"));
-  const auto ids = generate(lm, a.ids("--prompt-ids"), int64_t(a.num("--max-new-tokens")), sampling, a.ids("--stop"));
+  sampling.repetition_penalty = a.num("--repetition-penalty");
+  sampling.frequency_penalty = a.num("--frequency-penalty");
+  sampling.presence_penalty = a.num("--presence-penalty");
+  // No stop id before --min-new-tokens.
+  sampling.min_new_tokens = int64_t(a.num("--min-new-tokens"));
+  sampling.end_ids = a.ids("--stop");
+  const auto ids = generate(lm, a.ids("--prompt-ids"), int64_t(a.num("--max-new-tokens")), sampling, sampling.end_ids);
   const GenerationStats& st = lm.stats();
   std::fprintf(stderr,
                "prefill: %lld tokens (padded to %lld) in %.2f ms; decode: %lld steps in %.2f ms (%.1f tokens/s); "

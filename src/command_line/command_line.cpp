@@ -81,14 +81,18 @@ std::vector<CommandSpec> make_commands() {
   CommandSpec generate{
       "generate",
       "  generate PREFILL DECODE --kv-mapping K --weights W [--constants C] --prompt-ids 1,2,3\n"
-      "      [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop 2,3]\n"
+      "      | --tokenizer tokenizer.json --prompt TEXT (torch-ir-wasm only: it tokenizes in JavaScript)\n"
+      "      [--max-new-tokens N] [--min-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S]\n"
+      "      [--repetition-penalty R] [--frequency-penalty F] [--presence-penalty P] [--stop 2,3]\n"
       "      [--threads N] [--weight-dtype D] [--no-donate] [--strict-weights] [LIMITS]\n"
-      "      (new ids on the last stdout line; timing on stderr)\n",
-      cat(loading(), {text("--kv-mapping", true), ids("--prompt-ids", true), ids("--stop"),
+      "      (new ids on the last stdout line, or the text streamed; timing on stderr)\n",
+      cat(loading(), {text("--kv-mapping", true), ids("--prompt-ids"), text("--prompt"), text("--tokenizer"), ids("--stop"),
                       count("--max-new-tokens", "32", 0, "--max-new-tokens must be at least 0"),
                       number("--temperature", "0"), count("--top-k", "0", 0, "--top-k must be at least 0"),
                       number("--top-p", "1"), count("--seed", "0", 0, "--seed must be at least 0"),
-                      flag("--no-donate")})};
+                      count("--min-new-tokens", "0", 0, "--min-new-tokens must be at least 0"),
+                      number("--repetition-penalty", "1"), number("--frequency-penalty", "0"),
+                      number("--presence-penalty", "0"), flag("--no-donate")})};
   generate.min_positional = 2;
   generate.exact_positional = true;
   generate.positional_error = "generate needs two IR files: PREFILL DECODE";

@@ -48,6 +48,17 @@ struct LanguageModel::Impl {
   std::unique_ptr<Sampler> sampler;
   int64_t slot = 0, last_slot = 0, last_token = 0, prompt_len = 0;
   bool gpu_caches = false;  // the executor holds the caches (set_gpu_caches)
+  bool logits_hook = false;      // set_logits_hook
+  bool token_pending = false;    // the hook's row awaits choose()
+  std::vector<float> hook_row;  // the processed logits for the hook
+  // The next token from a logits row, or -1 with the processed row left for the hook.
+  int64_t take(const float* row) {
+    if (!logits_hook) return last_token = sampler->next(row, V);
+    hook_row.resize(size_t(V));
+    sampler->process(row, V, hook_row.data());
+    token_pending = true;
+    return last_token = -1;
+  }
   Clock::time_point t0;     // of the prefill or step in flight
   GenerationStats stats;
 
@@ -223,6 +234,22 @@ int64_t LanguageModel::step() {
 
 void LanguageModel::set_gpu_caches(bool on) { impl_->gpu_caches = on; }
 
+void LanguageModel::set_logits_hook(bool on) { impl_->logits_hook = on; }
+
+float* LanguageModel::pending_logits() {
+  if (!impl_->token_pending) throw ExecutionError("generate: no logits are pending (the logits hook is off, or choose() ran)");
+  return impl_->hook_row.data();
+}
+
+int64_t LanguageModel::choose() {
+  Impl& s = *impl_;
+  if (!s.token_pending) throw ExecutionError("generate: choose() without pending logits");
+  s.last_token = s.sampler->pick(s.hook_row.data(), s.V);
+  s.sampler->accept(s.last_token);
+  s.token_pending = false;
+  return s.last_token;
+}
+
 void LanguageModel::begin_start(const std::vector<int64_t>& prompt, const SamplingOptions& sampling,
                                 int64_t max_new_tokens) {
   Impl& s = *impl_;
@@ -242,6 +269,8 @@ void LanguageModel::begin_start(const std::vector<int64_t>& prompt, const Sampli
                          std::to_string(s.C) + " (max_cache_len), so at most " + std::to_string(s.C - L + 1) +
                          " new tokens");
   s.sampler = std::make_unique<Sampler>(sampling);
+  s.sampler->observe_prompt(prompt);
+  s.token_pending = false;
   const size_t cache_bytes = s.stats.cache_bytes;
   s.stats = GenerationStats{};
   s.stats.cache_bytes = cache_bytes;
@@ -268,7 +297,7 @@ int64_t LanguageModel::finish_start() {
   const Tensor& logits = pre.output_views()[0];
   const Tensor last_row = logits.view_as({s.V}, {logits.strides[2]}, logits.offset + (L - 1) * logits.strides[1]);
   const Tensor row = contiguous_or_self(last_row);
-  s.last_token = s.sampler->next(row.data<float>(), s.V);
+  s.take(row.data<float>());
   // Caches: the P prefill slots, then zeros.
   Session& dec = *s.decode;
   for (const auto& c : s.caches) {
@@ -287,6 +316,7 @@ int64_t LanguageModel::finish_start() {
 void LanguageModel::begin_step() {
   Impl& s = *impl_;
   if (!s.sampler || s.slot == 0) throw ExecutionError("generate: step() before start()");
+  if (s.token_pending) throw ExecutionError("generate: step() before choose() (the logits hook is on)");
   if (s.slot > s.last_slot || s.slot >= s.C)
     throw ExecutionError("generate: no cache slot left (" + std::to_string(s.C) + " slots; maxNewTokens reached)");
   s.t0 = Clock::now();
@@ -308,7 +338,7 @@ int64_t LanguageModel::finish_step() {
   }
   const Tensor& logits = dec.output_views()[0];
   const Tensor row = contiguous_or_self(logits.view_as({s.V}, {logits.strides[2]}, logits.offset));
-  s.last_token = s.sampler->next(row.data<float>(), s.V);
+  s.take(row.data<float>());
   ++s.slot;
   ++s.stats.decode_steps;
   s.stats.decode_ms += ms_since(s.t0);

@@ -81,6 +81,13 @@ class LanguageModel {
   // The caches live in the executor's GPU buffers: finish_start()/finish_step()
   // skip the engine's cache copies, which the plan's GPU copies replace.
   void set_gpu_caches(bool on);
+  // A logits processor outside the engine (the npm package's logitsProcessor):
+  // with the hook on, finish_start()/finish_step() (and start()/step()) stop
+  // after the sampler's own processors and return -1; the caller edits
+  // pending_logits() (vocab_size() floats) and calls choose() for the token.
+  void set_logits_hook(bool on);
+  float* pending_logits();
+  int64_t choose();
   // Both sessions' WebGPU plans (Session::webgpu_plan) with the decode caches
   // resident on the GPU and the prefill's key/value outputs and decode's
   // updated caches kept there, plus the buffer copies that stand for the

@@ -23,8 +23,66 @@ Sampler::Sampler(const SamplingOptions& options) : opt_(options) {
     throw ExecutionError("sampling: temperature must be a number >= 0, topK >= 0 and 0 < topP <= 1 (got temperature " +
                          std::to_string(opt_.temperature) + ", topK " + std::to_string(opt_.top_k) + ", topP " +
                          std::to_string(opt_.top_p) + ")");
+  if (!(opt_.repetition_penalty > 0) || !std::isfinite(opt_.repetition_penalty))
+    throw ExecutionError("sampling: repetitionPenalty must be a finite number > 0 (1 = off), got " +
+                         std::to_string(opt_.repetition_penalty));
+  if (!std::isfinite(opt_.frequency_penalty) || !std::isfinite(opt_.presence_penalty))
+    throw ExecutionError("sampling: frequencyPenalty and presencePenalty must be finite numbers (0 = off)");
+  if (opt_.min_new_tokens < 0) throw ExecutionError("sampling: minNewTokens must be >= 0");
   uint64_t x = opt_.seed;
   for (auto& s : s_) s = splitmix64(x);
+}
+
+bool Sampler::processes() const {
+  return opt_.repetition_penalty != 1 || opt_.frequency_penalty != 0 || opt_.presence_penalty != 0 ||
+         (produced_ < opt_.min_new_tokens && !opt_.end_ids.empty());
+}
+
+void Sampler::observe_prompt(const std::vector<int64_t>& ids) {
+  prompt_ids_.insert(prompt_ids_.end(), ids.begin(), ids.end());
+}
+
+void Sampler::process(const float* row, int64_t vocab, float* out) {
+  if (out != row) std::copy(row, row + vocab, out);
+  if (!processes() || vocab <= 0) return;
+  if (int64_t(in_prompt_.size()) != vocab) {
+    in_prompt_.assign(size_t(vocab), 0);
+    generated_.resize(size_t(vocab), 0);
+    for (int64_t id : prompt_ids_)
+      if (id >= 0 && id < vocab) in_prompt_[size_t(id)] = 1;
+  }
+  const float rep = float(opt_.repetition_penalty);
+  const bool penalize = opt_.repetition_penalty != 1 || opt_.frequency_penalty != 0 || opt_.presence_penalty != 0;
+  for (int64_t i = 0; penalize && i < vocab; ++i) {
+    const int32_t n = generated_[size_t(i)];
+    if (rep != 1.0f && (n > 0 || in_prompt_[size_t(i)])) out[i] = out[i] > 0 ? out[i] / rep : out[i] * rep;
+    if (n > 0) out[i] = float(double(out[i]) - opt_.frequency_penalty * n - opt_.presence_penalty);
+  }
+  if (produced_ < opt_.min_new_tokens)
+    for (int64_t id : opt_.end_ids)
+      if (id >= 0 && id < vocab) out[id] = -INFINITY;
+}
+
+void Sampler::accept(int64_t id) {
+  ++produced_;
+  if (id >= 0 && id < int64_t(generated_.size())) ++generated_[size_t(id)];
+  else if (id >= 0 && processes()) {
+    generated_.resize(size_t(id) + 1, 0);  // before the first process() (vocab unknown yet)
+    ++generated_[size_t(id)];
+  }
+}
+
+int64_t Sampler::next(const float* logits, int64_t vocab) {
+  if (!processes()) {
+    const int64_t id = pick(logits, vocab);
+    accept(id);
+    return id;
+  }
+  row_.resize(size_t(std::max<int64_t>(vocab, 0)));
+  process(logits, vocab, row_.data());
+  const int64_t id = pick(row_.data(), vocab);
+  accept(id);
+  return id;
 }
 
 double Sampler::uniform() {
@@ -39,14 +97,17 @@ double Sampler::uniform() {
   return double(r >> 11) * 0x1.0p-53;
 }
 
-int64_t Sampler::next(const float* logits, int64_t vocab) {
+int64_t Sampler::pick(const float* logits, int64_t vocab) {
   if (vocab <= 0) throw ExecutionError("sampling: the logits row is empty");
   int64_t best = 0;
   for (int64_t i = 0; i < vocab; ++i) {
     if (std::isnan(logits[i])) throw ExecutionError("sampling: logit " + std::to_string(i) + " is NaN");
     if (logits[i] > logits[best]) best = i;
   }
-  if (opt_.temperature <= 0) return best;
+  if (logits[best] == -INFINITY)
+    throw ExecutionError("sampling: every logit is -Infinity (a penalty or logits processor removed every token)");
+  // +inf: the first such token (exp() of inf - inf would be NaN).
+  if (opt_.temperature <= 0 || logits[best] == INFINITY) return best;
   // Candidates sorted by logit, descending (index breaks ties: deterministic).
   auto& c = scratch_;
   c.clear();
@@ -67,7 +128,6 @@ int64_t Sampler::next(const float* logits, int64_t vocab) {
     std::sort(c.begin(), c.end(), by_logit);
   }
   c.resize(keep);
-  if (c.front().first == -INFINITY) return best;
   const double top = c.front().first;
   double total = 0;
   for (auto& e : c) total += (e.first = std::exp(e.first - top));

@@ -1,5 +1,7 @@
 // Helpers shared by the C++ test suites.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -41,6 +43,17 @@ inline std::vector<float> random_vec(size_t n, uint32_t seed) {
   std::vector<float> v(n);
   for (auto& x : v) x = u(rng);
   return v;
+}
+
+// f() throws E with `part` in its message.
+template <typename E, typename F>
+void expect_throws_with(F f, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one saying: " << part;
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace tir::test

@@ -2,8 +2,9 @@
 // weights) are opened together (file picker, drop, or
 // ?prefill=&decode=&kv=&weights=), the graph view shows the prefill (or decode)
 // graph through the app's open(), and this panel runs text generation on the
-// pair (loadLM): prompt (token ids or text through the byte tokenizer shared
-// with examples/llm/), streamed tokens, tokens per second.
+// pair (loadLM): prompt (token ids, or text: through the model's tokenizer.json
+// when one is opened with the set, ?tokenizer=, else the byte tokenizer shared
+// with examples/llm/), streamed text, tokens per second.
 import { loadLM, parseIRJson } from '../../npm/index.js';
 import { decodeBytes, lmRole, parsePrompt, sortLMFiles, statsRows } from '../../examples/llm/lm-helpers.js';
 import { esc, fmtMs } from './format.js';
@@ -11,13 +12,15 @@ import { esc, fmtMs } from './format.js';
 const $ = (id) => document.getElementById(id);
 const baseName = (s) => String(s).split(/[/\\]/).pop().split('?')[0];
 const isIoName = (name) => /(^|[_.-])io([_.-]|$)|input|output/i.test(name);
+// A Hugging Face tokenizer.json (its model has a vocabulary), not an IR or a KV mapping.
+const isTokenizer = (json) => !!(json && typeof json === 'object' && json.model && typeof json.model === 'object' && json.model.vocab);
 
 const PANEL_HTML = `<div class="gen">
   <div class="gen-col">
     <div id="gen-model" class="muted"></div>
     <textarea id="gen-prompt" rows="3" spellcheck="false" placeholder="token ids (939, 10, 323 ...) or text"></textarea>
     <div class="gen-row">
-      <select id="gen-mode" title="How to read the prompt"><option value="auto">auto</option><option value="ids">token ids</option><option value="text">text (bytes)</option></select>
+      <select id="gen-mode" title="How to read the prompt"><option value="auto">auto</option><option value="ids">token ids</option><option value="text">text</option></select>
       <span id="gen-prompt-info" class="muted"></span>
     </div>
     <div class="gen-row">
@@ -32,9 +35,9 @@ const PANEL_HTML = `<div class="gen">
       <span class="spacer"></span><span class="muted">graph</span>
       <span class="seg"><button data-graph="prefill">prefill</button><button data-graph="decode">decode</button></span>
     </div>
-    <div class="muted gen-note">Text goes through a byte-level tokenizer (UTF-8 bytes = ids 0&ndash;255; new ids &ge; 256 show as
-      &#10216;id&#10217;): no maintained npm tokenizer fits the random-weight test model. A real model would use its own,
-      e.g. <code>@huggingface/transformers</code>' AutoTokenizer.</div>
+    <div class="muted gen-note">Text goes through the model's <code>tokenizer.json</code> when it was opened with the
+      files (or <code>?tokenizer=</code>); without one, through a byte-level tokenizer (UTF-8 bytes = ids 0&ndash;255; new
+      ids &ge; 256 show as &#10216;id&#10217;).</div>
   </div>
   <div class="gen-col">
     <pre id="gen-output"></pre>
@@ -67,7 +70,8 @@ export class GeneratePanel {
     for (const f of jsonFiles) entries.push(await this.entry(f.name, await f.text()));
     if (!entries.some((e) => lmRole(e.json) === 'kv')) return false; // IRs without a mapping: the usual open
     const st = files.filter((f) => /\.safetensors$/i.test(f.name));
-    await this.openEntries(entries, st.find((f) => !isIoName(f.name)) || st[0] || null);
+    await this.openEntries(entries.filter((e) => !isTokenizer(e.json)), st.find((f) => !isIoName(f.name)) || st[0] || null,
+      entries.find((e) => isTokenizer(e.json)) || null);
     return true;
   }
 
@@ -76,6 +80,7 @@ export class GeneratePanel {
     this.app.busy(true, 'Fetching\u2026');
     let entries;
     let weights = null;
+    let tokenizer = null;
     try {
       const get = async (url) => {
         const res = await fetch(url);
@@ -86,13 +91,15 @@ export class GeneratePanel {
       for (const k of ['prefill', 'decode', 'kv']) if (params.get(k)) entries.push(await this.entry(baseName(params.get(k)), await (await get(params.get(k))).text()));
       const w = params.get('weights');
       if (w) weights = new File([await (await get(w)).blob()], baseName(w));
+      const t = params.get('tokenizer');
+      if (t) tokenizer = await this.entry(baseName(t), await (await get(t)).text());
     } catch (e) {
       this.app.message(String(e.message || e), true);
       throw e;
     } finally {
       this.app.busy(false);
     }
-    await this.openEntries(entries, weights);
+    await this.openEntries(entries, weights, tokenizer);
   }
 
   async entry(name, text) {
@@ -105,7 +112,7 @@ export class GeneratePanel {
     return { name, text, json };
   }
 
-  async openEntries(entries, weights) {
+  async openEntries(entries, weights, tokenizer = null) {
     const s = sortLMFiles(entries);
     if (s.problems.length) {
       const msg = `not a generation set (prefill IR + decode IR + KV mapping): ${s.problems.join('; ')}`;
@@ -113,7 +120,7 @@ export class GeneratePanel {
       throw new Error(msg);
     }
     this.close();
-    this.set = { prefill: s.prefill, decode: s.decode, kv: s.kv, weights };
+    this.set = { prefill: s.prefill, decode: s.decode, kv: s.kv, weights, tokenizer };
     await this.showGraph('prefill');
     this.loading = this.loadModel();
   }
@@ -137,12 +144,12 @@ export class GeneratePanel {
   }
 
   async loadModel() {
-    const { prefill, decode, kv, weights } = this.set;
+    const { prefill, decode, kv, weights, tokenizer } = this.set;
     const t0 = performance.now();
     this.ready = false;
     this.loadError = null;
     try {
-      this.lm = await loadLM({ prefill: prefill.text, decode: decode.text, kvMapping: kv.text, weights: weights ?? undefined });
+      this.lm = await loadLM({ prefill: prefill.text, decode: decode.text, kvMapping: kv.text, weights: weights ?? undefined, tokenizer: tokenizer?.text });
       this.loadMs = performance.now() - t0;
       this.ready = true;
     } catch (e) {
@@ -195,8 +202,9 @@ export class GeneratePanel {
 
   render() {
     if (!this.set || !$('gen-model')) return;
-    const { prefill, decode, kv, weights } = this.set;
-    let info = [prefill, decode, kv].map((f) => esc(f.name)).join(' + ') + (weights ? ' + ' + esc(weights.name) : ' <b>(no weights)</b>');
+    const { prefill, decode, kv, weights, tokenizer } = this.set;
+    let info = [prefill, decode, kv].map((f) => esc(f.name)).join(' + ') + (weights ? ' + ' + esc(weights.name) : ' <b>(no weights)</b>') +
+      (tokenizer ? ' + ' + esc(tokenizer.name) : '');
     if (this.lm) {
       const { prefillLen, maxCacheLen, vocabSize, numLayers } = this.lm.info;
       info += ` \u00b7 ${numLayers} layers, vocab ${vocabSize}, prompt \u2264 ${prefillLen}, cache ${maxCacheLen} \u00b7 loaded in ${fmtMs(this.loadMs)}`;
@@ -215,7 +223,8 @@ export class GeneratePanel {
   }
 
   readPrompt() {
-    return parsePrompt($('gen-prompt').value, { mode: $('gen-mode').value, vocabSize: this.lm ? this.lm.info.vocabSize : Infinity });
+    const tok = this.lm?.tokenizer;
+    return parsePrompt($('gen-prompt').value, { mode: $('gen-mode').value, vocabSize: this.lm ? this.lm.info.vocabSize : Infinity, encode: tok ? (t) => tok.encode(t) : null });
   }
 
   promptInfo() {
@@ -223,7 +232,7 @@ export class GeneratePanel {
     el.className = 'muted';
     try {
       const p = this.readPrompt();
-      el.textContent = p.kind === 'ids' ? `${p.ids.length} token ids` : `text: ${p.ids.length} bytes = ${p.ids.length} tokens`;
+      el.textContent = p.kind === 'ids' ? `${p.ids.length} token ids` : this.lm?.tokenizer ? `text: ${p.ids.length} tokens` : `text: ${p.ids.length} bytes = ${p.ids.length} tokens`;
       if (this.lm && p.ids.length > this.lm.info.prefillLen) {
         el.className = 'error';
         el.textContent += ` (too long: at most ${this.lm.info.prefillLen})`;
@@ -258,6 +267,8 @@ export class GeneratePanel {
       return;
     }
     const ids = [];
+    const tok = lm.tokenizer;
+    let text = tok ? '' : null; // the streamed text (with a tokenizer)
     const ac = new AbortController();
     this.running = ac;
     this.setRunning(true);
@@ -265,8 +276,8 @@ export class GeneratePanel {
       const out = $('gen-output');
       const p = document.createElement('span');
       p.className = 'muted';
-      p.textContent = decodeBytes(prompt.ids);
-      out.replaceChildren(p, decodeBytes(ids));
+      p.textContent = tok ? tok.decode(prompt.ids) : decodeBytes(prompt.ids);
+      out.replaceChildren(p, text ?? decodeBytes(ids));
       out.scrollTop = out.scrollHeight;
       $('gen-ids').textContent = ids.join(' ');
       $('gen-ids').dataset.count = String(ids.length);
@@ -275,7 +286,14 @@ export class GeneratePanel {
     let error = null;
     const t0 = performance.now();
     try {
-      await lm.generate(prompt.ids, { ...opts, signal: ac.signal, onToken: (id) => { ids.push(id); show(); } });
+      if (tok) {
+        for await (const piece of lm.stream(prompt.ids, { ...opts, signal: ac.signal, onToken: (id) => { ids.push(id); } })) {
+          text += piece;
+          show();
+        }
+      } else {
+        await lm.generate(prompt.ids, { ...opts, signal: ac.signal, onToken: (id) => { ids.push(id); show(); } });
+      }
     } catch (e) {
       if (!ac.signal.aborted) error = `${e.name}: ${e.message}`;
     } finally {
@@ -292,7 +310,7 @@ export class GeneratePanel {
     const s = ids.length ? lm.stats : null;
     if (error) this.app.message(`generation failed: ${error}`, true);
     else this.app.message(`generated ${ids.length} token${ids.length === 1 ? '' : 's'} in ${fmtMs(ms)}${ac.signal.aborted ? ' (stopped)' : ''}${s && s.decodeSteps ? ` \u00b7 decode ${s.decodeTokensPerSecond.toFixed(0)} tokens/s` : ''}`);
-    this.last = { ids, prompt: prompt.ids, kind: prompt.kind, stopped: ac.signal.aborted, error, stats: s, backend: lm.backend };
+    this.last = { ids, text, prompt: prompt.ids, kind: prompt.kind, stopped: ac.signal.aborted, error, stats: s, backend: lm.backend };
     this.runs++;
   }
 }

@@ -130,3 +130,36 @@ test('Generate panel from the file picker (files sorted by content), a text prom
     await page.close();
   }
 });
+
+// The model trained on Debian's descriptions (tests/fixtures/llm/debian_lm, committed) with its
+// tokenizer.json among the picked files: text prompts go through that tokenizer and the
+// continuation streams as text, following PyTorch's greedy ids (up to a thin top-2 margin: 8da4w).
+const DEB = join(REPO, 'tests', 'fixtures', 'llm', 'debian_lm');
+test('Generate panel with a tokenizer.json among the files: text in, streamed text out', { timeout: 180000 }, async () => {
+  const { server: srv, url: u } = skip ? await startServer() : { server: null, url };
+  const b = skip ? await launch() : browser;
+  const page = await openViewer(b.context, u);
+  try {
+    const want = JSON.parse(readFileSync(join(DEB, 'text_expected.json'), 'utf8')).prompts[0];
+    await page.setInputFiles('#file-input', ['tokenizer.json', 'kv_mapping.json', 'decode.json', 'weights.safetensors', 'prefill.json'].map((f) => join(DEB, f)));
+    await page.waitForFunction(() => window.__viewer.gen.ready || window.__viewer.gen.loadError, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => window.__viewer.gen.loadError), null);
+    assert.match(await page.textContent('#gen-model'), /\+ tokenizer\.json/);
+    const r = await generate(page, want.prompt, 24);
+    assert.equal(r.error, null);
+    assert.equal(r.kind, 'text');
+    assert.deepEqual(r.prompt, want.input_ids);
+    let n = 0;
+    while (n < want.greedy.top1_top2_margins.length && want.greedy.top1_top2_margins[n] >= 0.05) n++;
+    n = Math.min(n, r.ids.length);
+    assert.deepEqual(r.ids.slice(0, n), want.greedy.ids.slice(0, n));
+    assert.deepEqual(r.seen.filter((k) => k > 0), Array.from({ length: r.ids.length }, (_, i) => i + 1));
+    assert.equal(await page.textContent('#gen-output'), want.prompt + r.text);
+  } finally {
+    await page.close();
+    if (skip) {
+      await b.close();
+      srv.close();
+    }
+  }
+});

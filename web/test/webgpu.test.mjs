@@ -4,7 +4,7 @@
 // recorded outputs in the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -82,5 +82,43 @@ test('viewer: Run on WebGPU (device switch) verifies PASSED and reports placemen
   await page.waitForFunction(() => /thread/.test(document.getElementById('run-backend')?.textContent || ''), null, { timeout: 60000 });
   assert.match(await page.textContent('#verify-report'), /Verification PASSED/);
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The LLM page on WebGPU (?ep=webgpu): the model trained on Debian's descriptions streams its text
+// token by token from the GPU (SwiftShader), the same greedy text as on WASM where PyTorch's top-2
+// margins are clear (tests/fixtures/llm/debian_lm/text_expected.json), and the page stays responsive.
+test('LLM page on WebGPU: the trained model streams text token by token', async () => {
+  const want = JSON.parse(readFileSync(join(REPO, 'tests/fixtures/llm/debian_lm/text_expected.json'), 'utf8')).prompts[0];
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.origin}examples/llm/?ep=webgpu&threads=1`);
+  await page.waitForFunction(() => window.__demo && (window.__demo.ready || window.__demo.loadError), null, { timeout: 120000 });
+  assert.equal(await page.evaluate(() => window.__demo.loadError), null);
+  assert.match(await page.textContent('#model-status'), /WebGPU \+ simd/);
+  await page.fill('#prompt', want.prompt);
+  await page.fill('#max-new', '24');
+  // Every token count the page showed, and timer ticks during the run (the page stays responsive).
+  await page.evaluate(() => {
+    window.__seen = [];
+    window.__ticks = 0;
+    window.__timer = setInterval(() => { window.__ticks++; }, 0);
+    new MutationObserver(() => window.__seen.push(Number(document.getElementById('ids').dataset.count)))
+      .observe(document.getElementById('ids'), { attributes: true });
+  });
+  await page.click('#generate');
+  await page.waitForFunction(() => window.__demo.runs > 0, null, { timeout: 180000 });
+  const r = await page.evaluate(() => ({ ...window.__demo.last, seen: window.__seen, ticks: window.__ticks }));
+  assert.equal(r.error, null);
+  assert.equal(r.stats.webgpu !== null, true, 'generated on the GPU');
+  let n = 0;
+  while (n < want.greedy.top1_top2_margins.length && want.greedy.top1_top2_margins[n] >= 0.05) n++;
+  n = Math.min(n, r.ids.length);
+  assert.deepEqual(r.ids.slice(0, n), want.greedy.ids.slice(0, n));
+  assert.deepEqual([...new Set(r.seen)].filter((k) => k > 0), Array.from({ length: r.ids.length }, (_, i) => i + 1));
+  assert.ok(r.ticks > r.ids.length, `${r.ticks} timer ticks during ${r.ids.length} tokens`);
+  assert.equal(await page.textContent('#output'), want.prompt + r.text);
+  assert.deepEqual(errors, []);
   await page.close();
 });

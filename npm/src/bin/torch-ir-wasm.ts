@@ -168,26 +168,41 @@ const commands: Record<string, (a: Args) => Promise<number>> = {
   },
   async generate(a) {
     const o = a.options;
+    const text: string | undefined = o['--prompt'];
+    if (text !== undefined && o['--prompt-ids'] !== undefined) throw new UsageError('generate: give --prompt or --prompt-ids, not both');
+    if (text === undefined && o['--prompt-ids'] === undefined) throw new UsageError('generate needs --prompt-ids 1,2,3, or --prompt TEXT with --tokenizer tokenizer.json');
+    if (text !== undefined && o['--tokenizer'] === undefined) throw new UsageError('generate: --prompt TEXT needs --tokenizer tokenizer.json (the model\'s)');
     const lm = await loadLM({
       prefill: a.positional[0]!,
       decode: a.positional[1]!,
       kvMapping: o['--kv-mapping'],
       ...loadOptions(a),
       donate: !o['--no-donate'],
+      ...(o['--tokenizer'] !== undefined ? { tokenizer: o['--tokenizer'] } : {}),
     });
-    const out = await lm.generate(o['--prompt-ids'], {
+    const options = {
       maxNewTokens: o['--max-new-tokens'],
+      minNewTokens: o['--min-new-tokens'],
+      repetitionPenalty: o['--repetition-penalty'],
+      frequencyPenalty: o['--frequency-penalty'],
+      presencePenalty: o['--presence-penalty'],
       temperature: o['--temperature'],
       topK: o['--top-k'],
       topP: o['--top-p'],
       seed: o['--seed'],
-      stop: o['--stop'] ?? [],
-    });
+      // Default: none for ids, the tokenizer's end-of-text tokens for text.
+      ...(o['--stop'] !== undefined || text === undefined ? { stop: o['--stop'] ?? [] } : {}),
+    };
+    if (text !== undefined) {
+      // The continuation streams to stdout as it is generated.
+      for await (const piece of lm.stream(text, options)) process.stdout.write(piece);
+    }
+    const out = text === undefined ? await lm.generate(o['--prompt-ids'] as number[], options) : null;
     const s = lm.stats!;
     process.stderr.write(`prefill: ${s.promptTokens} tokens (padded to ${lm.info.prefillLen}) in ${s.prefillMs.toFixed(2)} ms; ` +
       `decode: ${s.decodeSteps} steps in ${s.decodeMs.toFixed(2)} ms (${s.decodeTokensPerSecond.toFixed(1)} tokens/s); ` +
       `cache ${s.cacheBytes} bytes, ${s.cacheBytesCopiedPerStep} copied per step\n`);
-    process.stdout.write(out.join(' ') + '\n');
+    process.stdout.write(out ? out.join(' ') + '\n' : '\n');
     lm.dispose();
     return 0;
   },
@@ -206,6 +221,9 @@ function printError(e: any): void {
     process.stderr.write(`torch-ir-wasm: error: ${e?.stack || e}\n`);
   }
 }
+
+// An option combination the command table cannot express (exit 2, as the table's own usage errors).
+class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version') {
@@ -230,7 +248,13 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (parsed.kind) throw new CliError(parsed.message);
-    return await commands[parsed.command]!(parsed as Args);
+    try {
+      return await commands[parsed.command]!(parsed as Args);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      process.stderr.write(`torch-ir-wasm: usage error: ${e.message}\n${m.cliUsageHint(cmd)}`);
+      return 2;
+    }
   } catch (e: any) {
     printError(e);
     return 1;

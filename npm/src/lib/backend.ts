@@ -1,7 +1,9 @@
 // Loader: picks the WASM variant, finds its files, instantiates one module per
 // variant (cached) and sizes its thread pool. `env` is the one place for
 // global configuration (like onnxruntime-web's ort.env).
-import { isNode } from './source.js';
+import { isNode } from './platform.js';
+import { cacheSettings } from './cache.js';
+import type { CacheSettings } from './cache.js';
 import { TorchIrError } from './errors.js';
 import { classify, deadError, guardHandle } from './trap.js';
 import { warn } from './warn.js';
@@ -73,6 +75,13 @@ export interface Env {
    * maxBindingBytes: plan as if the device's largest storage binding were at most this.
    */
   webgpu: WebGpuSettings;
+  /**
+   * The model-file cache for http(s) URLs: {enabled, dir, name}. On by default in browsers (the
+   * Cache API cache `name`); in Node off unless `dir` is set or enabled (default directory
+   * ~/.cache/torch-ir-wasm). A cached file loads without a request (progress 'done' events say
+   * `cached: true`); an entry whose size or SHA-256 no longer matches is fetched again.
+   */
+  cache: CacheSettings;
 }
 
 /** Global configuration (set before the first load), like onnxruntime-web's ort.env. */
@@ -106,6 +115,8 @@ export const env = {
    * maxBindingBytes: plan as if the device's largest storage binding were at most this.
    */
   webgpu: { device: undefined, adapter: undefined, gpu: undefined, powerPreference: undefined, strict: false, maxBindingBytes: undefined },
+  /** The model-file cache (see Env.cache). */
+  cache: cacheSettings,
 } as Omit<Env, 'wasm'> as Env; // `wasm` is defined just below
 
 // onnxruntime-web's spelling: env.wasm.numThreads / wasmPaths / proxy read and

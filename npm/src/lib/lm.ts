@@ -14,13 +14,14 @@ import { GpuGeneration } from './webgpu/lm.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { bindingLimit, declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
+import { TextStream, TextTokenizer, loadTokenizer } from './text.js';
 import { weightDtypeSpec } from './weight_dtype.js';
 import { applyLimits, validateLimits } from './limits.js';
 import type { Limits } from './limits.js';
 import type { Backend, EmbindObject } from './backend.js';
 import type { LoadControls } from './source.js';
 import type { GpuObject } from './webgpu/kernels.js';
-import type { GenerateOptions, GenerationStats, LoadLMOptions } from './lm_types.js';
+import type { GenerateOptions, GenerationStats, LoadLMOptions, LogitsProcessor } from './lm_types.js';
 import type { IRSource, Placement, Progress } from './model_types.js';
 
 // Lets timers, rendering and I/O run between tokens (a macrotask, without
@@ -38,6 +39,17 @@ function yieldToEventLoop(): Promise<void> {
     });
   }
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+const GENERATE_OPTIONS = new Set(['maxNewTokens', 'minNewTokens', 'temperature', 'topK', 'topP', 'seed', 'repetitionPenalty',
+  'frequencyPenalty', 'presencePenalty', 'stop', 'stopStrings', 'logitsProcessor', 'onToken', 'signal']);
+
+function stopStrings(v: readonly string[] | undefined): string[] {
+  const list = v === undefined || v === null ? [] : Array.from(v);
+  for (const s of list) {
+    if (typeof s !== 'string' || !s) throw new ExecutionError(`generate: stopStrings must be non-empty strings (got ${JSON.stringify(s)})`);
+  }
+  return list;
 }
 
 function idList(v: Iterable<unknown> | ArrayLike<unknown> | undefined | null, what: string): number[] {
@@ -58,6 +70,8 @@ export class LanguageModel {
   /** @internal */ _busy: boolean;
   /** @internal */ _stats: Omit<GenerationStats, 'prefillTokensPerSecond' | 'decodeTokensPerSecond' | 'webgpu'> | null;
   /** @internal */ _gpu: GpuGeneration | null;
+  /** The tokenizer given to loadLM, or null (generation then speaks token ids only). */
+  tokenizer: TextTokenizer | null;
 
   // Private: language models come from loadLM (LanguageModel._create).
   private constructor(backend: Backend, handle: EmbindObject) {
@@ -69,6 +83,7 @@ export class LanguageModel {
     this.info = Object.freeze(info);
     this._stats = null;
     this._gpu = null; // GpuGeneration (executionProviders with 'webgpu'), or null: WASM only
+    this.tokenizer = null;
   }
 
   /** @internal loadLM's way to the private constructor. */
@@ -101,31 +116,91 @@ export class LanguageModel {
   }
 
   /**
-   * Generates up to maxNewTokens token ids after promptIds (greedy unless
-   * temperature > 0). Returns the new ids; a stop token ends generation and is
-   * included. onToken(id, index) is called per token; returning false stops.
+   * Generates a continuation of `prompt`: text (needs loadLM's tokenizer) gives text,
+   * token ids give the new ids. Greedy unless temperature > 0. A stop id ends generation
+   * (in an ids result it is included; text leaves it out), as does a stop string (the text
+   * ends before it). onToken(id, index) is called per token; returning false stops.
    * ExecutionError for bad token ids or options.
    */
-  async generate(promptIds: ArrayLike<number>, options: GenerateOptions = {}): Promise<number[]> {
+  generate(prompt: string, options?: GenerateOptions): Promise<string>;
+  generate(promptIds: ArrayLike<number>, options?: GenerateOptions): Promise<number[]>;
+  async generate(prompt: string | ArrayLike<number>, options: GenerateOptions = {}): Promise<string | number[]> {
+    if (typeof prompt !== 'string' && options.stopStrings?.length) {
+      throw new ExecutionError('generate: stopStrings need a text prompt (and loadLM\'s tokenizer)');
+    }
+    const text = typeof prompt === 'string' ? new TextStream(this._needTokenizer('generate'), stopStrings(options.stopStrings)) : null;
+    const out: number[] = [];
+    for await (const [id] of this._tokens(prompt, options)) {
+      out.push(id);
+      if (text) {
+        text.push(id);
+        if (text.stopped) break;
+      }
+    }
+    if (!text) return out;
+    text.flush();
+    return text.text;
+  }
+
+  /**
+   * Streams the continuation of `prompt` (text or token ids; needs loadLM's tokenizer) as
+   * text pieces, one per generated token: a piece is empty while a character spans tokens
+   * or the text may be the start of a stop string. Joined, the pieces are generate()'s text.
+   * Breaking out of the loop stops generation. Options as generate()'s.
+   */
+  async *stream(prompt: string | ArrayLike<number>, options: GenerateOptions = {}): AsyncGenerator<string, void, undefined> {
+    const text = new TextStream(this._needTokenizer('stream'), stopStrings(options.stopStrings));
+    for await (const [id, last] of this._tokens(prompt, options)) {
+      const piece = text.push(id);
+      // The last token's piece also carries what was held back.
+      yield last || text.stopped ? piece + text.flush() : piece;
+      if (text.stopped) break;
+    }
+  }
+
+  private _needTokenizer(what: string): TextTokenizer {
+    if (!this.tokenizer) throw new ExecutionError(`${what}: text needs a tokenizer (loadLM({ ..., tokenizer: 'tokenizer.json' })); without one, give token ids`);
+    return this.tokenizer;
+  }
+
+  // The generation loop: yields [id, whether it is the last] per new token. The model is busy
+  // until the caller stops iterating.
+  private async *_tokens(prompt: string | ArrayLike<number>, options: GenerateOptions): AsyncGenerator<[number, boolean], void, undefined> {
+    for (const k of Object.keys(options)) {
+      if (!GENERATE_OPTIONS.has(k)) throw new ExecutionError(`generate: unknown option '${k}' (options: ${[...GENERATE_OPTIONS].join(', ')})`);
+    }
     const {
-      maxNewTokens = 32, temperature = 0, topK = 0, topP = 1, seed = 0, stop, onToken, signal,
+      maxNewTokens = 32, minNewTokens = 0, temperature = 0, topK = 0, topP = 1, seed = 0,
+      repetitionPenalty = 1, frequencyPenalty = 0, presencePenalty = 0, stop, onToken, signal, logitsProcessor,
     } = options;
     const h = this._h;
     if (this._busy) throw new ExecutionError('generate: this model is already generating (await the previous call)');
-    const prompt = idList(promptIds, 'prompt');
-    const stops = new Set(idList(stop, 'stop'));
+    const ids = typeof prompt === 'string' ? this._needTokenizer('generate').encode(prompt) : idList(prompt, 'prompt');
+    if (typeof prompt === 'string' && !ids.length) throw new ExecutionError('generate: the prompt is empty');
+    const stops = new Set(stop === undefined ? (this.tokenizer?.endIds ?? []) : idList(stop, 'stop'));
     if (!Number.isSafeInteger(maxNewTokens) || maxNewTokens < 1) throw new ExecutionError('generate: maxNewTokens must be an integer >= 1');
+    if (!Number.isSafeInteger(minNewTokens) || minNewTokens < 0) throw new ExecutionError('generate: minNewTokens must be an integer >= 0');
     if (!Number.isSafeInteger(seed) || seed < 0) throw new ExecutionError('generate: seed must be a non-negative integer');
+    if (logitsProcessor !== undefined && typeof logitsProcessor !== 'function') throw new ExecutionError('generate: logitsProcessor must be a function');
+    const sampling = {
+      temperature: Number(temperature), topK: Number(topK), topP: Number(topP), seed,
+      repetitionPenalty: Number(repetitionPenalty), frequencyPenalty: Number(frequencyPenalty),
+      presencePenalty: Number(presencePenalty), minNewTokens, endIds: [...stops],
+    };
     this._busy = true;
-    const out: number[] = [];
+    const seen = ids.slice();
     try {
       signal?.throwIfAborted?.();
-      await this._start(h, [prompt, maxNewTokens, Number(temperature), Number(topK), Number(topP), seed]);
-      for (;;) {
+      check(h.setLogitsHook(Boolean(logitsProcessor)), 'ExecutionError');
+      await this._start(h, [ids, maxNewTokens, sampling]);
+      for (let n = 0; ; ++n) {
+        if (logitsProcessor) await this._process(h, logitsProcessor, seen);
         const id = Number(h.lastToken());
-        out.push(id);
-        const more = onToken ? (await onToken(id, out.length - 1)) !== false : true;
-        if (!more || stops.has(id) || out.length >= maxNewTokens) break;
+        seen.push(id);
+        const more = onToken ? (await onToken(id, n)) !== false : true;
+        const last = !more || stops.has(id) || n + 1 >= maxNewTokens;
+        yield [id, last];
+        if (last) break;
         await yieldToEventLoop();
         signal?.throwIfAborted?.();
         await this._step();
@@ -135,7 +210,18 @@ export class LanguageModel {
       // Not after a trap: that would replace the caller's error with another.
       if (this._handle && !this._backend.dead) this._stats = parseJsonLoose(String(this._handle.stats()));
     }
-    return out;
+  }
+
+  // The caller's logits processor on the engine's processed row, then the engine's choice.
+  private async _process(h: EmbindObject, processor: LogitsProcessor, ids: readonly number[]): Promise<void> {
+    const row = (h.pendingLogits() as Float32Array).slice();
+    const got = await processor(row, ids);
+    const result = got === undefined ? row : got;
+    if (!(result instanceof Float32Array) || result.length !== row.length) {
+      throw new ExecutionError(`generate: logitsProcessor must edit the logits in place or return a Float32Array of ${row.length} values`);
+    }
+    (h.pendingLogits() as Float32Array).set(result); // a fresh view: memory may have grown meanwhile
+    check(h.choose(), 'ExecutionError');
   }
 
   /**
@@ -224,7 +310,8 @@ async function readMapping(src: IRSource | undefined, onProgress: ((event: Progr
 let proxyWarned = false;
 
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
-  'onProgress', 'donate', 'weightDtype', 'weightGroupSize', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions']);
+  'onProgress', 'donate', 'weightDtype', 'weightGroupSize', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions',
+  'tokenizer']);
 
 // The glue names its three texts 'prefill IR', 'decode IR' and 'kvMapping' in
 // its messages; where they came from a file or URL, name that instead.
@@ -276,12 +363,19 @@ export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Prom
   const prefillText = await readIrText(prefill, onProgress, load);
   const decodeText = await readIrText(decode, onProgress, load);
   const mappingText = await readMapping(kvMapping, onProgress, load);
+  const tokenizer = options.tokenizer === undefined ? null : await loadTokenizer(options.tokenizer, { onProgress, signal: load.signal, fetchOptions: load.fetchOptions });
   const meta = irMetaFrom(prefillText);
   // With WebGPU, the weights files are opened for ranged reads (streamed to the GPU).
   const weightOps = await collectTensors(weights, 'weights', meta, onProgress, load, providers.includes('webgpu'));
   try {
     const constantOps = await collectTensors(constants, 'constants', meta, onProgress, load);
-    return await compileLM(options, limits, load, [prefillText, decodeText, mappingText], weightOps, constantOps);
+    const lm = await compileLM(options, limits, load, [prefillText, decodeText, mappingText], weightOps, constantOps);
+    if (tokenizer && tokenizer.vocabSize > lm.info.vocabSize) {
+      lm.dispose();
+      throw new IRFormatError(`tokenizer: its vocabulary has ${tokenizer.vocabSize} tokens but the model's logits have ${lm.info.vocabSize}`);
+    }
+    lm.tokenizer = tokenizer;
+    return lm;
   } finally {
     await closeTensorFiles(weightOps);
   }

@@ -2,6 +2,7 @@
 // options and the stats of a generation. Types only (this module emits no JavaScript).
 import type { Limits } from './limits.js';
 import type { ExecutionProvider, IRSource, Progress, TensorSource, WasmPaths, WeightDtype } from './model_types.js';
+import type { TextTokenizer } from './text.js';
 
 export interface LoadLMOptions {
   /** pytorch-ir prefill IR: input_ids [1,P], attention_mask [1,1,P,P], position_ids [1,P] -> logits, then each layer's key and value. */
@@ -36,11 +37,27 @@ export interface LoadLMOptions {
   fetchOptions?: RequestInit;
   /** As LoadOptions.strictWeights. */
   strictWeights?: boolean;
+  /**
+   * The model's tokenizer.json (Hugging Face `tokenizers` format, read by @huggingface/tokenizers;
+   * any form `prefill` takes), or a TextTokenizer. With it, generate() and stream() take and
+   * return text, and generation stops on the tokenizer's end-of-text token by default.
+   */
+  tokenizer?: IRSource | TextTokenizer;
 }
+
+/**
+ * A logits processor: gets the next token's logits after the built-in penalties (a copy; edit
+ * it in place or return a new array of the same length) and the ids so far (prompt, then the
+ * generated ones); runs before temperature, top-k and top-p, as Hugging Face's processors.
+ */
+export type LogitsProcessor = (logits: Float32Array, ids: readonly number[]) =>
+  void | Float32Array | Promise<void | Float32Array>;
 
 export interface GenerateOptions {
   /** Default 32; prompt length + maxNewTokens - 1 must fit max_cache_len. */
   maxNewTokens?: number;
+  /** No end token (the stop ids) before this many new tokens. Default 0. */
+  minNewTokens?: number;
   /** 0 (default) = greedy; > 0 samples. */
   temperature?: number;
   /** Keep the K most likely tokens when sampling (0 = off). */
@@ -49,8 +66,24 @@ export interface GenerateOptions {
   topP?: number;
   /** Seed of the sampler (same seed, same tokens). Default 0. */
   seed?: number;
-  /** Token ids that end generation (the stop token is included in the result). */
+  /**
+   * Hugging Face's repetition penalty over the prompt and the generated ids: a seen token's
+   * logit is divided by it (multiplied when negative). 1 (default) = off; > 1 discourages repeats.
+   */
+  repetitionPenalty?: number;
+  /** OpenAI's (and vLLM's) frequency penalty: minus this x the token's count among the generated ids. Default 0. */
+  frequencyPenalty?: number;
+  /** OpenAI's presence penalty: minus this once a token was generated. Default 0. */
+  presencePenalty?: number;
+  /**
+   * Token ids that end generation (an ids result includes the stop token; text leaves it out).
+   * Default: the tokenizer's end-of-text ids, none without a tokenizer.
+   */
   stop?: Iterable<number>;
+  /** Text prompts: strings that end generation; the text ends before the first one (it is not included). */
+  stopStrings?: readonly string[];
+  /** See LogitsProcessor. */
+  logitsProcessor?: LogitsProcessor;
   /** Called for each new token; return false to stop. */
   onToken?: (id: number, index: number) => void | boolean | Promise<void | boolean>;
   /** Abort between tokens (rejects with the signal's reason). */

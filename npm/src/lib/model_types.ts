@@ -39,6 +39,8 @@ export interface Progress {
   progress: number;
   /** Same as file (the field's older name). */
   source: string;
+  /** On 'done': true when the file came from env.cache (no request was made). */
+  cached?: boolean;
 }
 
 export type WeightDtype = 'float32' | 'float16' | 'bfloat16' | 'int8' | 'int4';
@@ -98,6 +100,12 @@ export type ExecutionProvider = 'webgpu' | 'wasm' | { readonly name: 'webgpu' | 
 export interface Placement {
   nodes: { webgpu: number; wasm: number };
   transfers: { uploads: number; downloads: number };
+  /**
+   * On WebGPU: every compute node that stays on WASM, by its IR name, with why (no WebGPU kernel
+   * for the op, its dtypes or shapes, data-dependent shapes, a value over the device's binding
+   * limit, ...). A node fused into another's GPU kernel is not listed. Absent on a WASM-only model.
+   */
+  wasmNodes?: { node: string; opType: string; why: string }[];
   /**
    * Bytes of the bound weights held in WASM memory, and of those streamed to the GPU only (never
    * copied into WASM memory: safetensors weights that only GPU nodes read). Model.placement() only.

@@ -2,6 +2,8 @@
 // Blobs. Reports progress through onProgress({status, file, loaded, total,
 // progress, source}); a load's AbortSignal stops a fetch or file read.
 
+import { cacheActive, cacheGet, cachePut } from './cache.js';
+import { isNode } from './platform.js';
 import type { Progress } from './model_types.js';
 
 /** A load's controls (loadIR / loadLM options): its AbortSignal and the RequestInit for URLs. */
@@ -13,9 +15,7 @@ export interface LoadControls {
 /** Bytes read so far of one file (the raw reports the Progress events are made from). */
 export type ReadProgress = (p: { loaded: number; total: number; source?: string }) => void;
 
-export const isNode: boolean =
-  typeof process === 'object' && process !== null && typeof process.versions?.node === 'string' &&
-  typeof window === 'undefined';
+export { isNode };
 
 const ERRNO_TEXT: Readonly<Record<string, string>> = {
   ENOENT: 'No such file or directory',
@@ -77,8 +77,22 @@ export function fetchUrl(loc: string | URL): string | URL {
   return loc;
 }
 
-// signal aborts the request and the body read.
-async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefined, load: LoadControls = {}): Promise<Uint8Array> {
+// signal aborts the request and the body read. Through env.cache where it applies (http(s) URLs):
+// a cached file is read without a request ({cached: true}); a fetched one is kept.
+async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefined, load: LoadControls = {}): Promise<{ bytes: Uint8Array; cached: boolean }> {
+  const key = String(url);
+  const useCache = cacheActive(key);
+  if (useCache) {
+    const hit = await cacheGet(key);
+    load.signal?.throwIfAborted();
+    if (hit) return { bytes: hit, cached: true };
+  }
+  const bytes = await fetchBody(url, onProgress, load);
+  if (useCache) await cachePut(key, bytes.bytes, bytes.headers);
+  return { bytes: bytes.bytes, cached: false };
+}
+
+async function fetchBody(url: string | URL, onProgress: ReadProgress | undefined, load: LoadControls): Promise<{ bytes: Uint8Array; headers: Headers }> {
   const { signal } = load;
   const res = await fetch(url, requestInit(load));
   if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status} ${res.statusText}`), { code: 'HTTP' });
@@ -86,7 +100,7 @@ async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefine
   if (!onProgress || !res.body) {
     const bytes = new Uint8Array(await res.arrayBuffer());
     onProgress?.({ loaded: bytes.length, total: total || bytes.length, source: String(url) });
-    return bytes;
+    return { bytes, headers: res.headers };
   }
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -109,7 +123,7 @@ async function fetchBytes(url: string | URL, onProgress: ReadProgress | undefine
     pos += c.length;
   }
   onProgress({ loaded, total: total || loaded, source: String(url) });
-  return out;
+  return { bytes: out, headers: res.headers };
 }
 
 // Node path or file: URL -> filesystem path, else null.
@@ -127,13 +141,14 @@ export async function localPath(loc: string | URL): Promise<string | null> {
 // 'done'. The older fields loaded / total / source stay on every event.
 export function progressReporter(onProgress: ((event: Progress) => void) | undefined, file: string) {
   if (!onProgress) return undefined;
-  const emit = (status: Progress['status'], loaded: number, total: number) => onProgress({
+  const emit = (status: Progress['status'], loaded: number, total: number, cached = false) => onProgress({
     status, file, loaded, total, progress: status === 'done' ? 100 : total > 0 ? (100 * loaded) / total : 0, source: file,
+    ...(cached ? { cached } : {}),
   });
   emit('initiate', 0, 0);
   return {
     progress: (({ loaded, total }) => emit('progress', loaded, total)) as ReadProgress,
-    done: (bytes: Uint8Array) => emit('done', bytes.length, bytes.length),
+    done: (bytes: Uint8Array, cached = false) => emit('done', bytes.length, bytes.length, cached),
   };
 }
 
@@ -151,19 +166,20 @@ export async function readLocation(loc: string | URL | Blob, onProgress: ((event
   const origin = blob ? (loc as File).name || 'blob' : path ?? String(loc);
   const report = progressReporter(onProgress, origin);
   let bytes: Uint8Array;
+  let cached = false;
   try {
     if (blob) {
       bytes = new Uint8Array(await (loc as Blob).arrayBuffer());
     } else if (path !== null) {
       bytes = await (await import('#node')).readFileNode(path, report?.progress, signal);
     } else {
-      bytes = await fetchBytes(fetchUrl(loc as string | URL), report?.progress, { signal, fetchOptions });
+      ({ bytes, cached } = await fetchBytes(fetchUrl(loc as string | URL), report?.progress, { signal, fetchOptions }));
     }
   } catch (e) {
     signal?.throwIfAborted(); // whatever fetch or the read made of the abort: the signal's reason
     throw e;
   }
   signal?.throwIfAborted();
-  report?.done(bytes);
+  report?.done(bytes, cached);
   return { bytes, origin };
 }

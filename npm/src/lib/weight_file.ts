@@ -3,6 +3,7 @@
 // reads, the GPU every other tensor, one at a time; no copy of the whole file is held. Sources:
 // a path (Node: an open file), a Blob (slices), a URL (HTTP Range requests; a server that ignores
 // Range sends the whole file once, which is then held like bytes given in memory), or bytes.
+import { cacheActive, cacheGet, cachePut } from './cache.js';
 import { fetchUrl, localPath, isBlob, progressReporter, requestInit } from './source.js';
 import type { LoadControls } from './source.js';
 import type { Progress } from './model_types.js';
@@ -19,6 +20,9 @@ export interface WeightFile {
 
 type OnProgress = ((event: Progress) => void) | undefined;
 
+// The largest weights file a WebGPU load reads whole to keep in env.cache (larger: streamed by ranges, not cached).
+const CACHE_WHOLE_BYTES = 512 << 20;
+
 /** Bytes already in memory, as a WeightFile (reads are views, no copies). */
 export function bytesFile(bytes: Uint8Array, origin: string): WeightFile {
   return {
@@ -32,8 +36,8 @@ export function bytesFile(bytes: Uint8Array, origin: string): WeightFile {
   };
 }
 
-// Counts the bytes read into onProgress's events (total: the file's size).
-function withProgress(file: WeightFile, onProgress: OnProgress): WeightFile {
+// Counts the bytes read into onProgress's events (total: the file's size). cached: it came from env.cache.
+function withProgress(file: WeightFile, onProgress: OnProgress, cached = false): WeightFile {
   const report = progressReporter(onProgress, file.origin);
   if (!report) return file;
   let loaded = 0;
@@ -48,7 +52,7 @@ function withProgress(file: WeightFile, onProgress: OnProgress): WeightFile {
     },
     close: async () => {
       await file.close();
-      report.done(new Uint8Array(0));
+      report.done(new Uint8Array(0), cached);
     },
   };
 }
@@ -100,7 +104,17 @@ export async function openWeightFile(loc: string | URL | Blob, onProgress: OnPro
         const f = await (await import('#node')).openFileNode(path);
         file = { origin: path, ...f };
       } else {
-        file = await openUrl(fetchUrl(loc), String(loc), load);
+        const url = fetchUrl(loc);
+        const cached = cacheActive(String(url)) ? await cacheGet(String(url)) : null;
+        if (cached) return withProgress(bytesFile(cached, String(loc)), onProgress, true);
+        file = await openUrl(url, String(loc), load);
+        // env.cache keeps files up to CACHE_WHOLE_BYTES: read whole once, kept for the next load;
+        // larger ones stream by ranges and are not cached.
+        if (cacheActive(String(url)) && file.size <= CACHE_WHOLE_BYTES) {
+          const bytes = await file.read(0, file.size);
+          await cachePut(String(url), bytes, new Headers());
+          file = bytesFile(bytes, String(loc));
+        }
       }
     }
   } catch (e) {

@@ -1,6 +1,8 @@
 // Misuses the types must reject: every `@ts-expect-error` line has to be an
 // error, or tsc fails ("Unused '@ts-expect-error' directive"). Not run.
-import { env, loadIR, execute, Tensor, InferenceSession, type Model, type ProxyModel } from 'torch-ir-wasm';
+import { env, loadIR, execute, Tensor, InferenceSession, type LanguageModel, type Model, type ProxyModel } from 'torch-ir-wasm';
+
+declare const lm: LanguageModel;
 
 declare const model: Model;
 declare const proxyModel: ProxyModel;
@@ -80,3 +82,9 @@ await session.run({}, [0]);
 session.run({}).x;
 
 console.log(wrongClass, id, text, bytes);
+
+// generate(): a text prompt gives text, ids give ids
+// @ts-expect-error a text prompt's result is a string, not ids
+const notIds: number[] = await lm.generate('hello');
+// @ts-expect-error stopStrings are strings
+await lm.generate('hello', { stopStrings: [1] });

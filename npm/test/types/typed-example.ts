@@ -2,7 +2,8 @@
 // (scripts/test_types.sh runs tsc over it with TypeScript 5 and 7); it is not run.
 import {
   env, loadIR, execute, verify, Tensor, InferenceSession, TorchIrError, IRFormatError, ExecutionError,
-  type DType, type Model, type OutputTensor, type Progress, type TypedArrayFor, type TensorInfo,
+  loadLM, loadTokenizer,
+  type DType, type Model, type OutputTensor, type Progress, type TypedArrayFor, type TensorInfo, type LogitsProcessor,
 } from 'torch-ir-wasm';
 
 env.numThreads = 4;
@@ -110,4 +111,18 @@ try {
   if (err instanceof IRFormatError) console.log('bad IR:', err.message, err.kind);
   else if (err instanceof ExecutionError || err instanceof TorchIrError) console.log(err.name);
   else if (err instanceof DOMException && err.name === 'AbortError') console.log('aborted');
+}
+
+// Text generation: text in, text out; ids in, ids out; streamed pieces.
+{
+  const lm = await loadLM({ prefill: 'prefill.json', decode: 'decode.json', kvMapping: 'kv_mapping.json', weights: 'weights.safetensors', tokenizer: 'tokenizer.json' });
+  const text: string = await lm.generate('This package provides', { maxNewTokens: 16, minNewTokens: 4, repetitionPenalty: 1.2, stopStrings: ['.'] });
+  const ids: number[] = await lm.generate([1, 2, 3], { frequencyPenalty: 0.5, presencePenalty: 0.1 });
+  const banFirst: LogitsProcessor = (logits, seen) => {
+    if (seen.length) logits[0] = -Infinity;
+  };
+  for await (const piece of lm.stream('A library for', { temperature: 0.8, topK: 40, seed: 1, logitsProcessor: banFirst })) console.log(piece);
+  const tok = lm.tokenizer ?? (await loadTokenizer('tokenizer.json'));
+  console.log(text, ids, tok.decode(tok.encode('x')), tok.endIds.length);
+  lm.dispose();
 }

@@ -19,23 +19,13 @@
 #include "weights/safetensors.h"
 
 namespace tir {
+using test::expect_throws_with;
 namespace {
 
 Tensor filled(Shape shape, float start) {
   Tensor t = make_owned(DType::F32, shape);
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + float(i);
   return t;
-}
-
-// f() throws E with `part` in its message.
-template <typename E, typename F>
-void expect_throws_with(F f, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one saying: " << part;
-  } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
 }
 
 // The first 8 + header-length bytes of a safetensors file.

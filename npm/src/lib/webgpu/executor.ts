@@ -542,10 +542,11 @@ export class WebGpuExecutor {
     return new ExecutionError(`WebGPU: the device was lost${at}: ${why}`, cause ? { cause } : undefined);
   }
 
-  /** Compute nodes per device and the transfers of one run (views are not nodes). */
+  /** Compute nodes per device, the transfers of one run (views are not nodes), and each node kept on WASM with why. */
   placement(): Placement {
     const p = this.plan.placement;
-    return { nodes: { webgpu: p.webgpu, wasm: p.wasm }, transfers: { uploads: p.uploads, downloads: p.downloads } };
+    const wasmNodes = (this.plan.fallbacks ?? []).map((f: { node: string; op_type: string; why: string }) => ({ node: f.node, opType: f.op_type, why: f.why }));
+    return { nodes: { webgpu: p.webgpu, wasm: p.wasm }, transfers: { uploads: p.uploads, downloads: p.downloads }, wasmNodes };
   }
 
   destroy(): void {
