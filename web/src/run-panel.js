@@ -57,6 +57,13 @@ export function runSummaryHtml(S) {
     if (rep.errorMessage) h += `<div class="muted">${esc(rep.errorMessage)}</div>`;
     h += `<details style="margin-top:8px"><summary class="muted">CLI report</summary><pre>${esc(formatReport(rep))}</pre></details></div>`;
   } else h += '<div class="muted">No expected outputs: load an io.safetensors (output.&lt;i&gt; tensors) to verify.</div>';
+  // On WebGPU: each node that stayed on WASM, and why (placement().wasmNodes).
+  const kept = r.placement?.wasmNodes ?? [];
+  if (kept.length) {
+    h += `<details id="wasm-nodes" style="margin-top:8px"><summary class="muted">${kept.length} node${kept.length === 1 ? '' : 's'} kept on WASM, and why</summary>` +
+      '<table><tr><th>node</th><th>op</th><th>why</th></tr>' +
+      kept.map((w) => `<tr><td class="mono">${esc(w.node)}</td><td class="mono">${esc(w.opType)}</td><td>${esc(w.why)}</td></tr>`).join('') + '</table></details>';
+  }
   return h;
 }
 

@@ -122,3 +122,21 @@ test('LLM page on WebGPU: the trained model streams text token by token', async 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// A model with nodes the GPU cannot take (PT2E static int8: its integer conv and its
+// quantize / dequantize nodes run on WASM): the run summary lists each with why.
+test('viewer: Run on WebGPU lists the nodes kept on WASM, and why', async () => {
+  const d = '/tests/fixtures/quantized/cnn_pt2e_static/';
+  const page = await openViewer(context, server.url, `?ir=${d}model.json&weights=${d}weights.safetensors&io=${d}io.safetensors`);
+  await page.waitForFunction(() => window.__viewer.S && window.__viewer.S.name, null, { timeout: 60000 });
+  await page.selectOption('#sel-device', 'webgpu');
+  await page.click('#btn-run');
+  await page.waitForSelector('#wasm-nodes', { timeout: 120000 });
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#wasm-nodes tr')].slice(1).map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.ok(rows.length > 0);
+  assert.ok(rows.some(([, op, why]) => op === 'aten.conv2d.default' && /integer \(quantized\) kernel runs on WASM only/.test(why)), JSON.stringify(rows));
+  assert.ok(rows.every(([node, op, why]) => node && op && why), JSON.stringify(rows));
+  assert.match(await page.textContent('#wasm-nodes summary'), /^\d+ nodes? kept on WASM, and why$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
