@@ -29,6 +29,9 @@ const fixtures = readdirSync(LLM).sort().map((name) => {
     prompts: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).prompts.map((p) => p.input_ids),
   };
 });
+// The float32 fixture with random weights (the tests of float16 GEMM weights and of weights
+// held in parts are about its sizes).
+const tinyLlama = fixtures.find((f) => f.name === 'tiny_llama');
 const NEW_TOKENS = 16;
 const rows = [];
 after(() => { for (const r of rows) console.log(`# ${r}`); });
@@ -170,7 +173,7 @@ function brokenDevice(real) {
 // pack (the CPU's halves) as f16 on the GPU, one shared buffer per weight; the greedy tokens
 // equal those of the WASM run at the same weightDtype.
 test('weightDtype float16: GEMM weights f16 on the GPU, tokens equal WASM at float16 weights', async (t) => {
-  const fx = fixtures[0];
+  const fx = tinyLlama;
   const gpu = await ready(t, fx);
   if (!gpu) return;
   if (!gpu.f16) { t.skip('adapter has no shader-f16'); return; }
@@ -197,7 +200,7 @@ test('weightDtype float16: GEMM weights f16 on the GPU, tokens equal WASM at flo
 // parts of their rows under a 600 000-byte limit, read part by part; every node stays on the GPU
 // and the greedy tokens equal WASM's.
 test('weights past the largest binding run in parts of their rows: tokens equal WASM\'s', async (t) => {
-  const fx = fixtures[0];
+  const fx = tinyLlama;
   if (!(await ready(t, fx))) return;
   const wasm = await tir.loadLM({ ...fx.files, threads: 1 });
   tir.env.webgpu.maxBindingBytes = 600000;
@@ -224,7 +227,7 @@ test('weights past the largest binding run in parts of their rows: tokens equal 
 });
 
 test('a failed GPU load falls back to WASM with a warning; env.webgpu.strict makes it an error', async (t) => {
-  const fx = fixtures[0];
+  const fx = tinyLlama;
   const gpu = await ready(t, fx);
   if (!gpu) return;
   try {
@@ -252,7 +255,7 @@ test('a failed GPU load falls back to WASM with a warning; env.webgpu.strict mak
 });
 
 test('a device lost between steps is a TorchIrError that says so', async (t) => {
-  const fx = fixtures[0];
+  const fx = tinyLlama;
   const gpu = await ready(t, fx);
   if (!gpu) return;
   // A device of its own, destroyed mid-generation (the shared one stays for the other tests).
