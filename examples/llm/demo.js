@@ -2,7 +2,7 @@
 // mapping and weights (loadLM), then streams generate()'s tokens into the page.
 // In your own page import from 'torch-ir-wasm' (an import map or a bundler)
 // instead of the repository path.
-import { loadLM, parseIRJson } from '../../npm/index.js';
+import { env, loadLM, parseIRJson } from '../../npm/index.js';
 import { decodeBytes, fmtBytes, parsePrompt, sortLMFiles, statsRows } from './lm-helpers.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +35,8 @@ const weightDtype = params.get('weightDtype') || undefined;
 const expectedUrl = params.get('expected') || (custom ? null : FIXTURE + MODEL.expected);
 const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
 const donate = params.get('donate') !== '0';
+// ?proxy=1: the model generates in a Web Worker (env.proxy): no token's compute blocks the page
+if (params.get('proxy') === '1') env.proxy = true;
 // ?ep=webgpu: generate on the GPU (nodes without a GPU kernel on WASM; no GPU: a warning, then WASM)
 const executionProviders = params.get('ep') === 'webgpu' ? ['webgpu', 'wasm'] : undefined;
 // Where the engine's .wasm/.js files are served from (the package's dist/; by
@@ -72,6 +74,7 @@ async function loadModel(src, label) {
     status.className = '';
     status.textContent = `${label}: ${numLayers} layers, vocabulary ${vocabSize}${lm.tokenizer ? ' (tokenizer.json)' : ''}, prompts up to ${prefillLen} tokens, ` +
       `${maxCacheLen} cache slots \u00b7 ${lm.executionProviders[0] === 'webgpu' ? 'WebGPU + ' : ''}${variant} build, ${n} thread${n === 1 ? '' : 's'}` +
+      `${lm.backend.proxy ? ' in a Web Worker' : ''}` +
       `${globalThis.crossOriginIsolated ? '' : ' (page not cross-origin isolated)'} \u00b7 loaded in ${(performance.now() - t0).toFixed(0)} ms`;
     $('max-new').max = String(maxCacheLen);
     $('generate').disabled = false;

@@ -20,10 +20,11 @@ export type {
 export type {
   Source, TensorSource, IRSource, WasmPaths, Progress, WeightDtype, LoadOptions, ExecutionProvider, Placement,
   ExecuteOptions, VerifyOptions, Reference64Output, Reference64Report, OutputDetail, VerifyReport, NodeTiming, Expected,
-  TypeConfig, LoadedModel,
+  TypeConfig, LoadedModel, LoadedLM,
 } from './lib/model_types.js';
 export type { Limits } from './lib/limits.js';
 export type { ProxyModel } from './lib/proxy.js';
+export type { ProxyLanguageModel } from './lib/proxy_lm.js';
 export type { TensorBase, TensorDataFor, TensorConstructor } from './lib/ort.js';
 export type { LoadLMOptions, GenerateOptions, GenerationStats, GpuTransfers, LogitsProcessor } from './lib/lm_types.js';
 export type { WasmEnv, Backend } from './lib/backend.js';

@@ -195,6 +195,26 @@ test('LLM demo page (default model, trained on Debian descriptions): text stream
   }
 }));
 
+// ?proxy=1 (env.proxy): the model generates in a Web Worker; the page shows the same text, and
+// its own timers keep firing while the worker computes.
+test('LLM demo page ?proxy=1: the trained model generates in a Web Worker, the page stays responsive', { skip, timeout: 180000 }, () => withBrowser(true, async (id, url) => {
+  await wd('POST', `/session/${id}/url`, { url: `${url}examples/llm/?proxy=1` });
+  await waitFor(id, 'window.__demo && (window.__demo.ready || window.__demo.loadError)', demoState);
+  assert.equal(await js(id, 'return window.__demo.loadError'), null);
+  assert.match(await text(id, '#model-status'), /in a Web Worker/);
+  const p = DEB.prompts[0];
+  await js(id, 'window.__ticks = 0; window.__timer = setInterval(() => { window.__ticks++; }, 1);');
+  const r = await generateIn(id, p.prompt, DEB.max_new_tokens);
+  const ticks = await js(id, 'clearInterval(window.__timer); return window.__ticks');
+  assert.equal(r.error, null);
+  assert.equal(r.backend.proxy, true);
+  let n = 0;
+  while (n < p.greedy.top1_top2_margins.length && p.greedy.top1_top2_margins[n] >= 0.05) n++;
+  assert.deepEqual(r.ids.slice(0, n), p.greedy.ids.slice(0, n));
+  assert.equal(await text(id, '#output'), p.prompt + r.text);
+  assert.ok(ticks > r.ids.length, `${ticks} timer ticks during ${r.ids.length} tokens`);
+}));
+
 // ?model=int4: the tiny LLaMA quantized by torchao (8da4w; tests/fixtures/llm/tiny_llama_8da4w, its
 // weights committed): greedy tokens follow PyTorch's quantized generation (up to a step where
 // PyTorch's top-2 margin is thin: tests/cpp/unit/quantized_lm_test.cpp), and the page says so.

@@ -9,12 +9,13 @@ import { ExecutionError, IRFormatError, TorchIrError, check } from './errors.js'
 import { parseJsonLoose } from './json.js';
 import { addTensors, closeTensorFiles, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
 import type { TensorOp } from './load_sources.js';
-import { warn } from './warn.js';
 import { GpuGeneration } from './webgpu/lm.js';
 import { StreamedWeights } from './webgpu/streaming.js';
 import { bindingLimit, declineWebGpu, executionProviders, gpuOrFallback } from './webgpu/provider.js';
 import { checkTensorKeys } from './weight_keys.js';
 import { TextStream, TextTokenizer, loadTokenizer } from './text.js';
+import { canProxy } from './proxy.js';
+import { loadLMProxy } from './proxy_lm.js';
 import { weightDtypeSpec } from './weight_dtype.js';
 import { applyLimits, validateLimits } from './limits.js';
 import type { Limits } from './limits.js';
@@ -22,7 +23,7 @@ import type { Backend, EmbindObject } from './backend.js';
 import type { LoadControls } from './source.js';
 import type { GpuObject } from './webgpu/kernels.js';
 import type { GenerateOptions, GenerationStats, LoadLMOptions, LogitsProcessor } from './lm_types.js';
-import type { IRSource, Placement, Progress } from './model_types.js';
+import type { IRSource, LoadedLM, Placement, Progress } from './model_types.js';
 
 // Lets timers, rendering and I/O run between tokens (a macrotask, without
 // setTimeout's clamping).
@@ -307,8 +308,6 @@ async function readMapping(src: IRSource | undefined, onProgress: ((event: Progr
  * prefill/decode/kvMapping take what loadIR's ir takes; both IRs bind from
  * the one `weights`.
  */
-let proxyWarned = false;
-
 const LOAD_LM_OPTIONS = new Set(['prefill', 'decode', 'kvMapping', 'weights', 'constants', 'threads', 'wasmPaths',
   'onProgress', 'donate', 'weightDtype', 'weightGroupSize', 'limits', 'strictWeights', 'executionProviders', 'signal', 'fetchOptions',
   'tokenizer']);
@@ -344,19 +343,15 @@ async function startGpu(device: GpuObject, backend: Backend, handle: EmbindObjec
 }
 
 /** Loads an LLM exported as pytorch-ir's prefill/decode IR pair with its KV mapping (errors as loadIR's). */
-export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Promise<LanguageModel> {
+export async function loadLM(options: LoadLMOptions = {} as LoadLMOptions): Promise<LoadedLM> {
   for (const k of Object.keys(options)) {
     if (!LOAD_LM_OPTIONS.has(k)) throw new ExecutionError(`loadLM: unknown option '${k}' (options: ${[...LOAD_LM_OPTIONS].join(', ')})`);
   }
   const limits = validateLimits(options.limits, 'loadLM');
   const load = loadControls(options, 'loadLM');
   load.signal?.throwIfAborted();
-  // Generation streams tokens through callbacks and yields between them, so it runs on this
-  // thread; say so once rather than ignore the setting.
-  if (env.proxy && !proxyWarned) {
-    proxyWarned = true;
-    warn('loadLM runs on the calling thread: env.proxy applies to loadIR models only');
-  }
+  // env.proxy: the model generates in the proxy worker (proxy_lm.ts).
+  if (env.proxy && canProxy()) return loadLMProxy(options, env) as unknown as Promise<LoadedLM>;
   const providers = executionProviders(options.executionProviders);
   const { prefill, decode, kvMapping, weights, constants, onProgress } = options;
   if (prefill === undefined || decode === undefined) throw new IRFormatError('loadLM: prefill and decode IRs are required');

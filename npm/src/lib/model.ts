@@ -2,7 +2,7 @@
 // over the Embind WasmModel (bindings/API.md). All checks that matter are the
 // engine's; JS only reshapes arguments and maps errors and reports.
 import { env, getBackend } from './backend.js';
-import { canProxy, loadIRProxy } from './proxy.js';
+import { abortable, canProxy, cloneableFetchOptions, loadIRProxy } from './proxy.js';
 import { addTensors, closeTensorFiles, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
 import type { TensorOp } from './load_sources.js';
 import {
@@ -454,22 +454,9 @@ function loadIRProxied(ir: IRSource, options: LoadOptions, { signal, fetchOption
   const rest: LoadOptions = { ...options };
   delete rest.signal;
   delete rest.fetchOptions;
-  if (fetchOptions) {
-    const init: RequestInit = { ...fetchOptions };
-    delete init.signal;
-    if (init.headers && typeof Headers === 'function') init.headers = Object.fromEntries(new Headers(init.headers));
-    rest.fetchOptions = init; // plain data: structured-cloneable
-  }
-  const loading = loadIRProxy(ir, rest, env);
-  if (!signal) return loading;
-  return new Promise<ProxyModel>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    loading.then((m) => {
-      if (signal.aborted) m.dispose().catch(() => {});
-      else resolve(m);
-    }, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  const init = cloneableFetchOptions(fetchOptions);
+  if (init) rest.fetchOptions = init; // plain data: structured-cloneable
+  return abortable(loadIRProxy(ir, rest, env), signal);
 }
 
 /**

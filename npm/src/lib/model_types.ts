@@ -4,6 +4,8 @@
 import type { Limits } from './limits.js';
 import type { Model } from './model.js';
 import type { ProxyModel } from './proxy.js';
+import type { LanguageModel } from './lm.js';
+import type { ProxyLanguageModel } from './proxy_lm.js';
 import type { TensorLike, TensorValue, TypedArray } from './tensor_types.js';
 
 /** A file: a path (Node), a URL (fetched), a Blob/File, or its bytes. */
@@ -217,3 +219,5 @@ export interface TypeConfig {}
 type ProxySetting = TypeConfig extends { proxy: infer P extends boolean } ? P : false;
 /** What loadIR resolves to under TypeConfig: Model, ProxyModel, or either. */
 export type LoadedModel = [ProxySetting] extends [true] ? ProxyModel : [ProxySetting] extends [false] ? Model : Model | ProxyModel;
+/** What loadLM resolves to under TypeConfig: LanguageModel, ProxyLanguageModel, or either. */
+export type LoadedLM = [ProxySetting] extends [true] ? ProxyLanguageModel : [ProxySetting] extends [false] ? LanguageModel : LanguageModel | ProxyLanguageModel;

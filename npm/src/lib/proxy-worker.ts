@@ -3,11 +3,12 @@
 // serveProxy(port) speaks the protocol over any port; this file starts it on a
 // page's module Worker (self), lib/node/engine-worker.js on a worker_threads
 // parentPort.
-import { loadIR } from '../index.js';
+import { loadIR, loadLM } from '../index.js';
 import { debugFault, env } from './backend.js';
 import { TorchIrError } from './errors.js';
 import { WORKER_METHODS } from './proxy_methods.js';
 import type { Model } from './model.js';
+import type { LanguageModel } from './lm.js';
 
 /** One end of the proxy protocol: send a message (moving the ArrayBuffers in `transfer`), and receive every incoming one. */
 export interface ProxyPort {
@@ -22,7 +23,52 @@ export interface ProxyPort {
  */
 export function serveProxy(port: ProxyPort): void {
   const models = new Map<number, Model>();
+  // Language models (proxy_lm.ts), with the AbortController of the generation in progress.
+  const lms = new Map<number, { lm: LanguageModel; abort: AbortController | null }>();
   let nextHandle = 1;
+
+  async function handleLM(id: number, op: string, h: number, method: string, args: any[]): Promise<unknown> {
+    if (op === 'loadLM') {
+      const [{ progress, numThreads, ...options }] = args;
+      if (numThreads) env.numThreads = numThreads;
+      const lm = await loadLM({ ...options, onProgress: progress ? (p: unknown) => port.post({ id, progress: p }, []) : undefined });
+      const handleId = nextHandle++;
+      lms.set(handleId, { lm, abort: null });
+      return { handle: handleId, info: lm.info, backend: lm.backend, executionProviders: lm.executionProviders };
+    }
+    const entry = lms.get(h);
+    if (op === 'lmCancel') {
+      entry?.abort?.abort(new DOMException('generation cancelled', 'AbortError'));
+      return null;
+    }
+    if (!entry) throw new TorchIrError('language model is disposed');
+    if (op === 'lmRun') {
+      // Each token goes out at once as a progress message: {token} or, streaming text, {token, piece}.
+      const [prompt, options, text] = args;
+      const ac = new AbortController();
+      entry.abort = ac;
+      try {
+        if (text) {
+          let token = -1;
+          for await (const piece of entry.lm.stream(prompt, { ...options, signal: ac.signal, onToken: (t: number) => { token = t; } })) {
+            port.post({ id, progress: { token, piece } }, []);
+          }
+          return { result: null, stats: entry.lm.stats };
+        }
+        const result = await entry.lm.generate(prompt as number[], { ...options, signal: ac.signal, onToken: (t: number) => { port.post({ id, progress: { token: t } }, []); } });
+        return { result, stats: entry.lm.stats };
+      } finally {
+        entry.abort = null;
+      }
+    }
+    if (method === 'placement') return entry.lm.placement();
+    if (method === 'dispose') {
+      entry.lm.dispose();
+      lms.delete(h);
+      return null;
+    }
+    throw new TorchIrError(`unknown method '${method}'`);
+  }
 
   async function handle({ id, op, handle: h, method, args }: any): Promise<[unknown, ArrayBuffer[]]> {
     if (op === 'load') {
@@ -41,6 +87,7 @@ export function serveProxy(port: ProxyPort): void {
       return [{ handle: handleId, inputs: model.inputs, outputs: model.outputs, backend: model.backend }, []];
     }
     if (op === 'debugFault') return [await debugFault(args[0], args[1]), []];
+    if (op === 'loadLM' || op === 'lmRun' || op === 'lmCancel' || op === 'lmCall') return [await handleLM(id, op, h, method, args), []];
     const model = models.get(h);
     if (!model || !WORKER_METHODS.has(method)) throw new TorchIrError(model ? `unknown method '${method}'` : 'model is disposed');
     const value = await (model as any)[method](...args);

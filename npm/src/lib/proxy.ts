@@ -50,6 +50,11 @@ const CLASSES: Readonly<Record<string, new (message?: string) => Error>> = {
 let worker: WorkerTransport | null = null;
 let generation = 0; // bumped when the worker dies: models of older ones are gone
 let lastDeath = '';
+
+/** The current worker's generation, and what ended the last one (for models of a dead worker). */
+export function workerGeneration(): { generation: number; lastDeath: string } {
+  return { generation, lastDeath };
+}
 let nextId = 1;
 const pending = new Map<number, PendingCall>(); // id -> {resolve, reject, onProgress}
 let createNodeWorker: (() => WorkerTransport) | null = null; // lib/node/worker-mode.js createEngineWorker, once loaded
@@ -62,7 +67,7 @@ function nodeMode(): boolean {
 // Loads the Node transport (an async import; getWorker is synchronous). Only
 // the first call waits for it: later ones post at once, so calls reach the
 // worker in the order they were made. null when there is nothing to load.
-function prepareTransport(): Promise<void> | null {
+export function prepareTransport(): Promise<void> | null {
   if (!nodeMode() || createNodeWorker) return null;
   return import('#node').then((m) => {
     createNodeWorker = m.createEngineWorker;
@@ -142,7 +147,8 @@ function getWorker(): WorkerTransport {
 }
 
 // Arguments are copied (structured clone); `transfer` lists buffers to move instead.
-function call(message: object, onProgress?: (p: any) => void, transfer: ArrayBuffer[] = []): Promise<any> {
+// (Also the transport of proxy_lm.ts: its tokens arrive as the call's progress messages.)
+export function call(message: object, onProgress?: (p: any) => void, transfer: ArrayBuffer[] = []): Promise<any> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const w = getWorker();
@@ -161,17 +167,42 @@ function call(message: object, onProgress?: (p: any) => void, transfer: ArrayBuf
 // The worker resolves relative URLs against its own location: make them
 // absolute here. (A Node worker shares the process's cwd: paths stay as given.)
 const base = () => (typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href);
-function absolute(src: any, isIr = false): any {
+export function absolute(src: any, isIr = false): any {
   if (src instanceof URL) return src.href;
   if (typeof src === 'string' && nodeMode()) return src;
   if (typeof src === 'string') return isIr && /^\s*[{[]/.test(src) ? src : new URL(src, base()).href;
   if (Array.isArray(src)) return src.map((s) => absolute(s));
   return src;
 }
-function absolutePaths(p: WasmPaths | undefined | null): WasmPaths | undefined {
+export function absolutePaths(p: WasmPaths | undefined | null): WasmPaths | undefined {
   if (p === undefined || p === null) return undefined;
   if (typeof p === 'string' || p instanceof URL) return absolute(p);
   return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, absolute(v)]));
+}
+
+/** fetchOptions as plain data for the worker (structured-cloneable: no signal, headers as an object). */
+export function cloneableFetchOptions(fetchOptions: RequestInit | undefined): RequestInit | undefined {
+  if (!fetchOptions) return undefined;
+  const init: RequestInit = { ...fetchOptions };
+  delete init.signal;
+  if (init.headers && typeof Headers === 'function') init.headers = Object.fromEntries(new Headers(init.headers));
+  return init;
+}
+
+/**
+ * A worker-side load under this thread's AbortSignal: rejects with its reason when it aborts
+ * first; a load that completes after the abort is disposed.
+ */
+export function abortable<T extends { dispose(): Promise<void> }>(loading: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return loading;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    loading.then((m) => {
+      if (signal.aborted) m.dispose().catch(() => {});
+      else resolve(m);
+    }, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 // Proxy mode under TypeConfig {proxy: true}: what must compile, and the sync
 // uses (forgotten awaits) that must not.
-import { loadIR, InferenceSession, type ProxyModel } from 'torch-ir-wasm';
+import { loadIR, loadLM, InferenceSession, type ProxyModel, type ProxyLanguageModel } from 'torch-ir-wasm';
 
 const model = await loadIR('model.json', { weights: 'weights.safetensors' });
 const typed: ProxyModel = model;
@@ -22,3 +22,12 @@ const pie: string = await session.model.opDistributionPie();
 // @ts-expect-error session.model is a ProxyModel here too
 const sync: string = session.model.toMermaid();
 console.log(text, pie, sync);
+
+// loadLM gives a ProxyLanguageModel: generation in the worker, the tokenizer here too.
+const lm: ProxyLanguageModel = await loadLM({ prefill: 'p.json', decode: 'd.json', kvMapping: 'kv.json', weights: 'w.safetensors', tokenizer: 'tokenizer.json' });
+const continuation: string = await lm.generate('Hello', { maxNewTokens: 8 });
+for await (const piece of lm.stream('Hello')) console.log(piece);
+console.log(continuation, lm.tokenizer?.encode('x').length, lm.backend.proxy);
+// @ts-expect-error placement() is a Promise in proxy mode
+lm.placement().prefill;
+await lm.dispose();
