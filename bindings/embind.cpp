@@ -47,6 +47,8 @@ class WasmModel : public TensorSources {
       // run on both (a GPU producer applies them at its store), donated
       // input slots only on WASM so far.
       if (webgpu_) o.update_in_place = false;
+      o.keep_intermediates = keep_intermediates_;
+      o.float64 = float64_;
       if (shared_prepare_ && prepare_dtype_ != o.weight_dtype)
         throw tir::ExecutionError("weightDtype '" + weight_dtype + "' differs from the '" +
                                   tir::dtype_name(prepare_dtype_) +
@@ -82,6 +84,25 @@ class WasmModel : public TensorSources {
     return guarded([&] { limits_ = limits_from_js(max_tensor_bytes, max_arena_bytes, max_run_work); });
   }
 
+  // The next compile() keeps every node's output (intermediate(); fusion off), and runs the graph
+  // in float64 (SessionOptions::float64): the package's per-node provider comparison.
+  void setKeepIntermediates(bool on) { keep_intermediates_ = on; }
+  void setFloat64(bool on) { float64_ = on; }
+  // A node output of the last run (keepIntermediates): {dtype, shape, bytes (a copy, contiguous)},
+  // or null when the graph has no such value.
+  val intermediate(const std::string& name) const {
+    return or_throw<val>([&] {
+      need_session();
+      const tir::Tensor* t = session_->value(name);
+      if (!t || !t->defined()) return val::null();
+      const tir::Tensor c = tir::to_dtype_owned(*t, t->dtype);  // contiguous
+      val o = val::object();
+      o.set("dtype", std::string(tir::dtype_name(c.dtype)));
+      o.set("shape", shape_to_js(c.shape));
+      o.set("bytes", val::global("Uint8Array").new_(emscripten::typed_memory_view(c.nbytes(), c.raw())));
+      return o;
+    });
+  }
   // The next compile() plans for WebGPU placement (webgpuPlan()).
   void setWebGpu(bool on) { webgpu_ = on; }
   // The device's largest storage binding, for the placement that decides which
@@ -107,6 +128,25 @@ class WasmModel : public TensorSources {
     std::string err = guarded([&] {
       need_session();
       plan = session_->webgpu_plan(gpu_device(max_binding_bytes));
+    });
+    return err.empty() ? plan : err;
+  }
+  // webgpuPlan() with GPU-resident graph I/O (Session::webgpu_plan), for GPU tensors: inputs
+  // `gpu_inputs` (indices) start each run on the GPU only, where the caller copies them;
+  // outputs `gpu_outputs` end the run there, not downloaded.
+  std::string webgpuPlanIO(double max_binding_bytes, val gpu_inputs, val gpu_outputs) {
+    std::string plan;
+    std::string err = guarded([&] {
+      need_session();
+      auto indices = [](val list) {
+        std::vector<size_t> out;
+        for (int i : emscripten::vecFromJSArray<int>(list)) {
+          if (i < 0) throw tir::ExecutionError("webgpuPlanIO: negative graph I/O index");
+          out.push_back(size_t(i));
+        }
+        return out;
+      };
+      plan = session_->webgpu_plan(gpu_device(max_binding_bytes), indices(gpu_inputs), indices(gpu_outputs));
     });
     return err.empty() ? plan : err;
   }
@@ -406,6 +446,7 @@ class WasmModel : public TensorSources {
   tir::Limits limits_;  // setLimits, applied by compile
   bool profiling_ = false;
   bool webgpu_ = false;
+  bool keep_intermediates_ = false, float64_ = false;
   double max_binding_ = double(uint64_t(128) << 20);
   std::unique_ptr<tir::Session> pending_;  // compiled and placed, waiting for streamed bytes
   bool shader_f16_ = false;
@@ -482,6 +523,10 @@ EMSCRIPTEN_BINDINGS(torch_ir_wasm) {
       .function("runSlots", &WasmModel::runSlots)
       .function("setWebGpu", &WasmModel::setWebGpu)
       .function("webgpuPlan", &WasmModel::webgpuPlan)
+      .function("webgpuPlanIO", &WasmModel::webgpuPlanIO)
+      .function("setKeepIntermediates", &WasmModel::setKeepIntermediates)
+      .function("setFloat64", &WasmModel::setFloat64)
+      .function("intermediate", &WasmModel::intermediate)
       .function("setMaxBinding", &WasmModel::setMaxBinding)
       .function("setShaderF16", &WasmModel::setShaderF16)
       .function("weightBytes", &WasmModel::weightBytes)

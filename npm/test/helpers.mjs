@@ -1,6 +1,8 @@
 // Shared test helpers: fixture discovery and io files. (No tests here; node's
 // runner lists this file as one passing entry.)
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
@@ -152,4 +154,29 @@ export function assertWithinQuantizationError(name, outputs, ioPath) {
     assert.ok(diff <= 0.25 * quantError, lines.at(-1));
   });
   return lines;
+}
+
+/**
+ * Runs a task page (docs/tasks/*.md) as written: its ```js blocks joined in order, as one ES
+ * module from the repository root, each `from 'NAME'` of `modules` pointed at that file (default:
+ * torch-ir-wasm at this checkout's package). Asserts it exits 0 and prints something.
+ */
+export function runTaskPage(file, modules = {}) {
+  const md = readFileSync(file, 'utf8');
+  const blocks = [...md.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length > 0, `${file} has no js block`);
+  let code = blocks.join('\n');
+  for (const [name, path] of Object.entries({ 'torch-ir-wasm': join(NPM_DIR, 'index.js'), ...modules })) {
+    code = code.replaceAll(`from '${name}'`, `from '${pathToFileURL(path).href}'`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'tir-task-'));
+  try {
+    writeFileSync(join(dir, 'page.mjs'), code);
+    const r = spawnSync(process.execPath, [join(dir, 'page.mjs')], { cwd: REPO, encoding: 'utf8', timeout: 300000 });
+    assert.equal(r.status, 0, `${file}: ${r.stderr}`);
+    assert.ok(r.stdout.trim().length > 0, `${file} printed nothing`);
+    return r.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -78,7 +78,9 @@ void Session::Impl::bind(const TensorMap& given_weights, const TensorMap& consta
     if (!src)
       throw WeightLoadError("Weight/input '" + slot.first_placeholder + "' not found in registry for node '" +
                             slot.first_reader + "'.");
-    if (src->shape != slot.tensor.shape || src->dtype != slot.ir_dtype)
+    // A float64 run (SessionOptions::float64) widens float32 weights exactly.
+    const bool widened = options.float64 && src->dtype == DType::F32 && slot.ir_dtype == DType::F64;
+    if (src->shape != slot.tensor.shape || (src->dtype != slot.ir_dtype && !widened))
       throw WeightLoadError("Weight '" + slot.key + "' (placeholder '" + slot.first_placeholder + "'): got " +
                             shape_to_string(src->shape) + " " + dtype_name(src->dtype) + " but the IR declares " +
                             shape_to_string(slot.tensor.shape) + " " + dtype_name(slot.ir_dtype));

@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/errors.h"
 #include "core/weight_spec.h"
+#include "ir/float64.h"
 #include "ir/validator.h"
 #include "runtime/limits.h"
 #include "runtime/memory_plan.h"
@@ -68,7 +69,7 @@ bool parse_weight_dtype(const std::string& s, SessionOptions* o) {
 }
 
 Session::Session(Model model, SessionOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->model = std::move(model);
+  impl_->model = options.float64 ? promote_to_float64(model) : std::move(model);
   if (options.weight_dtype != DType::F32 && options.weight_dtype != DType::F16 &&
       options.weight_dtype != DType::BF16)
     throw ExecutionError(std::string("SessionOptions::weight_dtype must be float32, float16 or bfloat16, got ") +
@@ -313,7 +314,8 @@ void Session::set_inputs(const std::vector<Tensor>& inputs) {
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& given = inputs[i];
-    const bool dtype_ok = compute_dtype(given.dtype) == compute_dtype(metas[i].dtype);
+    const bool dtype_ok = compute_dtype(given.dtype) == compute_dtype(metas[i].dtype) ||
+                          (s.options.float64 && given.dtype == DType::F32 && metas[i].dtype == DType::F64);
     if (given.shape != metas[i].shape || !dtype_ok)
       throw ExecutionError("input " + std::to_string(i) + " ('" + metas[i].name + "'): expected " +
                            meta_text(metas[i].shape, metas[i].dtype) + ", got " +

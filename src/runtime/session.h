@@ -41,6 +41,9 @@ struct SessionOptions {
   // Keep every intermediate value readable after run() (parity tooling): each
   // value gets its own memory instead of sharing the arena.
   bool keep_intermediates = false;
+  // Run the graph in float64 (ir/float64.h: promote_to_float64), a reference for judging a
+  // float32 run of the same module: float32 weights, constants and inputs widen exactly.
+  bool float64 = false;
   // Fuse batch norm / residual add / relu / clamp into the conv or linear
   // before them (runtime/fusion.cpp). Off when keep_intermediates is on.
   bool fusion = true;

@@ -150,7 +150,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     GpuLowering lowered;
   };
   std::vector<GpuStep> gpu_steps;
-  std::string fallbacks;
+  std::string fallbacks, view_nodes;
   int64_t pos = 0;  // program position, for GPU lifetimes
   int gpu_nodes = 0, wasm_nodes = 0, views = 0, uploads = 0, downloads = 0;
   std::vector<int> prepare_uploads;
@@ -193,10 +193,19 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     v.cpu_valid = false;
     v.gpu_first = 0;
   }
-  std::vector<bool> kept(s.outputs.size(), false);
+  // A kept output's slot lives to the end of the run. Its GPU buffer is the output itself only
+  // where the GPU storage is the CPU layout: float32 / int32, dense from the start of its
+  // buffer, covering all of it ("kept_outputs", which a GPU tensor copies). Any other (a view of
+  // part of a value, int64 narrowed to i32 on the GPU) is downloaded too, for the CPU's copy.
+  auto whole_value = [&](const Tensor& t) {
+    return t.defined() && (t.dtype == DType::F32 || t.dtype == DType::I32) && t.offset == 0 && t.is_contiguous() &&
+           uint64_t(t.numel()) * dtype_size(t.dtype) == root(t)->nbytes;
+  };
+  std::vector<bool> kept(s.outputs.size(), false), gpu_layout(s.outputs.size(), false);
   for (size_t k : gpu_outputs) {
     if (k >= s.outputs.size()) throw ExecutionError("webgpu_plan: no graph output " + std::to_string(k));
     kept[k] = true;
+    gpu_layout[k] = whole_value(s.outputs[k]);
   }
   const bool dynamic = s.has_dynamic;
   int64_t wasm_first = -1, wasm_last = -1;
@@ -274,9 +283,18 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     }
     std::string covers;
     for (const auto& name : st.call.epilogue.covers) covers += (covers.empty() ? "" : ", ") + quoted(name);
+    // The node's outputs by IR name, where the GPU buffer is the output itself (a node that
+    // covers none: its outputs are its own), for reading a node's values back (intermediates).
+    std::string outs;
+    for (size_t k = 0; covers.empty() && k < st.call.out.size() && k < st.node->outputs.size(); ++k) {
+      const Tensor& t = st.call.out[k];
+      if (!whole_value(t) || !id_of.count(root(t))) continue;
+      outs += (outs.empty() ? "" : ", ") + std::string("{\"name\": ") + quoted(st.node->outputs[k].name) +
+              ", \"value\": " + std::to_string(id_of[root(t)]) + "}";
+    }
     return "{\"op\": \"gpu\", \"step\": " + std::to_string(si) + ", \"node\": " + quoted(st.node->name) +
-           ", \"op_type\": " + quoted(st.node->op_type) + ", \"covers\": [" + covers + "], \"dispatches\": [" +
-           dispatches + "]}";
+           ", \"op_type\": " + quoted(st.node->op_type) + ", \"covers\": [" + covers + "], \"outputs\": [" + outs +
+           "], \"dispatches\": [" + dispatches + "]}";
   };
 
   for (size_t si = 0; si < s.steps.size(); ++si) {
@@ -291,6 +309,8 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
     if (!st.def->run || st.folded) {
       if (st.folded)
         for (const Tensor& t : st.call.in) cpu_reads(t);
+      else  // its values are its input's, on whichever device holds them
+        view_nodes += (view_nodes.empty() ? "" : ", ") + quoted(st.node->name);
       ++views;
       continue;
     }
@@ -423,6 +443,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
         Value& v = values[size_t(value_of(t))];
         if (!v.defined) v.cpu_valid = v.gpu_valid = v.defined = true;
       }
+      view_nodes += (view_nodes.empty() ? "" : ", ") + quoted(st.node->name);
       ++views;
       continue;
     }
@@ -468,7 +489,7 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
   }
   flush_wasm();
   for (size_t k = 0; k < s.outputs.size(); ++k)
-    if (s.outputs[k].defined() && !kept[k]) make_cpu_valid(value_of(s.outputs[k]));
+    if (s.outputs[k].defined() && !gpu_layout[k]) make_cpu_valid(value_of(s.outputs[k]));
   // Kept outputs: made on the GPU (an upload when WASM made one), and their
   // slots live to the end, where the caller copies them.
   for (size_t k = 0; k < s.outputs.size(); ++k)
@@ -511,7 +532,6 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
   std::sort(order.begin(), order.end(), [&](int a, int b) { return values[size_t(a)].gpu_first < values[size_t(b)].gpu_first; });
   for (int id : order) {
     Value& v = values[size_t(id)];
-    const uint64_t numel = v.numel();
     // Whole 4-byte words: WebGPU copies and writes buffers in multiples of 4 (f16: 2 bytes per element, int8: 1).
     const uint64_t bytes = std::max<uint64_t>(4, (v.gpu_storage_bytes() + 3) / 4 * 4);
     int best = -1;
@@ -572,12 +592,17 @@ std::string Session::Impl::webgpu_plan_json(const WebGpuDevice& device, const st
                                   ? std::to_string(id_of[root(list[k])]) : std::string("-1"));
     return o;
   };
+  std::string kept_list;
+  for (size_t k = 0; k < kept.size(); ++k)
+    if (gpu_layout[k]) kept_list += (kept_list.empty() ? "" : ", ") + std::to_string(k);
   out += "],\n  \"inputs\": [" + io_ids(s.inputs) + "],\n  \"outputs\": [" + io_ids(s.outputs);
+  out += "],\n  \"kept_outputs\": [" + kept_list;
   out += "],\n  \"prepare\": [";
   for (size_t k = 0; k < prepare_uploads.size(); ++k) out += (k ? ", " : "") + std::to_string(prepare_uploads[k]);
   std::string items;
   for (const std::string& item : program) items += (items.empty() ? "" : ",\n    ") + item;
   out += "],\n  \"program\": [\n    " + items + "],\n  \"fallbacks\": [\n    " + fallbacks + "],\n";
+  out += "  \"view_nodes\": [" + view_nodes + "],\n";
   out += "  \"placement\": {\"webgpu\": " + std::to_string(gpu_nodes) + ", \"wasm\": " + std::to_string(wasm_nodes) +
          ", \"views\": " + std::to_string(views) + ", \"uploads\": " + std::to_string(uploads) +
          ", \"downloads\": " + std::to_string(downloads) + "}\n}\n";

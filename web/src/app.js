@@ -12,6 +12,7 @@ import { nodeHeat, legendHtml, runSummaryHtml, timingHtml, outputsHtml } from '.
 import { esc, fmtMs } from './format.js';
 import { deviceOptions, profiledRuns, randomInputs } from './run.js';
 import { GeneratePanel } from './generate-panel.js';
+import { wireCompare } from './compare-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -400,7 +401,7 @@ async function runModel() {
     let report = null;
     if (S.io && S.io.outputs.length) report = await m.verify(inputs, S.io.outputs);
     S.profile = { byNode, total, runs, devices, fused };
-    S.run = { outputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs, placement: (m.executionProviders ?? []).includes('webgpu') ? m.placement() : null };
+    S.run = { outputs, inputs, totalMs, report, backend: m.backend, random: !S.io, loadMs: S.loadMs, placement: (m.executionProviders ?? []).includes('webgpu') ? m.placement() : null };
     $('chk-heat').disabled = false;
     applyHeat();
     canvas.redraw();
@@ -452,6 +453,7 @@ $('panel').addEventListener('click', (ev) => {
 });
 $('panel-close').onclick = () => ($('panel').hidden = true);
 const gen = new GeneratePanel({ open, message, busy });
+wireCompare($('panel'), S, { message, busy, goTo });
 
 // ---------------------------------------------------------------- export
 async function getInfoModel() {

@@ -4,6 +4,7 @@ import { formatReport } from '../../npm/index.js';
 import { shortOp } from './graph.js';
 import { themeColors } from './render.js';
 import { esc, fmtMs, fmtNum, shapeText, previewTensor, link } from './format.js';
+import { compareHtml } from './compare-panel.js';
 
 // Heat per visible scene item (ops, collapsed blocks, open block boxes), on a sqrt scale of the
 // largest op or collapsed-block time; open boxes get a tint but no label.
@@ -64,7 +65,7 @@ export function runSummaryHtml(S) {
       '<table><tr><th>node</th><th>op</th><th>why</th></tr>' +
       kept.map((w) => `<tr><td class="mono">${esc(w.node)}</td><td class="mono">${esc(w.opType)}</td><td>${esc(w.why)}</td></tr>`).join('') + '</table></details>';
   }
-  return h;
+  return h + compareHtml(r);
 }
 
 export function timingHtml(S) {

@@ -140,3 +140,29 @@ test('viewer: Run on WebGPU lists the nodes kept on WASM, and why', async () => 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// The per-node comparison in the viewer, on a GPU kernel broken on purpose in the page (relu's
+// expression, which the WGSL elementwise kernels are generated from, scaled by 1.001): Compare
+// names the first relu node, with the values WebGPU, WASM and float64 computed there.
+test('viewer: Compare names a GPU kernel broken on purpose, with both values', async () => {
+  const page = await openViewer(context, server.url);
+  await page.evaluate((id) => window.__viewer.openSample(id), 'small_cnn');
+  await page.selectOption('#sel-device', 'webgpu');
+  await page.click('#btn-run');
+  await page.waitForSelector('#btn-compare', { timeout: 120000 });
+  const firstRelu = await page.evaluate(async () => {
+    const k = await import('/npm/lib/webgpu/kernels.js');
+    k.ELEMENTWISE_OPS.relu.expr = `T(1.001) * (${k.ELEMENTWISE_OPS.relu.expr})`;
+    return window.__viewer.S.graph.nodes.find((n) => n.kind === 'op' && n.opType === 'aten.relu.default').name;
+  });
+  await page.click('#btn-compare');
+  await page.waitForSelector('#compare-values, #compare-result .verdict', { timeout: 180000 });
+  const text = await page.textContent('#compare-result');
+  assert.match(text, new RegExp(`first mismatch node ${firstRelu} aten\\.relu\\.default on webgpu`), text);
+  const [at, gpu, wasm, f64] = await page.evaluate(() => [...document.querySelectorAll('#compare-values td')].map((td) => td.textContent));
+  assert.match(at, /^\[\d+(, \d+)*\]$/);
+  assert.ok(Math.abs(Number(gpu) / Number(wasm) - 1.001) < 3e-4, `${gpu} vs ${wasm}`);
+  assert.ok(Math.abs(Number(wasm) - Number(f64)) < 1e-4 * Math.max(1, Math.abs(Number(f64))), `${wasm} vs ${f64}`);
+  assert.deepEqual(page.errors, [`first GPU mismatch: ${firstRelu}`]); // the status line's finding, and nothing else
+  await page.close();
+});

@@ -4,7 +4,7 @@
 import { IRFormatError, WeightLoadError, check } from './errors.js';
 import { parseJsonLoose, stringifyIr } from './json.js';
 import { asUint8, errnoText, isBlob, isBytesLike, isLocation, readLocation } from './source.js';
-import { toTensor, type TensorMeta } from './tensor.js';
+import { toShape, toTensor, type TensorMeta } from './tensor.js';
 import type { LoadControls } from './source.js';
 import type { EmbindObject } from './backend.js';
 import type { StreamedWeights } from './webgpu/streaming.js';
@@ -26,7 +26,16 @@ export interface TensorOp {
 /** An IR's lazily parsed facts (irMetaFrom): a weight's or constant's dtype and shape. */
 export type IrMeta = () => {
   tensor(name: string): TensorMeta | undefined;
+  /** The IR's nodes in order: name, op type and output metas (none when the text does not parse). */
+  nodes(): IrNode[];
 };
+
+/** A node of the IR as the package reads it (intermediates, the provider comparison). */
+export interface IrNode {
+  name: string;
+  op_type: string;
+  outputs: { name: string; shape: number[]; dtype: string }[];
+}
 
 type OnProgress = ((event: Progress) => void) | undefined;
 
@@ -169,6 +178,15 @@ export function irMetaFrom(text: string): IrMeta {
         return { dtype: c.dtype, shape };
       }
       return undefined;
+    },
+    nodes(): IrNode[] {
+      const ir = load();
+      if (!ir || !Array.isArray(ir.nodes)) return [];
+      return ir.nodes.filter((n: unknown) => n && typeof n === 'object').map((n: any) => ({
+        name: String(n.name),
+        op_type: String(n.op_type),
+        outputs: (Array.isArray(n.outputs) ? n.outputs : []).map((o: any) => ({ name: String(o?.name), shape: toShape(o?.shape), dtype: String(o?.dtype) })),
+      }));
     },
   });
 }

@@ -1,30 +1,16 @@
-// The public API: loadIR / execute / verify and the Model class, a thin layer
-// over the Embind WasmModel (bindings/API.md). All checks that matter are the
-// engine's; JS only reshapes arguments and maps errors and reports.
-import { env, getBackend } from './backend.js';
-import { abortable, canProxy, cloneableFetchOptions, loadIRProxy } from './proxy.js';
-import { addTensors, closeTensorFiles, collectTensors, irMetaFrom, irOrigin, loadControls, readIrText } from './load_sources.js';
-import type { TensorOp } from './load_sources.js';
-import {
-  TorchIrError, ExecutionError, VerificationError, check,
-} from './errors.js';
+// The Model class (what loadIR returns: load_model.ts) and execute / verify, a thin layer over
+// the Embind WasmModel (bindings/API.md). All checks that matter are the engine's; JS only
+// reshapes arguments and maps errors and reports.
+import { irMetaFrom } from './load_sources.js';
+import { TorchIrError, ExecutionError, VerificationError, check } from './errors.js';
 import { parseJsonLoose } from './json.js';
-import { applyLimits, validateLimits } from './limits.js';
-import { checkTensorKeys } from './weight_keys.js';
-import { weightDtypeSpec } from './weight_dtype.js';
-import { bindingLimit, executionProviders, gpuOrFallback, startWebGpu } from './webgpu/provider.js';
-import { StreamedWeights } from './webgpu/streaming.js';
+import { gpuTensorData, gpuTensorMeta, isGpuTensor, outputOnGpu, type GpuRuns, type ResidentInput } from './webgpu/gpu_io.js';
 import { copyBytes, fromBytes, isTypedArray, numel, toShape, toTensor, DTYPE_ARRAY, type NormalizedTensor } from './tensor.js';
 import type { Backend, EmbindObject } from './backend.js';
 import type { IrMeta } from './load_sources.js';
-import type { LoadControls } from './source.js';
-import type { Limits } from './limits.js';
 import type { WebGpuExecutor } from './webgpu/executor.js';
 import type { DType, Inputs, OutputTensor, TensorInfo } from './tensor_types.js';
-import type {
-  ExecuteOptions, Expected, IRSource, LoadOptions, LoadedModel, NodeTiming, Placement, VerifyOptions, VerifyReport,
-  WeightDtype,
-} from './model_types.js';
+import type { ExecuteOptions, Expected, NodeTiming, Placement, VerifyOptions, VerifyReport } from './model_types.js';
 import type { ProxyModel } from './proxy.js';
 
 // Handles are guarded (lib/trap.js): delete() skips a discarded instance.
@@ -37,6 +23,9 @@ const finalizer = typeof FinalizationRegistry === 'function'
     }
   })
   : null;
+
+// _runValues' answer when inputs on the GPU must be read back first (another input needs conversion).
+const NEEDS_CPU = Symbol('needs-cpu');
 
 // Inputs/expected given as a Map (name -> value) read like {name: value}.
 function byName(v: any): any {
@@ -103,10 +92,13 @@ export class Model {
   /** @internal */ _irMeta: IrMeta;
   /** @internal */ _compiled: boolean;
   /** @internal */ _gpu: WebGpuExecutor | null;
+  /** @internal the runs with GPU tensors (its executors, the first being _gpu), or null: WASM only */
+  _gpuRuns: GpuRuns | null = null;
   /** @internal */ _slotInfo?: { dtype: string; shape: number[] }[];
   /** @internal */ _lastCarryBytes?: number;
   /** @internal */ _ran?: boolean;
   /** @internal */ _outMeta?: { name: string; shape: number[]; dtype: string }[] | null;
+  /** @internal loaded with keepIntermediates */ _keepIntermediates = false;
 
   // Private: models come from loadIR (Model._create), so `new Model()` does not type-check.
   private constructor(backend: Backend, handle: EmbindObject, irText: string, compiled: boolean, weightDtype = 'float32',
@@ -152,8 +144,9 @@ export class Model {
     }
   }
 
-  // The inputs as a list in graph_inputs order (array, single typed array, or {name: value}).
-  private _inputList(inputs: any, carried: Map<number, number> | null): (NormalizedTensor | null)[] {
+  // The input values in graph_inputs order (array, single typed array, or {name: value});
+  // undefined for the carried ones.
+  private _inputValues(inputs: any, carried: Map<number, number> | null): unknown[] {
     const metas = this.inputs;
     let list: unknown[];
     if (Array.isArray(inputs)) {
@@ -166,7 +159,7 @@ export class Model {
         if (!names.has(k)) throw new ExecutionError(`unknown input '${k}' (graph inputs: ${metas.map((m) => m.name).join(', ')})`);
       }
       list = metas.map((m, i) => {
-        if (carried?.has(i)) return null;
+        if (carried?.has(i)) return undefined;
         if (!(m.name in inputs)) throw new ExecutionError(`input ${i} ('${m.name}') is missing`);
         return inputs[m.name];
       });
@@ -176,7 +169,13 @@ export class Model {
       throw new ExecutionError('inputs must be an array (graph_inputs order) or an object keyed by input name');
     }
     if (list.length !== metas.length) throw new ExecutionError(`expected ${metas.length} input(s) (${metas.map((m) => `'${m.name}'`).join(', ')}), got ${list.length}`);
-    return list.map((v, i) => (carried?.has(i) ? null : toTensor(v, metas[i], (msg) => {
+    return [...list];
+  }
+
+  // Input values -> tensors the engine takes (null for those in `skip`: carried, or on the GPU).
+  private _inputTensors(list: readonly unknown[], skip: ReadonlySet<number>): (NormalizedTensor | null)[] {
+    const metas = this.inputs;
+    return list.map((v, i) => (skip.has(i) ? null : toTensor(v, metas[i], (msg) => {
       throw new ExecutionError(`input ${i} ('${metas[i]!.name}'): ${msg}`);
     })));
   }
@@ -193,42 +192,73 @@ export class Model {
     return this._slotInfo;
   }
 
-  private _run(given: Inputs | undefined, carry?: ExecuteOptions['carry']): Promise<void> | undefined {
+  // keepOutputs: leave the preferredOutputLocation 'gpu-buffer' outputs on the GPU (execute;
+  // verify reads them all on the CPU).
+  private _run(given: Inputs | undefined, carry?: ExecuteOptions['carry'], keepOutputs = true): Promise<void> | undefined {
     const inputs = byName(given);
     this._ensureCompiled();
+    const carried = this._carryPlan(inputs, carry);
+    const values = this._inputValues(inputs, carried);
+    if (values.some(isGpuTensor)) return this._runGpuTensors(values, carried, keepOutputs);
+    return this._runValues(values, carried, [], keepOutputs) as Promise<void> | undefined;
+  }
+
+  // GPU tensors among the inputs: on a WebGPU model those that fit their slot stay on the GPU,
+  // the others (and all, on WASM) are read back first.
+  private async _runGpuTensors(values: unknown[], carried: Map<number, number> | null, keepOutputs: boolean): Promise<void> {
+    const names = this.inputs.map((m) => m.name);
+    const readBack = async (i: number): Promise<void> => {
+      const v = values[i];
+      if (!isGpuTensor(v)) return;
+      const what = `input ${i} ('${names[i]}')`;
+      const { shape, dtype } = gpuTensorMeta(v, what);
+      values[i] = { data: await gpuTensorData(v, this._gpuRuns?.device ?? null, what), shape, dtype };
+    };
+    const resident = this._gpuRuns ? await this._gpuRuns.splitInputs(values, names, this._slots()) : [];
+    if (!this._gpuRuns) for (let i = 0; i < values.length; i++) await readBack(i);
+    const r = this._runValues(values, carried, resident, keepOutputs);
+    if (r !== NEEDS_CPU) return r;
+    for (const { index } of resident) await readBack(index); // another input needs conversion
+    return this._runValues(values, carried, [], keepOutputs) as Promise<void> | undefined;
+  }
+
+  private _runValues(values: readonly unknown[], carried: Map<number, number> | null, resident: readonly ResidentInput[],
+    keepOutputs: boolean): Promise<void> | undefined | typeof NEEDS_CPU {
     const h = this._h;
     this._backend.useThreads(this._threads);
-    const carried = this._carryPlan(inputs, carry);
-    const tensors = this._inputList(inputs, carried);
+    const skip = new Set<number>([...(carried?.keys() ?? []), ...resident.map((r) => r.index)]);
+    const tensors = this._inputTensors(values, skip);
     const slots = this._slots();
     // Fast path: every input already has its slot's dtype and shape, so its
     // bytes go straight into the engine's input memory. Anything else (other
     // shapes, float16 widening) takes setInput, which converts and explains.
-    const direct = tensors.every((t, i) => carried?.has(i) || (t!.dtype === slots[i]!.dtype && sameShape(t!.shape, slots[i]!.shape)));
+    const direct = tensors.every((t, i) => skip.has(i) || (t!.dtype === slots[i]!.dtype && sameShape(t!.shape, slots[i]!.shape)));
     if (direct) {
       if (carried) {
         for (const [i, o] of carried) this._lastCarryBytes! += Number(h.carry(o, i));
       }
-      tensors.forEach((t, i) => { if (!carried?.has(i)) h.inputSlot(i).set(t!.bytes); });
-      if (this._gpu) return this._runGpu();
+      tensors.forEach((t, i) => { if (!skip.has(i)) h.inputSlot(i).set(t!.bytes); });
+      if (this._gpuRuns) return this._runGpu(resident, keepOutputs);
       check(h.runSlots(), 'ExecutionError');
       this._ran = true;
       return undefined;
     }
+    if (resident.length) return NEEDS_CPU; // setInput takes every input from here
     if (carried) throw new ExecutionError('carry: the other inputs must have exactly their graph input dtype and shape (no conversion)');
     tensors.forEach((t, i) => check(h.setInput(i, t!.dtype, t!.shape, t!.bytes), 'ExecutionError'));
-    if (this._gpu) {
+    if (this._gpuRuns) {
       check(h.stageInputs(), 'ExecutionError');
-      return this._runGpu();
+      return this._runGpu([], keepOutputs);
     }
     check(h.run(), 'ExecutionError');
     this._ran = true;
     return undefined;
   }
 
-  // The WebGPU executor runs the graph (inputs are in their slots); outputs end in the engine.
-  private async _runGpu(): Promise<void> {
-    await this._gpu!.run();
+  // The WebGPU executor runs the graph (inputs are in their slots, or resident on the GPU);
+  // outputs end in the engine, or on the GPU where kept.
+  private async _runGpu(resident: readonly ResidentInput[], keepOutputs: boolean): Promise<void> {
+    await this._gpuRuns!.run(resident, keepOutputs);
     check(this._h.collectOutputs(), 'ExecutionError');
     this._ran = true;
   }
@@ -267,13 +297,16 @@ export class Model {
       if (!outs.has(outName)) throw new ExecutionError(`carry: unknown output '${outName}' (for input '${inName}')`);
       if (inName in given) continue;  // given values win
       if (!this._ran) throw new ExecutionError(`input '${inName}' is missing: carry takes it from the previous run, and there is none yet`);
+      if (this._gpuRuns?.keptLast.has(outs.get(outName)!)) {
+        throw new ExecutionError(`carry: output '${outName}' was left on the GPU by the last run (preferredOutputLocation 'gpu-buffer'); pass it as input '${inName}' instead`);
+      }
       plan.set(names.get(inName)!, outs.get(outName)!);
     }
     return plan.size ? plan : null;
   }
 
   /** @internal */
-  _readOutputs(only?: readonly string[]): OutputTensor[] {
+  _readOutputs(only?: readonly string[], gpu = false): OutputTensor[] {
     const h = this._h;
     const n = Number(h.numOutputs());
     const wanted = only ? new Set(only) : null;
@@ -299,7 +332,11 @@ export class Model {
       const size = DTYPE_ARRAY[dtype as DType]?.BYTES_PER_ELEMENT;
       if (!size || bytes.length !== numel(shape) * size) {  // not what was cached: ask again
         this._outMeta = null;
-        return this._readOutputs(only);
+        return this._readOutputs(only, gpu);
+      }
+      if (gpu && this._gpuRuns?.locations[i] === 'gpu-buffer') {
+        out.push(outputOnGpu(this._gpuRuns.last, i, name, [...shape], dtype as DType, () => h.outputBytes(i)) as unknown as OutputTensor);
+        continue;
       }
       out.push({ name, shape: [...shape], dtype, data: fromBytes(copyBytes(bytes), dtype) } as OutputTensor);
     }
@@ -317,7 +354,7 @@ export class Model {
    */
   async execute<D extends DType = DType>(inputs: Inputs, options: ExecuteOptions = {}): Promise<OutputTensor<D>[]> {
     await this._run(inputs, options.carry);
-    return this._readOutputs(options.outputs) as OutputTensor<D>[];
+    return this._readOutputs(options.outputs, true) as OutputTensor<D>[];
   }
 
   /** Bytes the last execute() copied to carry outputs into inputs (0 when donated in place). */
@@ -333,7 +370,7 @@ export class Model {
    * Rejects with VerificationError only for unusable expected values (e.g. data that does not fit its shape).
    */
   async verify(inputs: Inputs, expected: Expected, { rtol = 1e-5, atol = 1e-5, reference64 }: VerifyOptions = {}): Promise<VerifyReport> {
-    await this._run(inputs);
+    await this._run(inputs, undefined, false);
     const h = this._h;
     const metas = this.outputs;
     const list = outputList(expected, metas, 'expected');
@@ -385,8 +422,8 @@ export class Model {
    * others), `device` saying which.
    */
   profile(): NodeTiming[] {
-    if (this._gpu) {
-      return (this._gpu.lastProfile ?? []).map((t) => ({ node: t.node, opType: t.opType, ms: t.ms, covers: t.covers, folded: false, device: t.device, clock: t.clock }));
+    if (this._gpuRuns) {
+      return (this._gpuRuns.last.lastProfile ?? []).map((t) => ({ node: t.node, opType: t.opType, ms: t.ms, covers: t.covers, folded: false, device: t.device, clock: t.clock }));
     }
     return parseJsonLoose(String(this._h.profile())).map((t: any) => ({ node: t.node, opType: t.op_type, ms: t.ms, covers: t.covers || [], folded: !!t.folded }));
   }
@@ -394,7 +431,7 @@ export class Model {
   /** Turns per-node profiling on or off. */
   setProfiling(on: boolean): void {
     this._h.setProfiling(Boolean(on));
-    if (this._gpu) this._gpu.profiling = Boolean(on);
+    this._gpuRuns?.setProfiling(Boolean(on));
   }
 
   /** Original names of weights/buffers the graph writes in place (KV caches). */
@@ -415,6 +452,37 @@ export class Model {
     return { name, shape, dtype, data: fromBytes(bytes, dtype!) } as OutputTensor;
   }
 
+  /**
+   * A node output of the last run by its IR name (loadIR's keepIntermediates): {name, shape,
+   * dtype, data}, or null when the graph has no such value, or on WebGPU when none was read back
+   * (a view's output, which is its input's; an output a GPU node writes into part of a buffer).
+   */
+  intermediate(name: string): OutputTensor | null {
+    if (!this._keepIntermediates) throw new ExecutionError('intermediate(): load the model with keepIntermediates: true');
+    if (!this._ran) throw new ExecutionError('intermediate(): no run yet');
+    const node = this._nodeOf(name);
+    const runs = this._gpuRuns;
+    if (runs) {
+      const c = runs.last.captured.get(name);
+      if (c) return { name, shape: [...(node?.shape ?? [c.bytes.length / (DTYPE_ARRAY[c.dtype as DType]?.BYTES_PER_ELEMENT ?? 1)])], dtype: c.dtype, data: fromBytes(c.bytes, c.dtype) } as OutputTensor;
+      if (node && runs.ranOnGpu(node.node)) return null; // not read back: the engine's copy is stale
+    }
+    const r = this._h.intermediate(name);
+    if (!r) return null;
+    return { name, shape: toShape(r.shape), dtype: String(r.dtype), data: fromBytes(r.bytes, String(r.dtype)) } as OutputTensor;
+  }
+
+  // IR output name -> its node and shape (the IR's nodes, indexed once).
+  private _nodeOf(name: string): { node: string; shape: number[] } | undefined {
+    if (!this._outputsByName) {
+      this._outputsByName = new Map();
+      for (const n of this._irMeta().nodes()) for (const o of n.outputs) this._outputsByName.set(o.name, { node: n.name, shape: o.shape });
+    }
+    return this._outputsByName.get(name);
+  }
+
+  private _outputsByName?: Map<string, { node: string; shape: number[] }>;
+
   /** Restores every buffer written in place to its loaded value. */
   resetBuffers(): void {
     this._ensureCompiled();
@@ -430,7 +498,8 @@ export class Model {
   /** Frees the model's WASM memory; later calls throw TorchIrError('model is disposed'). */
   dispose(): void {
     if (!this._handle) return;
-    this._gpu?.destroy();
+    this._gpuRuns?.destroy();
+    this._gpuRuns = null;
     this._gpu = null;
     finalizer?.unregister(this);
     this._handle.delete();
@@ -448,124 +517,6 @@ export interface Model {
 }
 if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.prototype.dispose;
 
-// Proxy mode: a signal cannot cross to the worker. An abort rejects at once;
-// a model the worker still finishes loading is disposed there.
-function loadIRProxied(ir: IRSource, options: LoadOptions, { signal, fetchOptions }: LoadControls): Promise<ProxyModel> {
-  const rest: LoadOptions = { ...options };
-  delete rest.signal;
-  delete rest.fetchOptions;
-  const init = cloneableFetchOptions(fetchOptions);
-  if (init) rest.fetchOptions = init; // plain data: structured-cloneable
-  return abortable(loadIRProxy(ir, rest, env), signal);
-}
-
-/**
- * Loads an IR and its weights into a new Model.
- * options: {weights, constants, threads, wasmPaths, onProgress, profile, compile, weightDtype, limits,
- * signal (AbortSignal: rejects with its reason, nothing stays loaded), fetchOptions (RequestInit for URLs),
- * strictWeights (keys that match nothing in the IR throw instead of warning)}
- *
- * Rejects with IRFormatError (unreadable IR file
- * or URL, malformed JSON, invalid IR), WeightLoadError (unreadable or malformed
- * weights/constants, a weight the graph needs is missing), ExecutionError
- * (unsupported ops, invalid limits), the signal's reason when aborted, or
- * TorchIrError when the WASM files cannot be loaded.
- */
-export async function loadIR(ir: IRSource, options: LoadOptions = {}): Promise<LoadedModel> {
-  const limits = validateLimits(options.limits, 'loadIR');
-  const load = loadControls(options, 'loadIR');
-  load.signal?.throwIfAborted();
-  if (env.proxy && canProxy()) return loadIRProxied(ir, options, load) as unknown as Promise<LoadedModel>;
-  const { weights, onProgress } = options;
-  const from = weightsFromModel(options);
-  const weightDtype = (options.weightDtype === undefined && options.weightGroupSize === undefined && from
-    ? from._weightDtype
-    : weightDtypeSpec(options.weightDtype ?? 'float32', options.weightGroupSize, 'loadIR')) as WeightDtype;
-  const irText = await readIrText(ir, onProgress, load);
-  const irMeta = irMetaFrom(irText);
-  // A WebGPU model opens its weights files for ranged reads (streamed to the GPU) instead of
-  // reading them whole.
-  const wantsGpu = executionProviders(options.executionProviders).includes('webgpu');
-  const weightOps = await collectTensors(weights, 'weights', irMeta, onProgress, load, wantsGpu && !from);
-  try {
-    return await loadCollected(ir, irText, irMeta, weightOps, options, limits, load, from, weightDtype, wantsGpu);
-  } finally {
-    await closeTensorFiles(weightOps);
-  }
-}
-
-async function loadCollected(ir: IRSource, irText: string, irMeta: IrMeta, weightOps: TensorOp[], options: LoadOptions, limits: Limits | null,
-  load: LoadControls, from: Model | null, weightDtype: WeightDtype, wantsGpu: boolean): Promise<LoadedModel> {
-  const { weights, constants, onProgress, profile = false } = options;
-  const constantOps = await collectTensors(constants, 'constants', irMeta, onProgress, load);
-  // A model sharing another's weights lives in that model's engine instance.
-  const backend = from ? from._backend : await getBackend(options);
-  const gpu = wantsGpu ? await gpuOrFallback() : null;
-  load.signal?.throwIfAborted();
-  const handle = backend.create('WasmModel');
-  let model: Model | undefined;
-  let streamed: StreamedWeights | null = null;
-  try {
-    applyLimits(handle, limits, 'loadIR');
-    check(handle.loadIR(irText, irOrigin(ir)), 'IRFormatError');
-    if (from) {
-      check(handle.shareWeights(from._h), 'ExecutionError');
-    } else {
-      streamed = gpu ? new StreamedWeights() : null;
-      await addTensors(handle, weightOps, constantOps, streamed);
-      streamed?.bind(handle);
-      // After the engine read the sources (a broken file is reported as such),
-      // before compile (whose missing-weight error a typo would explain).
-      checkTensorKeys(handle, options.strictWeights);
-    }
-    // Compile now when weights/constants are given (errors surface here);
-    // otherwise at the first execute, so info/visualize work on a bare IR.
-    const compileNow = Boolean(gpu) || Boolean(from) ||
-      (options.compile ?? (weights !== undefined || constants !== undefined));
-    if (gpu) {
-      handle.setWebGpu(true);
-      handle.setMaxBinding(bindingLimit(gpu));
-      handle.setShaderF16(gpu.features?.has('shader-f16') ?? false);
-    }
-    if (compileNow) check(handle.compile(weightDtype), 'ExecutionError');
-    // Streamed weights: compile placed the nodes; the CPU's weights are read, then bound.
-    if (compileNow && handle.compilePending()) {
-      await streamed!.supply(handle);
-      check(handle.finishCompile(), 'ExecutionError');
-    }
-    if (profile) handle.setProfiling(true);
-    model = Model._create(backend, handle, irText, compileNow, weightDtype, from ? from._threads : backend.currentThreads);
-    if (gpu) model._gpu = await startWebGpu(gpu, backend, handle, streamed?.count ? streamed : null, from?._gpu?.weightBuffers);
-    if (model._gpu) model._gpu.profiling = Boolean(profile);
-  } catch (e) {
-    if (model) model.dispose(); // also unregisters its finalizer (which would delete the handle again)
-    else handle.delete();
-    throw e;
-  } finally {
-    streamed?.release(); // the GPU holds them now (or the load failed)
-  }
-  return model as LoadedModel;
-}
-
-// options.weightsFrom: a loaded Model whose weights, constants and packed copies the new model binds
-// to (another IR of the same module, e.g. one per sequence length). The new model runs in that
-// model's engine instance, so threads and wasmPaths come from it.
-function weightsFromModel(options: LoadOptions): Model | null {
-  const from = options.weightsFrom;
-  if (from === undefined || from === null) return null;
-  if (!(from instanceof Model)) {
-    throw new ExecutionError('loadIR: weightsFrom must be a Model returned by loadIR (in this thread; with ' +
-      'env.proxy, a model of the same worker)');
-  }
-  if (options.weights !== undefined || options.constants !== undefined) {
-    throw new ExecutionError('loadIR: give either weights/constants or weightsFrom, not both');
-  }
-  from._h; // throws if disposed
-  from._ensureCompiled();
-  return from;
-}
-
-/** execute(model, inputs, options) === model.execute(inputs, options). */
 export function execute<D extends DType = DType>(model: Model | ProxyModel, inputs: Inputs, options?: ExecuteOptions): Promise<OutputTensor<D>[]> {
   return model.execute<D>(inputs, options);
 }

@@ -94,7 +94,26 @@ export interface LoadOptions {
   weightsFrom?: Model | ProxyModel;
   /** ['webgpu', 'wasm'] (or ['webgpu']): nodes with a WebGPU kernel run on the GPU, the others on WASM (docs/webgpu.md). Default ['wasm']. */
   executionProviders?: readonly ExecutionProvider[];
+  /**
+   * Where execute() leaves the outputs, as onnxruntime-web's session option: 'cpu' (default:
+   * typed arrays) or 'gpu-buffer' (a GPUBuffer of the model's device, owned by the output: read
+   * it with `await out.getData()`, free it with `out.dispose()`), for all outputs or per output
+   * name. 'gpu-buffer' needs the model on WebGPU. A float32 / int32 output the GPU made is
+   * copied on the GPU; any other is uploaded from the CPU in its CPU layout (docs/webgpu.md).
+   */
+  preferredOutputLocation?: OutputLocation | Readonly<Record<string, OutputLocation>>;
+  /**
+   * Keep every node's output of a run for model.intermediate(name): fusion is off and each value
+   * has its own memory; on WebGPU each GPU node's outputs are read back after it runs (a sync per
+   * node). For debugging (compareProviders), not for speed.
+   */
+  keepIntermediates?: boolean;
+  /** @internal Run the graph in float64 (compareProviders' reference; SessionOptions::float64). */
+  float64?: boolean;
 }
+
+/** Where an output is left: read back to a typed array, or in a GPU buffer. */
+export type OutputLocation = 'cpu' | 'gpu-buffer';
 
 export type ExecutionProvider = 'webgpu' | 'wasm' | { readonly name: 'webgpu' | 'wasm' };
 

@@ -1,33 +1,48 @@
 // The API onnxruntime-web users know (Tensor, InferenceSession.create,
 // session.run), as a thin layer over loadIR / Model.execute: the checks that
 // matter stay in Model and the engine; this file only renames things.
-import { loadIR } from './model.js';
+import { loadIR } from './load_model.js';
 import { DTYPE_ARRAY, dtypeOfArray, isTypedArray, numel, toTensor } from './tensor.js';
 import type { DType, OutputTensor, TensorLike, TypedArray, TypedArrayFor } from './tensor_types.js';
 import type { ExecuteOptions, ExecutionProvider, IRSource, LoadOptions, LoadedModel } from './model_types.js';
 
 /**
- * A CPU tensor like onnxruntime-web's. Build one with
+ * A tensor like onnxruntime-web's. Build one with
  * `new Tensor(type, data, dims?)` (a plain array is converted; a typed array
  * must be the type's class) or `new Tensor(typedArray, dims?)` (the type follows
  * the class; Uint16Array means float16). dims default to [data.length].
  * Throws TypeError for an unknown/unsupported type or a wrong data class,
- * RangeError when data does not fill dims.
+ * RangeError when data does not fill dims. `Tensor.fromGpuBuffer` wraps a GPUBuffer.
  */
 export interface TensorBase<T extends DType> {
   readonly type: T;
   readonly dims: readonly number[];
+  /** The elements; throws for a tensor on the GPU (getData() reads it back). */
   readonly data: TypedArrayFor<T>;
   /** Number of elements. */
   readonly size: number;
-  readonly location: 'cpu';
+  /** 'cpu', or 'gpu-buffer' for a tensor in a GPUBuffer (fromGpuBuffer, or a session's output left on the GPU). */
+  readonly location: 'cpu' | 'gpu-buffer';
+  /** The GPUBuffer of a 'gpu-buffer' tensor (throws for a CPU tensor). */
+  readonly gpuBuffer: unknown;
   /** Aliases of dims / type, so a Tensor is also a TensorValue. */
   readonly shape: readonly number[];
   readonly dtype: T;
-  getData(): Promise<TypedArrayFor<T>>;
+  /** The elements; a GPU tensor's are read back (its download function), then freed with releaseData. */
+  getData(releaseData?: boolean): Promise<TypedArrayFor<T>>;
   reshape(dims: readonly number[]): Tensor<T>;
-  /** Nothing to free (CPU data); present for onnxruntime-web code. */
+  /** A GPU tensor: its dispose function (a session's output: destroys the buffer). A CPU tensor: nothing to free. */
   dispose(): void;
+}
+
+/** Tensor.fromGpuBuffer's options, as onnxruntime-web's: the element type, dims, and how to read and free it. */
+export interface GpuBufferTensorOptions<T extends DType> {
+  dataType: T;
+  dims: readonly number[];
+  /** Reads the elements back (getData()); without it, getData() throws. A WebGPU model reads a GPU input itself. */
+  download?: () => Promise<TypedArrayFor<T>>;
+  /** Called by dispose(). */
+  dispose?: () => void;
 }
 /** Tensor<'float32'> has Float32Array data; plain Tensor is a union discriminated by `type`. */
 export type Tensor<T extends DType = DType> = T extends DType ? TensorBase<T> : never;
@@ -54,6 +69,8 @@ export interface TensorConstructor {
   new (data: readonly boolean[], dims?: readonly number[]): Tensor<'bool'>;
   new (data: readonly bigint[], dims?: readonly number[]): Tensor<'int64'>;
   new (data: readonly number[], dims?: readonly number[]): Tensor<'float32'>;
+  /** A tensor in a GPUBuffer (STORAGE | COPY_SRC usage, of the model's device), for run() feeds. */
+  fromGpuBuffer<T extends DType>(buffer: unknown, options: GpuBufferTensorOptions<T>): Tensor<T>;
   readonly prototype: Tensor;
 }
 
@@ -81,8 +98,10 @@ function arrayType(a: readonly unknown[]): DType {
 export const Tensor = class Tensor {
   readonly type: DType;
   readonly dims: readonly number[];
-  readonly data: TypedArray;
+  readonly data!: TypedArray;
   readonly size: number;
+  /** @internal a 'gpu-buffer' tensor's buffer and functions */
+  _gpu?: { buffer: unknown; download?: () => Promise<TypedArray>; dispose?: () => void };
 
   /**
    * new Tensor(type, data, dims?) or new Tensor(typedArray, dims?) (type from
@@ -130,6 +149,35 @@ export const Tensor = class Tensor {
     this.size = numel(t.shape);
   }
 
+  /**
+   * A tensor whose elements are in a GPUBuffer, as onnxruntime-web's:
+   * Tensor.fromGpuBuffer(buffer, {dataType, dims, download?, dispose?}). A WebGPU session takes
+   * a float32 / int32 one as a feed without reading it back (docs/webgpu.md).
+   */
+  static fromGpuBuffer(buffer: unknown, options: GpuBufferTensorOptions<DType>): Tensor {
+    if (!buffer || typeof (buffer as { size?: unknown }).size !== 'number') throw new TypeError('Tensor.fromGpuBuffer: buffer must be a GPUBuffer');
+    if (!options || typeof options !== 'object') throw new TypeError('Tensor.fromGpuBuffer: options {dataType, dims} are required');
+    const { dataType, dims, download, dispose } = options;
+    const type = checkType(dataType);
+    if (!dims || typeof (dims as Iterable<unknown>)[Symbol.iterator] !== 'function') throw new TypeError('Tensor.fromGpuBuffer: dims must be an array of non-negative integers');
+    const shape = Array.from(dims as Iterable<unknown>, Number);
+    if (shape.some((d) => !Number.isInteger(d) || d < 0)) throw new TypeError(`Tensor.fromGpuBuffer: invalid dims [${shape.join(', ')}]`);
+    for (const [k, f] of [['download', download], ['dispose', dispose]] as const) {
+      if (f !== undefined && typeof f !== 'function') throw new TypeError(`Tensor.fromGpuBuffer: ${k} must be a function`);
+    }
+    const t = Object.create(Tensor.prototype) as { -readonly [K in keyof Tensor]: Tensor[K] };
+    t.type = type;
+    t.dims = Object.freeze(shape);
+    t.size = numel(shape);
+    t._gpu = { buffer, download, dispose };
+    Object.defineProperty(t, 'data', {
+      get() {
+        throw new Error('The data is not on CPU. Use `getData()` to download GPU data to CPU, or use `gpuBuffer` property to access the GPU data directly.');
+      },
+    });
+    return t as unknown as Tensor;
+  }
+
   /** dims and type under this package's names: a Tensor is also a {data, shape, dtype} value for execute/verify. */
   get shape(): readonly number[] {
     return this.dims;
@@ -139,27 +187,47 @@ export const Tensor = class Tensor {
     return this.type;
   }
 
-  /** Always 'cpu' (onnxruntime-web's data location). */
-  get location(): 'cpu' {
-    return 'cpu';
+  /** 'cpu', or 'gpu-buffer' (onnxruntime-web's data location). */
+  get location(): 'cpu' | 'gpu-buffer' {
+    return this._gpu ? 'gpu-buffer' : 'cpu';
   }
 
-  /** The data (async, like onnxruntime-web's for GPU tensors). */
-  async getData(): Promise<TypedArray> {
-    return this.data;
+  /** The GPUBuffer of a 'gpu-buffer' tensor. */
+  get gpuBuffer(): unknown {
+    if (!this._gpu) throw new Error('The data is not stored as a WebGPU buffer.');
+    return this._gpu.buffer;
   }
 
-  /** A tensor of the same data with other dims (same element count). */
+  /** The data; a GPU tensor's read back by its download function (then disposed with releaseData). */
+  async getData(releaseData?: boolean): Promise<TypedArray> {
+    if (!this._gpu) return this.data;
+    if (!this._gpu.download) throw new Error('Tensor.getData: this GPU tensor has no download function (Tensor.fromGpuBuffer\'s options.download)');
+    const data = await this._gpu.download();
+    if (releaseData) this.dispose();
+    return data;
+  }
+
+  /** A tensor of the same data with other dims (same element count); a GPU tensor shares its buffer. */
   reshape(dims: readonly number[]): Tensor {
-    return new Tensor(this.type, this.data, dims);
+    if (!this._gpu) return new Tensor(this.type, this.data, dims);
+    if (numel(dims) !== this.size) throw new RangeError(`Tensor.reshape: dims [${dims.join(', ')}] do not hold ${this.size} element(s)`);
+    return Tensor.fromGpuBuffer(this._gpu.buffer, { dataType: this.type, dims, download: this._gpu.download as GpuBufferTensorOptions<DType>["download"], dispose: this._gpu.dispose });
   }
 
-  /** Nothing to free (the data is a JS typed array); here for onnxruntime-web code. */
-  dispose(): void {}
+  /** A GPU tensor: calls its dispose function (once). A CPU tensor: nothing to free. */
+  dispose(): void {
+    const f = this._gpu?.dispose;
+    if (this._gpu) this._gpu.dispose = undefined;
+    f?.();
+  }
 } as unknown as TensorConstructor;
 
-// An output {name, shape, dtype, data} -> Tensor (data is already its dtype's class).
+// An output {name, shape, dtype, data} -> Tensor (data is already its dtype's class); one left on
+// the GPU -> a 'gpu-buffer' Tensor over its buffer.
 function outputTensor(o: OutputTensor): Tensor {
+  if (o.location === 'gpu-buffer') {
+    return Tensor.fromGpuBuffer(o.gpuBuffer, { dataType: o.dtype, dims: o.shape, download: o.getData as () => Promise<any>, dispose: o.dispose });
+  }
   return new Tensor(o.dtype, o.data, o.shape);
 }
 

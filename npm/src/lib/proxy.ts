@@ -13,6 +13,7 @@ import {
 } from './errors.js';
 import { env } from './backend.js';
 import { FORWARDED_METHODS, type ForwardedMethod } from './proxy_methods.js';
+import { isGpuTensor } from './webgpu/gpu_io.js';
 import type { Model } from './model.js';
 import type { DType, Inputs, OutputTensor, TensorInfo } from './tensor_types.js';
 import type { ExecuteOptions, IRSource, LoadOptions, WasmPaths } from './model_types.js';
@@ -324,6 +325,10 @@ export class ProxyModel {
    */
   execute<D extends DType = DType>(inputs: Inputs, options: ExecuteOptions & { transferInputs?: boolean } = {}): Promise<OutputTensor<D>[]> {
     const { transferInputs = false, ...rest } = options ?? {};
+    const values = inputs instanceof Map ? [...inputs.values()] : inputs && typeof inputs === 'object' && !ArrayBuffer.isView(inputs) ? Object.values(inputs) : [];
+    if (values.some(isGpuTensor)) {
+      return Promise.reject(new ExecutionError('a GPU tensor cannot go to the proxy worker (env.proxy): read it back (getData()) or load the model without env.proxy'));
+    }
     return this._call('execute', [inputs, rest], transferInputs ? inputBuffers(inputs) : []);
   }
 

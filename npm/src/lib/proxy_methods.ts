@@ -4,7 +4,7 @@
 // npm/test/hygiene.test.mjs checks that Model and ProxyModel implement them.
 // The ProxyModel type (proxy.ts) is derived from this list too.
 export const FORWARDED_METHODS = Object.freeze(['verify', 'info', 'toMermaid', 'opDistributionPie', 'profile',
-  'setProfiling', 'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'placement'] as const);
+  'setProfiling', 'mutatedBuffers', 'bufferValue', 'resetBuffers', 'arenaBytes', 'placement', 'intermediate'] as const);
 export const WORKER_METHODS: ReadonlySet<string> = Object.freeze(new Set<string>([...FORWARDED_METHODS, 'execute', 'dispose']));
 
 /** A Model method a ProxyModel forwards as it is. */

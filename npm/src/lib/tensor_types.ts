@@ -72,7 +72,23 @@ export type TensorValue =
  * An input / expected value: a typed array (shape from the IR), a plain nested
  * array (any depth), a TensorValue, or a Tensor.
  */
-export type TensorLike = TypedArray | NestedArray<Scalar> | TensorValue | Tensor;
+export type TensorLike = TypedArray | NestedArray<Scalar> | TensorValue | Tensor | GpuTensorValue;
+
+/**
+ * A tensor in a GPU buffer (an output left on the GPU, or any {location, gpuBuffer, dims/shape,
+ * type/dtype}): on a WebGPU model a float32 / int32 input of its slot's shape is copied on the
+ * GPU; any other is read back (docs/webgpu.md).
+ */
+export interface GpuTensorValue {
+  readonly location: 'gpu-buffer';
+  /** A GPUBuffer with COPY_SRC usage, of the model's device. */
+  readonly gpuBuffer: unknown;
+  readonly dims?: readonly number[];
+  readonly shape?: readonly number[];
+  readonly type?: DType;
+  readonly dtype?: DType;
+  getData?(): Promise<TypedArray>;
+}
 
 /** Inputs in graph_inputs order, keyed by input name (object or Map), or one typed array for a one-input graph. */
 export type Inputs = readonly TensorLike[] | Readonly<Record<string, TensorLike>> | ReadonlyMap<string, TensorLike> | TypedArray;
@@ -87,8 +103,23 @@ export type TensorData<D extends DType = DType> = D extends DType
   ? { shape: number[]; dtype: D; data: TypedArrayFor<D> }
   : never;
 
-/** An output of execute(): {name, shape, dtype, data}. float16/bfloat16 outputs come back as float32. */
-export type OutputTensor<D extends DType = DType> = TensorData<D> & { name: string };
+/**
+ * An output of execute(): {name, shape, dtype, data}. float16/bfloat16 outputs come back as float32.
+ * An output left on the GPU (loadIR's preferredOutputLocation 'gpu-buffer') has location
+ * 'gpu-buffer', its gpuBuffer, getData() (reads it back) and dispose() (frees the buffer); its
+ * `data` throws.
+ */
+export type OutputTensor<D extends DType = DType> = TensorData<D> & {
+  name: string;
+  /** 'gpu-buffer' for an output left on the GPU; absent for one on the CPU. */
+  location?: 'gpu-buffer';
+  /** The GPUBuffer holding an output left on the GPU (the elements, densely). */
+  gpuBuffer?: unknown;
+  /** An output left on the GPU: its elements read back. */
+  getData?(): Promise<TypedArrayFor<D>>;
+  /** An output left on the GPU: destroys its buffer. */
+  dispose?(): void;
+};
 
 export interface TensorInfo {
   readonly name: string;

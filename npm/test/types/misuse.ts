@@ -88,3 +88,9 @@ console.log(wrongClass, id, text, bytes);
 const notIds: number[] = await lm.generate('hello');
 // @ts-expect-error stopStrings are strings
 await lm.generate('hello', { stopStrings: [1] });
+
+// GPU tensors: locations and reference names are checked
+// @ts-expect-error 'texture' is onnxruntime-web's, not this engine's
+await loadIR('m.json', { preferredOutputLocation: 'texture' });
+// @ts-expect-error dataType must be a dtype
+Tensor.fromGpuBuffer({}, { dataType: 'float', dims: [1] });

@@ -2,7 +2,7 @@
 // (scripts/test_types.sh runs tsc over it with TypeScript 5 and 7); it is not run.
 import {
   env, loadIR, execute, verify, Tensor, InferenceSession, TorchIrError, IRFormatError, ExecutionError,
-  loadLM, loadTokenizer,
+  loadLM, loadTokenizer, compareProviders,
   type DType, type Model, type OutputTensor, type Progress, type TypedArrayFor, type TensorInfo, type LogitsProcessor,
 } from 'torch-ir-wasm';
 
@@ -126,3 +126,20 @@ try {
   console.log(text, ids, tok.decode(tok.encode('x')), tok.endIds.length);
   lm.dispose();
 }
+
+// GPU tensors (onnxruntime-web's names) and the per-node provider comparison.
+declare const gpuBuffer: unknown; // a GPUBuffer (the package is typed without @webgpu/types)
+const onGpu = await loadIR('model.json', { weights: 'weights.safetensors', executionProviders: ['webgpu', 'wasm'], preferredOutputLocation: { y: 'gpu-buffer' } });
+const gpuInput = Tensor.fromGpuBuffer(gpuBuffer, { dataType: 'float32', dims: [1, 4], dispose: () => {} });
+const [y] = await onGpu.execute({ x: gpuInput, other: { location: 'gpu-buffer', gpuBuffer, dims: [4], type: 'float32' } });
+if (y && y.location === 'gpu-buffer' && y.getData) {
+  const values = await y.getData();
+  console.log(values.length);
+  y.dispose?.();
+}
+const comparison = await compareProviders('model.json', { weights: 'weights.safetensors', inputs: { x: new Float32Array(4) }, reference: 'wasm', rtol: 1e-3 });
+const first = comparison.firstMismatch;
+if (first) console.log(first.node, first.webgpu, first.wasm, first.float64 ?? 'no float64 run', first.position.join(','));
+const debugModel = await loadIR('model.json', { weights: 'weights.safetensors', keepIntermediates: true });
+await debugModel.execute({ x: new Float32Array(4) });
+console.log(debugModel.intermediate('relu')?.shape);

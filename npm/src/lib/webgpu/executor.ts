@@ -248,6 +248,12 @@ export class WebGpuExecutor {
   private timer?: GpuTimer | null;
   /** The timings of the last profiled run. */
   lastProfile?: GpuTiming[];
+  /**
+   * Set by a model loaded with keepIntermediates: each GPU node's outputs are read back after it
+   * runs (a sync per node), into `captured` by IR output name.
+   */
+  capturing = false;
+  captured = new Map<string, { dtype: string; bytes: Uint8Array }>();
   slots!: GpuObject[];
   private dummyRead: GpuObject;
   private dummyWrite: GpuObject;
@@ -434,6 +440,7 @@ export class WebGpuExecutor {
     const { device } = this;
     if (this.lost) throw this._lostError(null);
     const prof: GpuTiming[] | null = this.profiling ? [] : null;
+    if (this.capturing) this.captured.clear();
     const timer = prof ? this._timer() : null;
     const timed: GpuTiming[] = []; // the prof entries the timer fills, in pass order
     let encoder: GpuObject = null;
@@ -471,8 +478,12 @@ export class WebGpuExecutor {
             pass.dispatchWorkgroups(d.wg[0], d.wg[1], d.wg[2]);
             this.stats.dispatches++;
           }
+          if (this.capturing && step.outputs?.length) {
+            flush();
+            await this._capture(step);
+          }
           if (timer) {
-            pass.end();
+            pass?.end();
             pass = null;
             const t: GpuTiming = { node: step.node, covers: step.covers ?? [], opType: step.op_type, ms: 0, device: 'webgpu', clock: 'gpu' };
             timed.push(t);
@@ -523,6 +534,26 @@ export class WebGpuExecutor {
     const k = errors.findIndex(Boolean);
     if (k >= 0) throw new ExecutionError(`WebGPU: ${errors[k].message} (in ${nodeRange(segments[k]!.nodes)})`);
     if (err) throw new ExecutionError(`WebGPU: ${err.message}`);
+  }
+
+  // A GPU node's outputs read back (keepIntermediates): its slots may hold other values later.
+  private async _capture(step: PlanItem): Promise<void> {
+    const { device } = this;
+    for (const o of step.outputs as { name: string; value: number }[]) {
+      const v: PlanValue = this.plan.values[o.value];
+      const bytes = v.numel * ITEM[v.dtype]!;
+      const staging = device.createBuffer({ size: Math.max(4, Math.ceil(bytes / 4) * 4), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
+      try {
+        const enc = device.createCommandEncoder();
+        enc.copyBufferToBuffer(this.slots[v.slot], 0, staging, 0, staging.size);
+        device.queue.submit([enc.finish()]);
+        await staging.mapAsync(MAP_MODE_READ);
+        this.captured.set(o.name, { dtype: v.dtype, bytes: new Uint8Array(staging.getMappedRange().slice(0, bytes)) });
+        staging.unmap();
+      } finally {
+        staging.destroy();
+      }
+    }
   }
 
   private _timer(): GpuTimer | null {

@@ -12,6 +12,7 @@ import type { GpuTransfers } from '../lm_types.js';
 import type { Placement } from '../model_types.js';
 import type { GpuObject } from './kernels.js';
 import { bindingLimit } from './device.js';
+import { memoryViewOf } from './provider.js';
 import type { StreamedWeights } from './streaming.js';
 
 const PREFILL = 0;
@@ -54,7 +55,7 @@ export class GpuGeneration {
     if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
     const placed = plan.prefill.placement.webgpu + plan.decode.placement.webgpu;
     if (placed === 0) throw new ExecutionError(`no node of the prefill or decode graph can run on the GPU (${plan.decode.fallbacks[0]?.why ?? 'no compute node'})`);
-    const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
+    const memoryView = memoryViewOf(backend);
     const executors: WebGpuExecutor[] = [];
     const weightBuffers = new SharedWeightBuffers(); // both graphs read one copy of each weight
     try {

@@ -7,7 +7,7 @@ import { warn } from '../warn.js';
 import { bindingLimit, webgpuDevice } from './device.js';
 
 export { bindingLimit };
-import { WebGpuExecutor, type SharedWeightBuffers } from './executor.js';
+import { WebGpuExecutor, type SharedWeightBuffers, type WebGpuPlan } from './executor.js';
 import type { Backend, EmbindObject } from '../backend.js';
 import type { ExecutionProvider } from '../model_types.js';
 import type { GpuObject } from './kernels.js';
@@ -41,19 +41,43 @@ export async function gpuOrFallback(): Promise<GpuObject | null> {
   return null;
 }
 
+// The session's WebGPU plan (parsed) for `device`, with graph inputs `gpuInputs` resident on the
+// GPU and outputs `gpuOutputs` kept there (GPU tensors: gpu_io.ts), or none.
+export function webgpuPlanOf(handle: EmbindObject, device: GpuObject, gpuInputs: readonly number[] = [],
+  gpuOutputs: readonly number[] = []): WebGpuPlan {
+  const text = String(gpuInputs.length || gpuOutputs.length
+    ? handle.webgpuPlanIO(bindingLimit(device), [...gpuInputs], [...gpuOutputs])
+    : handle.webgpuPlan(bindingLimit(device)));
+  const plan = parseJsonLoose(text);
+  if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
+  return plan;
+}
+
 // The WebGPU executor of a session compiled for it, or null when the plan puts no node on
 // the GPU (the session then runs on WASM as planned).
 // streamed: the model's StreamedWeights when its weights skipped WASM memory (streaming.js);
-// weightBuffers: the GPU weights of the model whose weights this one shares (weightsFrom).
+// weightBuffers: the GPU weights of the model whose weights this one shares (weightsFrom);
+// gpuOutputs: the outputs to keep on the GPU (preferredOutputLocation 'gpu-buffer').
 export async function startWebGpu(device: GpuObject, backend: Backend, handle: EmbindObject,
-  streamed: StreamedWeights | null = null, weightBuffers: SharedWeightBuffers | null = null): Promise<WebGpuExecutor | null> {
-  const text = String(handle.webgpuPlan(bindingLimit(device)));
-  const plan = parseJsonLoose(text);
-  if (plan && plan.kind && plan.message !== undefined) check(text, 'ExecutionError');
+  streamed: StreamedWeights | null = null, weightBuffers: SharedWeightBuffers | null = null,
+  gpuOutputs: readonly number[] = []): Promise<WebGpuExecutor | null> {
+  const plan = webgpuPlanOf(handle, device, [], gpuOutputs);
   if (plan.placement.webgpu === 0) {
     declineWebGpu(`no node of this model can run on the GPU (${plan.fallbacks[0]?.why ?? 'no compute node'})`);
     return null;
   }
-  const memoryView = (ptr: number, bytes: number): Uint8Array => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
-  return WebGpuExecutor.create({ device, plan, handle, memoryView, streamed, weightBuffers });
+  return WebGpuExecutor.create({ device, plan, handle, memoryView: memoryViewOf(backend), streamed, weightBuffers });
+}
+
+// Another executor of a session that has one (`first`): the plan for other GPU-resident I/O,
+// on the first one's weight buffers (GPU tensors: gpu_io.ts's ExecutorSet).
+export function anotherExecutor(first: WebGpuExecutor, backend: Backend, handle: EmbindObject,
+  gpuInputs: readonly number[], gpuOutputs: readonly number[]): Promise<WebGpuExecutor> {
+  const plan = webgpuPlanOf(handle, first.device, gpuInputs, gpuOutputs);
+  return WebGpuExecutor.create({ device: first.device, plan, handle, memoryView: memoryViewOf(backend), weightBuffers: first.weightBuffers });
+}
+
+/** WASM memory views for an executor (its MemoryView). */
+export function memoryViewOf(backend: Backend): (ptr: number, bytes: number) => Uint8Array {
+  return (ptr, bytes) => backend.call('memoryView', () => backend.module.memoryView(ptr, bytes));
 }
