@@ -3,7 +3,7 @@
 // In your own page import from 'torch-ir-wasm' (an import map or a bundler)
 // instead of the repository path.
 import { env, loadLM, parseIRJson } from '../../npm/index.js';
-import { decodeBytes, fmtBytes, parsePrompt, sortLMFiles, statsRows } from './lm-helpers.js';
+import { decodeBytes, fmtBytes, parsePrompt, sortLMFiles, statsRows } from '../../web/src/lm-helpers.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -259,4 +259,22 @@ test('the proxied methods: one list (lib/proxy_methods.js) that Model and ProxyM
   assert.match(proxyDts, /export interface ProxyModel extends ForwardedMethods \{/);
   for (const m of ['execute', 'dispose']) assert.match(proxyDts, new RegExp(`\\n    ${m}(<[^(]*>)?\\(`), `ProxyModel declares no ${m}`);
   assert.match(readFileSync(join(NPM_DIR, 'index.d.ts'), 'utf8'), /export type \{ ProxyModel \} from '\.\/lib\/proxy\.js'/);
+});
+
+// The product (the package's sources, the viewer and its tools) imports no example: examples use
+// the product, never the other way (a shared helper lives in the product).
+test('the package and the viewer import nothing from examples/', () => {
+  const files = [];
+  const walk = (dir) => {
+    for (const f of readdirSync(dir)) {
+      const p = join(dir, f);
+      if (f === 'node_modules' || f === 'vendor') continue;
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(m?js|ts)$/.test(f)) files.push(p);
+    }
+  };
+  for (const d of ['npm/src', 'web/src', 'web/tools']) walk(join(REPO, d));
+  assert.ok(files.length > 20);
+  const offenders = files.filter((f) => /(from|import\()\s*['"][^'"]*\/examples\//.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(offenders, []);
 });

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { REPO, assertDist } from './helpers.mjs';
-import { serve } from '../../examples/browser/serve.mjs';
+import { serve } from '../../web/tools/static-server.mjs';
 
 const which = (names) => names.find((p) => p && existsSync(p));
 export const CHROMIUM = which([process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']);

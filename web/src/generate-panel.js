@@ -6,7 +6,7 @@
 // when one is opened with the set, ?tokenizer=, else the byte tokenizer shared
 // with examples/llm/), streamed text, tokens per second.
 import { loadLM, parseIRJson } from '../../npm/index.js';
-import { decodeBytes, lmRole, parsePrompt, sortLMFiles, statsRows } from '../../examples/llm/lm-helpers.js';
+import { decodeBytes, lmRole, parsePrompt, sortLMFiles, statsRows } from './lm-helpers.js';
 import { esc, fmtMs } from './format.js';
 
 const $ = (id) => document.getElementById(id);

@@ -4,7 +4,7 @@
 //   node web/tools/serve.mjs [--port 8080] [--no-isolation]
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '../../examples/browser/serve.mjs';
+import { serve } from './static-server.mjs';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export async function serveViewer({ port = 0, isolate = true } = {}) {
