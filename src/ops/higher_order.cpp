@@ -91,16 +91,17 @@ void plan_rope(OpCall& call) {
   call.state = st;
 }
 
-// The angles in float32, as HF computes freqs; in float64 where inv_freq is float64 too (a float64
-// run, SessionOptions::float64, whose point is to be the more exact one).
-template <typename T> void write_rope(T* cos_out, T* sin_out, const T* f, int64_t B, int64_t S, int64_t H,
-                                      bool per_batch, const T* pos, bool want_cos, bool want_sin) {
+// The angles (type A) in float32, as HF computes freqs; in float64 where inv_freq is float64 too
+// and the output is (a float64 run, SessionOptions::float64, whose point is to be the more exact
+// one). T: the output's type.
+template <typename T, typename A> void write_rope(T* cos_out, T* sin_out, const A* f, int64_t B, int64_t S, int64_t H,
+                                                  bool per_batch, const A* pos, bool want_cos, bool want_sin) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t s = 0; s < S; ++s) {
-      const T p = pos[b * S + s];
+      const A p = pos[b * S + s];
       const int64_t row = (b * S + s) * 2 * H;
       for (int64_t j = 0; j < H; ++j) {
-        const T a = p * f[(per_batch ? b * H : 0) + j];
+        const A a = p * f[(per_batch ? b * H : 0) + j];
         if (want_cos) cos_out[row + j] = cos_out[row + H + j] = T(std::cos(a));
         if (want_sin) sin_out[row + j] = sin_out[row + H + j] = T(std::sin(a));
       }
@@ -111,15 +112,17 @@ void run_rope(OpCall& call) {
   auto& st = call.state_as<RopeState>();
   for (int k = 0; k < 2; ++k) {
     const Tensor& o = call.out[size_t(k)];
-    const DType dt = o.dtype == DType::F64 && call.in[size_t(st.inv)].dtype == DType::F64 ? DType::F64 : DType::F32;
-    const Tensor f = contiguous_or_self(ew::as_dtype(call.in[size_t(st.inv)], dt));
-    const Tensor p = contiguous_or_self(ew::as_dtype(call.in[size_t(st.pos)], dt));
-    if (dt == DType::F64)
-      write_rope<double>(o.data<double>(), o.data<double>(), f.data<double>(), st.B, st.S, st.H, st.inv_per_batch,
-                         p.data<double>(), k == 0, k == 1);
+    const bool f64_angles = o.dtype == DType::F64 && call.in[size_t(st.inv)].dtype == DType::F64;
+    const DType at = f64_angles ? DType::F64 : DType::F32;
+    const Tensor f = contiguous_or_self(ew::as_dtype(call.in[size_t(st.inv)], at));
+    const Tensor p = contiguous_or_self(ew::as_dtype(call.in[size_t(st.pos)], at));
+    const bool c = k == 0, sn = k == 1;
+    if (f64_angles)
+      write_rope(o.data<double>(), o.data<double>(), f.data<double>(), st.B, st.S, st.H, st.inv_per_batch, p.data<double>(), c, sn);
+    else if (o.dtype == DType::F64)
+      write_rope(o.data<double>(), o.data<double>(), f.data<float>(), st.B, st.S, st.H, st.inv_per_batch, p.data<float>(), c, sn);
     else
-      write_rope<float>(o.data<float>(), o.data<float>(), f.data<float>(), st.B, st.S, st.H, st.inv_per_batch,
-                        p.data<float>(), k == 0, k == 1);
+      write_rope(o.data<float>(), o.data<float>(), f.data<float>(), st.B, st.S, st.H, st.inv_per_batch, p.data<float>(), c, sn);
   }
 }
 
